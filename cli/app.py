@@ -1,0 +1,26 @@
+"""The ``maai`` command line. Each command group lives in its own module and registers here."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="maai",
+    help="maai: an event-sourced experiment ledger for multi-agent LLM experiments.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register() -> None:
+    from cli import ledger_commands
+
+    ledger_commands.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,80 @@
+"""Model calls as data: what the protocol asks of a model, and what came back.
+
+Experiment-agnostic and pure. A request is fully rendered by the domain (system text,
+input, settings), so recording it is enough to rebuild every prompt an agent saw and to
+check, on verify, that current code would issue exactly the same request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Purpose(StrEnum):
+    """Why a call is made. The simulated participant learns this from the engine, never
+    from the prompt text."""
+
+    RANKING = "ranking"  # rank the four principles with a certainty
+    CHOICE = "choice"  # choose a principle (with amount) in a Phase-1 round
+    REASONING = "reasoning"  # private reasoning before a Phase-2 statement
+    STATEMENT = "statement"  # public Phase-2 statement (may propose a vote)
+    POLL = "poll"  # yes/no: hold the vote now?
+    BALLOT = "ballot"  # secret ballot
+    MEMORY = "memory"  # rewrite memory after a step
+    MEMORY_SHORTEN = "memory_shorten"  # memory was over the limit: shorten it
+    EXTRACT = "extract"  # utility agent: structured extraction from a participant's text
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialization used for hashing: sorted keys, no whitespace, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class ModelRequest(BaseModel):
+    """One logical model call, addressed by the protocol (e.g. ``p1/alice/r3/choice/1``).
+
+    ``context`` carries structured facts the caller already put into the prompt (purpose
+    details for the simulated participant); real providers never receive it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    address: str
+    agent: str
+    purpose: Purpose
+    model: str
+    system: str
+    input: str
+    temperature: float | None = None
+    output_schema: dict[str, Any] | None = None
+    schema_name: str | None = None
+    context: dict[str, Any] = Field(default_factory=dict)
+
+    def request_hash(self) -> str:
+        return hashlib.sha256(canonical_json(self.model_dump(mode="json")).encode()).hexdigest()
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    requests: int = 1
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class ModelAnswer(BaseModel):
+    """What a model returned for one request: the text, and the raw response serialized so
+    that it round-trips exactly."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    raw: dict[str, Any] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+    latency_ms: float = 0.0
+    attempts: int = 1

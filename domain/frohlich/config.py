@@ -1,0 +1,205 @@
+"""Experiment configuration (SPEC §5), loaded from YAML and validated strictly.
+
+API keys are never values here: a provider block names the environment variable that holds
+one, so the config can be stored in the ledger as it is.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from domain.frohlich.types import INCOME_CLASSES, IncomeClass, Principle
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Multiplier(Strict):
+    """A Phase multiplier: either ``fixed`` or a ``low``..``high`` range drawn uniformly."""
+
+    low: float | None = 0.5
+    high: float | None = 2.0
+    fixed: float | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Multiplier:
+        if self.fixed is not None:
+            if not self.fixed > 0 or not math.isfinite(self.fixed):
+                raise ValueError("fixed multiplier must be a positive number")
+            return self
+        if self.low is None or self.high is None:
+            raise ValueError("give either 'fixed' or both 'low' and 'high'")
+        if not (self.low > 0 and self.high > 0):
+            raise ValueError("multiplier range must be positive")
+        if self.low > self.high:
+            raise ValueError(f"multiplier low ({self.low}) is above high ({self.high})")
+        return self
+
+
+class PersonaConfig(Strict):
+    """Optional parameters of the simulated participant; unset ones are derived from the seed."""
+
+    preferred_principle: Principle | None = None
+    preferred_amount: int | None = Field(default=None, gt=0)
+    certainty: Literal["very_unsure", "unsure", "no_opinion", "sure", "very_sure"] | None = None
+    stubbornness: float | None = Field(default=None, ge=0, le=1)
+    conformity: float | None = Field(default=None, ge=0, le=1)
+    verbosity: float | None = Field(default=None, ge=0, le=1)
+    error_rate: float | None = Field(default=None, ge=0, le=1)
+    latency_ms: float | None = Field(default=None, ge=0)
+
+
+class ProviderConfig(Strict):
+    """How to reach a model. ``model`` strings of the form ``openai:NAME`` or ``simulated`` need
+    no provider block; an OpenAI-compatible server is named by ``base_url``."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    json_schema: bool = True  # False: the server cannot take a JSON schema; put it in the prompt
+
+
+class AgentConfig(Strict):
+    name: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z][A-Za-z0-9_\-]*$")]
+    personality: str = ""
+    model: str = "simulated"
+    provider: ProviderConfig | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    reasoning: bool = True
+    memory_words: int = Field(default=5000, ge=50)
+    persona: PersonaConfig | None = None
+
+
+class UtilityConfig(Strict):
+    model: str = "simulated"
+    provider: ProviderConfig | None = None
+    temperature: float | None = Field(default=0.0, ge=0, le=2)
+
+
+class Attempts(Strict):
+    choice: int = Field(default=3, ge=1, le=20)
+    ranking: int = Field(default=3, ge=1, le=20)
+    ballot: int = Field(default=3, ge=1, le=20)
+    poll: int = Field(default=3, ge=1, le=20)
+    utility: int = Field(default=2, ge=1, le=20)
+
+
+class RetryConfig(Strict):
+    """Transport retries of one model call (429, 5xx, timeouts, dropped connections)."""
+
+    max_attempts: int = Field(default=5, ge=1, le=50)
+    base_delay_s: float = Field(default=1.0, ge=0)
+    max_delay_s: float = Field(default=30.0, ge=0)
+    timeout_s: float = Field(default=120.0, gt=0)
+
+
+def _default_probabilities() -> dict[IncomeClass, float]:
+    return {
+        IncomeClass.HIGH: 0.05,
+        IncomeClass.MEDIUM_HIGH: 0.10,
+        IncomeClass.MEDIUM: 0.50,
+        IncomeClass.MEDIUM_LOW: 0.25,
+        IncomeClass.LOW: 0.10,
+    }
+
+
+BASE_DISTRIBUTIONS: tuple[tuple[int, int, int, int, int], ...] = (
+    (32_000, 27_000, 24_000, 13_000, 12_000),
+    (28_000, 22_000, 20_000, 17_000, 13_000),
+    (31_000, 24_000, 21_000, 16_000, 14_000),
+    (21_000, 20_000, 19_000, 16_000, 15_000),
+)
+
+
+class FrohlichConfig(Strict):
+    kind: Literal["frohlich"] = "frohlich"
+    name: str = "frohlich"
+    seed: int = 0
+    language: Literal["en"] = "en"
+    agents: list[AgentConfig]
+    phase2_rounds: int = Field(default=10, ge=1, le=1000)
+    phase1_multiplier: Multiplier = Field(default_factory=Multiplier)
+    phase2_multiplier: Multiplier = Field(default_factory=Multiplier)
+    class_probabilities: dict[IncomeClass, float] = Field(default_factory=_default_probabilities)
+    distributions: list[list[int]] | None = None  # each: incomes high..low; None = base set
+    attempts: Attempts = Field(default_factory=Attempts)
+    retry: RetryConfig = Field(default_factory=RetryConfig)
+    utility: UtilityConfig = Field(default_factory=UtilityConfig)
+    tracing: bool = True
+
+    @field_validator("class_probabilities")
+    @classmethod
+    def _probabilities(cls, value: dict[IncomeClass, float]) -> dict[IncomeClass, float]:
+        missing = [c.value for c in INCOME_CLASSES if c not in value]
+        if missing:
+            raise ValueError(f"missing probabilities for: {', '.join(missing)}")
+        for cls_, p in value.items():
+            if not (0 <= p <= 1):
+                raise ValueError(f"probability of {cls_.value} must be within 0..1, got {p}")
+        total = math.fsum(value.values())
+        if abs(total - 1) > 1e-9:
+            raise ValueError(f"class probabilities must sum to 1, they sum to {total}")
+        return {c: value[c] for c in INCOME_CLASSES}
+
+    @field_validator("distributions")
+    @classmethod
+    def _distributions(cls, value: list[list[int]] | None) -> list[list[int]] | None:
+        if value is None:
+            return None
+        if len(value) < 2:
+            raise ValueError("give at least two distributions")
+        for i, dist in enumerate(value, 1):
+            if len(dist) != len(INCOME_CLASSES):
+                raise ValueError(f"distribution {i} must list 5 incomes (high..low)")
+            if any(x <= 0 for x in dist):
+                raise ValueError(f"distribution {i} has a non-positive income")
+        return value
+
+    @model_validator(mode="after")
+    def _agents(self) -> FrohlichConfig:
+        if len(self.agents) < 2:
+            raise ValueError("at least 2 agents are needed")
+        names = [a.name for a in self.agents]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"agent names must be unique; repeated: {', '.join(dupes)}")
+        if any(n.lower() == "utility" for n in names):
+            raise ValueError("'utility' is reserved for the utility agent")
+        return self
+
+    def base_distributions(self) -> tuple[tuple[int, ...], ...]:
+        if self.distributions is None:
+            return BASE_DISTRIBUTIONS
+        return tuple(tuple(d) for d in self.distributions)
+
+    def agent(self, name: str) -> AgentConfig:
+        for a in self.agents:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+def parse_config(data: Any, source: str = "config") -> FrohlichConfig:
+    """Validate raw (YAML-loaded) data; errors name the path of the offending key."""
+    from pydantic import ValidationError
+
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping")
+    try:
+        return FrohlichConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            path = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden":
+                msg = "unknown key"
+            lines.append(f"{source}: {path}: {msg}")
+        raise ConfigError("\n".join(lines)) from None
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the file and key path."""
