@@ -14,8 +14,9 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from cli import ledger_commands
+    from cli import ledger_commands, run_commands
 
+    run_commands.register(app)
     ledger_commands.register(app)
 
 

@@ -1,0 +1,60 @@
+"""maai's event store: runs and their append-only, hash-chained events on SQLite or
+PostgreSQL. Knows nothing about any experiment. See docs/ledger.md."""
+
+from ledger.envelope import (
+    GENESIS_HASH,
+    ChainReport,
+    NewEvent,
+    RunInfo,
+    StoredEvent,
+    canonical_json,
+    envelope_hash,
+    format_recorded_at,
+)
+from ledger.errors import (
+    AmbiguousRunIdError,
+    BadStoreUrlError,
+    ChainBrokenError,
+    ConcurrencyError,
+    InvalidEventError,
+    LedgerError,
+    NotADatabaseError,
+    RunExistsError,
+    RunNotFoundError,
+    SchemaBehindError,
+    SchemaTooNewError,
+    StoreBusyError,
+    StoreUnreachableError,
+)
+from ledger.migrate import head_revision
+from ledger.store import EventStore
+from ledger.urls import StoreLocation, default_db_path, resolve_store_url
+
+__all__ = [
+    "GENESIS_HASH",
+    "AmbiguousRunIdError",
+    "BadStoreUrlError",
+    "ChainBrokenError",
+    "ChainReport",
+    "ConcurrencyError",
+    "EventStore",
+    "InvalidEventError",
+    "LedgerError",
+    "NewEvent",
+    "NotADatabaseError",
+    "RunExistsError",
+    "RunInfo",
+    "RunNotFoundError",
+    "SchemaBehindError",
+    "SchemaTooNewError",
+    "StoreBusyError",
+    "StoreLocation",
+    "StoreUnreachableError",
+    "StoredEvent",
+    "canonical_json",
+    "default_db_path",
+    "envelope_hash",
+    "format_recorded_at",
+    "head_revision",
+    "resolve_store_url",
+]

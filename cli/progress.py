@@ -1,0 +1,99 @@
+"""Live progress lines for ``maai run`` and ``maai resume``, from the events as they land."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+
+from domain.events import Event, ModelAttemptFailed, RunFailed
+from domain.frohlich.config import FrohlichConfig
+from domain.frohlich.events import (
+    AnswerMissing,
+    AnswerRejected,
+    BallotResolved,
+    DiscussionEnded,
+    GroupDistributionChosen,
+    PayoffAwarded,
+    PollResolved,
+    SpeakingOrderDrawn,
+    StatementMade,
+    StepStarted,
+)
+from domain.frohlich.render import cents, tally_text
+from domain.frohlich.state import State
+
+STEP_NAMES = {
+    "1.1": "initial ranking",
+    "1.2": "explanation and second ranking",
+    "1.3": "paid round",
+    "1.4": "final Phase-1 ranking",
+    "2.1": "group discussion",
+    "2.2": "group payment",
+    "2.3": "final ranking",
+}
+
+
+class ProgressPrinter:
+    def __init__(self, console: Console, config: FrohlichConfig, *, quiet: bool = False) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.rounds = config.phase2_rounds
+        self.width = max(len(a.name) for a in config.agents)
+
+    def line(self, text: str) -> None:
+        if not self.quiet:
+            self.console.print(text, highlight=False, soft_wrap=True)
+
+    def who(self, name: str) -> str:
+        return f"[cyan]{escape(name).ljust(self.width)}[/cyan]"
+
+    def on_event(self, event: Event, state: State) -> None:
+        if isinstance(event, StepStarted):
+            name = STEP_NAMES.get(event.step, event.step)
+            if event.agent is None:
+                self.line(f"[bold]Phase 2 · {event.step} {name}[/bold]")
+            elif event.step == "1.3":
+                self.line(f"{self.who(event.agent)} 1.3 {name} {event.round}/4")
+            else:
+                if event.step == "1.1" and all(a.step == "" or a.name == event.agent for a in state.agents.values()):
+                    self.line("[bold]Phase 1 · agents work alone, in parallel[/bold]")
+                self.line(f"{self.who(event.agent)} {event.step} {name}")
+        elif isinstance(event, PayoffAwarded):
+            choice = event.choice.describe() if event.choice else "no agreement"
+            scope = f"round {event.round}" if event.scope == "phase1" else "Phase 2"
+            self.line(
+                f"{self.who(event.agent)} {scope}: {escape(choice)} → Dist. {event.distribution}, "
+                f"{event.income_class.label}, paid {cents(event.payoff_cents)} "
+                f"(balance {cents(event.balance_cents)})"
+            )
+        elif isinstance(event, AnswerRejected):
+            self.line(f"{self.who(event.agent)} [yellow]{event.kind} rejected:[/yellow] {escape(event.reason)}")
+        elif isinstance(event, AnswerMissing):
+            self.line(f"{self.who(event.agent)} [red]{event.kind} missing after {event.attempts} attempts[/red]")
+        elif isinstance(event, SpeakingOrderDrawn):
+            self.line(f"[bold]Round {event.round}/{self.rounds}[/bold] order: {', '.join(event.order)}")
+        elif isinstance(event, StatementMade):
+            extra = " [magenta]and proposes a vote[/magenta]" if event.proposes_vote else ""
+            self.line(f"  {self.who(event.agent)} speaks{extra}")
+        elif isinstance(event, PollResolved):
+            answers = ", ".join(
+                f"{n} {'yes' if a else 'no' if a is not None else '?'}" for n, a in event.answers.items()
+            )
+            verdict = "[green]vote held[/green]" if event.passed else "no vote"
+            self.line(f"  poll: {answers} → {verdict}")
+        elif isinstance(event, BallotResolved):
+            if event.consensus and event.agreement is not None:
+                self.line(f"  [green]consensus:[/green] {escape(event.agreement.describe())}")
+            else:
+                self.line(f"  ballot: {escape(tally_text(event.tally))} → no consensus")
+        elif isinstance(event, DiscussionEnded):
+            what = event.agreement.describe() if event.agreement else "no agreement"
+            self.line(f"[bold]Discussion ended after {event.rounds_used} round(s):[/bold] {escape(what)}")
+        elif isinstance(event, GroupDistributionChosen):
+            how = "drawn at random" if event.drawn else "picked by the agreed principle"
+            self.line(f"  payment distribution: Dist. {event.distribution} ({how})")
+        elif isinstance(event, ModelAttemptFailed):
+            retry = f", retrying in {event.retry_in_s:.1f}s" if event.retry_in_s is not None else ""
+            self.line(f"  [yellow]{escape(event.address)}: {escape(event.message)}{retry}[/yellow]")
+        elif isinstance(event, RunFailed):
+            self.line(f"[red]run failed:[/red] {escape(event.reason)}")

@@ -1,0 +1,114 @@
+"""Events shared by every experiment: the run's life cycle and its model calls.
+
+Every event is a typed, versioned pydantic model. ``key`` is the event's logical identity
+within a run (the protocol slot it fills), so a fold can ask "has this happened?" and
+a resumed run never records a slot twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from domain.calls import ModelAnswer, ModelRequest
+
+
+class Event(BaseModel):
+    """Base of all events. Subclasses set ``TYPE`` (the stored type name) and ``VERSION``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    TYPE: ClassVar[str] = ""
+    VERSION: ClassVar[int] = 1
+
+    @property
+    def key(self) -> str:
+        raise NotImplementedError(f"{type(self).__name__} has no key")
+
+    @property
+    def agent_name(self) -> str | None:
+        agent = getattr(self, "agent", None)
+        return agent if isinstance(agent, str) else None
+
+
+class RunStarted(Event):
+    TYPE: ClassVar[str] = "run.started"
+    experiment: str
+    config: dict[str, Any]
+    seed: int
+    trace_id: str | None = None
+    code_version: str = ""
+
+    @property
+    def key(self) -> str:
+        return "run/started"
+
+
+class RunCompleted(Event):
+    TYPE: ClassVar[str] = "run.completed"
+
+    @property
+    def key(self) -> str:
+        return "run/completed"
+
+
+class RunFailed(Event):
+    """A run stopped on an error it cannot get past by itself (e.g. a model that keeps
+    failing). The history stays resumable: the failed call is simply asked again."""
+
+    TYPE: ClassVar[str] = "run.failed"
+    reason: str
+    address: str | None = None
+    agent: str | None = None
+    attempt: int = 1
+
+    @property
+    def key(self) -> str:
+        return f"run/failed/{self.address}/{self.attempt}"
+
+
+class ModelCallRequested(Event):
+    TYPE: ClassVar[str] = "model.requested"
+    request: ModelRequest
+    request_hash: str
+    attempt: int = 1  # >1 when a resumed run asks again a call that never answered
+
+    @property
+    def key(self) -> str:
+        return f"call/{self.request.address}/requested/{self.attempt}"
+
+    @property
+    def agent_name(self) -> str | None:
+        return self.request.agent
+
+
+class ModelAttemptFailed(Event):
+    """One transport attempt of a call failed (429, 5xx, timeout, dropped connection...)."""
+
+    TYPE: ClassVar[str] = "model.attempt_failed"
+    address: str
+    agent: str
+    attempt: int
+    error_kind: str
+    status: int | None = None
+    message: str
+    retry_in_s: float | None = None
+    retryable: bool
+
+    @property
+    def key(self) -> str:
+        return f"call/{self.address}/failed/{self.attempt}"
+
+
+class ModelCallCompleted(Event):
+    TYPE: ClassVar[str] = "model.completed"
+    address: str
+    agent: str
+    request_hash: str
+    model: str
+    answer: ModelAnswer
+
+    @property
+    def key(self) -> str:
+        return f"call/{self.address}/completed"

@@ -1,0 +1,304 @@
+"""The Frohlich protocol as events (SPEC §3–§7).
+
+Each event fills one protocol slot, named by ``key``; addresses of model calls follow the
+same scheme (``p1/alice/r3/choice/2``). Answers are recorded with their raw text and the
+source that read them (the deterministic parser or the utility agent).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from domain.events import Event
+from domain.frohlich.types import Frozen, IncomeClass, PrincipleChoice
+
+AnswerKind = Literal["ranking", "choice", "ballot", "poll"]
+ParseSource = Literal["parser", "utility"]
+Scope = Literal["phase1", "phase2"]
+
+
+class Counterfactual(Frozen):
+    """What one distribution would have paid in the same class, and which principles pick it
+    (e.g. "(a)", "(c) with a floor of $12,001 to $14,000")."""
+
+    distribution: int
+    income: int
+    payoff_cents: int
+    picked_by: list[str]
+
+
+class TallyLine(Frozen):
+    choice: PrincipleChoice | None  # None: an invalid or missing ballot
+    count: int
+
+
+class StepStarted(Event):
+    """A protocol step begins for one agent (``agent`` set) or for the group."""
+
+    TYPE: ClassVar[str] = "step.started"
+    step: str  # "1.1", "1.2", "1.3", "1.4", "2.1", "2.2", "2.3"
+    agent: str | None = None
+    round: int | None = None
+
+    @property
+    def key(self) -> str:
+        who = self.agent or "group"
+        return f"step/{self.step}/{who}/{self.round or 0}"
+
+
+class AnswerAccepted(Event):
+    """A participant's answer was read and is valid. ``address`` is the call whose text was
+    read (the participant's call; for the utility source, ``via`` is the extraction call)."""
+
+    TYPE: ClassVar[str] = "answer.accepted"
+    agent: str
+    kind: AnswerKind
+    slot: str
+    address: str
+    attempt: int
+    source: ParseSource
+    via: str | None = None
+    raw_text: str
+    value: Any
+
+    @property
+    def key(self) -> str:
+        return f"parse/{self.via or self.address}"
+
+
+class AnswerRejected(Event):
+    """The answer was read and is not acceptable; ``reason`` is what the agent is told."""
+
+    TYPE: ClassVar[str] = "answer.rejected"
+    agent: str
+    kind: AnswerKind
+    slot: str
+    address: str
+    attempt: int
+    source: ParseSource
+    via: str | None = None
+    raw_text: str
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"parse/{self.via or self.address}"
+
+
+class AnswerUndecided(Event):
+    """The deterministic parser could not decide; the utility agent is asked next. With
+    ``source == "utility"`` the extraction itself could not be used (e.g. broken JSON)."""
+
+    TYPE: ClassVar[str] = "answer.undecided"
+    agent: str
+    kind: AnswerKind
+    slot: str
+    address: str
+    attempt: int
+    source: ParseSource
+    via: str | None = None
+    raw_text: str
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"parse/{self.via or self.address}"
+
+
+class AnswerMissing(Event):
+    """No valid answer after the allowed attempts: recorded as missing, never defaulted."""
+
+    TYPE: ClassVar[str] = "answer.missing"
+    agent: str
+    kind: AnswerKind
+    slot: str
+    attempts: int
+    last_reason: str
+
+    @property
+    def key(self) -> str:
+        return f"missing/{self.slot}"
+
+
+class DistributionsDrawn(Event):
+    """A distribution set was generated: the multiplier draw and the resulting table."""
+
+    TYPE: ClassVar[str] = "distributions.drawn"
+    scope: Scope
+    agent: str | None = None
+    round: int | None = None
+    label: str
+    multiplier: float
+    fixed: bool
+    distributions: list[list[int]]
+
+    @property
+    def key(self) -> str:
+        return f"draw/{self.label}"
+
+
+class PayoffAwarded(Event):
+    """A class draw and the payoff it brings, with the counterfactuals shown to the agent."""
+
+    TYPE: ClassVar[str] = "payoff.awarded"
+    scope: Scope
+    agent: str
+    round: int | None = None
+    choice: PrincipleChoice | None
+    distribution: int
+    constraint_satisfied: bool
+    class_label: str
+    income_class: IncomeClass
+    income: int
+    payoff_cents: int
+    balance_cents: int
+    counterfactuals: list[Counterfactual]
+
+    @property
+    def key(self) -> str:
+        return f"payoff/{self.scope}/{self.agent}/{self.round or 0}"
+
+
+class RoundUnpaid(Event):
+    """A Phase-1 round whose choice is missing: no principle can be applied, nothing paid."""
+
+    TYPE: ClassVar[str] = "round.unpaid"
+    agent: str
+    round: int
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"payoff/phase1/{self.agent}/{self.round}"
+
+
+class MemoryUpdated(Event):
+    TYPE: ClassVar[str] = "memory.updated"
+    agent: str
+    slot: str
+    step: str
+    memory: str
+    words: int
+    source: Literal["update", "shortened", "cut"]
+    words_before_cut: int | None = None
+
+    @property
+    def key(self) -> str:
+        return f"memory/{self.slot}"
+
+
+class SpeakingOrderDrawn(Event):
+    TYPE: ClassVar[str] = "speaking_order.drawn"
+    round: int
+    label: str
+    order: list[str]
+    previous_last: str | None
+
+    @property
+    def key(self) -> str:
+        return f"order/{self.round}"
+
+
+class ReasoningRecorded(Event):
+    """Private reasoning: never shown to any other agent."""
+
+    TYPE: ClassVar[str] = "reasoning.recorded"
+    agent: str
+    round: int
+    address: str
+    text: str
+
+    @property
+    def key(self) -> str:
+        return f"reasoning/{self.round}/{self.agent}"
+
+
+class StatementMade(Event):
+    TYPE: ClassVar[str] = "statement.made"
+    agent: str
+    round: int
+    turn: int
+    address: str
+    text: str
+    proposes_vote: bool
+
+    @property
+    def key(self) -> str:
+        return f"statement/{self.round}/{self.agent}"
+
+
+class PollResolved(Event):
+    """Answers to "hold the vote now?"; they become public when not all are yes."""
+
+    TYPE: ClassVar[str] = "poll.resolved"
+    round: int
+    turn: int
+    proposer: str
+    answers: dict[str, bool | None]
+    passed: bool
+
+    @property
+    def key(self) -> str:
+        return f"poll/{self.round}/{self.turn}"
+
+
+class BallotResolved(Event):
+    """The secret ballot's result. Individual ballots live in AnswerAccepted events (private);
+    only the anonymous tally is public."""
+
+    TYPE: ClassVar[str] = "ballot.resolved"
+    round: int
+    turn: int
+    tally: list[TallyLine]
+    consensus: bool
+    agreement: PrincipleChoice | None
+
+    @property
+    def key(self) -> str:
+        return f"ballot/{self.round}/{self.turn}"
+
+
+class DiscussionEnded(Event):
+    TYPE: ClassVar[str] = "discussion.ended"
+    agreement: PrincipleChoice | None
+    rounds_used: int
+
+    @property
+    def key(self) -> str:
+        return "discussion/ended"
+
+
+class GroupDistributionChosen(Event):
+    """2.2: the distribution the group is paid by — picked by the agreed principle, or drawn
+    uniformly when there was no agreement."""
+
+    TYPE: ClassVar[str] = "group_distribution.chosen"
+    agreement: PrincipleChoice | None
+    distribution: int
+    constraint_satisfied: bool
+    drawn: bool
+    label: str | None = None
+
+    @property
+    def key(self) -> str:
+        return "phase2/distribution"
+
+
+FROHLICH_EVENTS: tuple[type[Event], ...] = (
+    StepStarted,
+    AnswerAccepted,
+    AnswerRejected,
+    AnswerUndecided,
+    AnswerMissing,
+    DistributionsDrawn,
+    PayoffAwarded,
+    RoundUnpaid,
+    MemoryUpdated,
+    SpeakingOrderDrawn,
+    ReasoningRecorded,
+    StatementMade,
+    PollResolved,
+    BallotResolved,
+    DiscussionEnded,
+    GroupDistributionChosen,
+)

@@ -1,0 +1,206 @@
+"""Phase 1 (SPEC §3): each agent alone — rankings, the explanation, four paid rounds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.calls import Purpose
+from domain.frohlich import render, rules
+from domain.frohlich.elicit import Elicited, elicit
+from domain.frohlich.events import DistributionsDrawn, PayoffAwarded, RoundUnpaid
+from domain.frohlich.prompts import render as render_template
+from domain.frohlich.state import State
+from domain.frohlich.steps import (
+    builder,
+    config_of,
+    constraint_note,
+    memory_update,
+    payoff_event,
+    payoff_summary,
+    probabilities,
+    step_started,
+)
+from domain.frohlich.types import PrincipleChoice
+from domain.walk import Emit, Walk, wait
+
+ROUNDS = 4
+
+
+def phase1_agent(state: State, agent: str) -> Walk[None]:
+    config = config_of(state)
+    language = config.language
+    principles = render_template("principles", language)
+    instructions = render_template("ranking_instructions", language)
+
+    def ranking_step(
+        step: str, template: str, values: Callable[[], dict[str, str]] = dict
+    ) -> Walk[Elicited]:
+        def task(feedback: str | None) -> str:
+            text = render_template(
+                template,
+                language,
+                principles=principles,
+                ranking_instructions=instructions,
+                **values(),
+            )
+            return render.with_feedback(text, feedback, language)
+
+        yield from step_started(state, step, agent)
+        slot = f"p1/{agent}/s{step}/ranking"
+        result = yield from elicit(
+            state,
+            agent=agent,
+            kind="ranking",
+            slot=slot,
+            max_attempts=config.attempts.ranking,
+            build=builder(state, agent, Purpose.RANKING, task, step=step),
+            task=task,
+        )
+        return result
+
+    first = yield from ranking_step("1.1", "step_1_1")
+    yield from memory_update(
+        state, agent, f"p1/{agent}/s1.1/memory", "1.1", first.task, first.answer, None
+    )
+
+    base = [list(d) for d in config.base_distributions()]
+    probs = probabilities(config)
+    second = yield from ranking_step(
+        "1.2",
+        "step_1_2",
+        lambda: {
+            "probabilities": render.probabilities_text(probs),
+            "table": render.distribution_table(base, probs),
+            "explanation": render.explanation_text(base, probs),
+        },
+    )
+    yield from memory_update(
+        state, agent, f"p1/{agent}/s1.2/memory", "1.2", second.task, second.answer, None
+    )
+
+    for round_ in range(1, ROUNDS + 1):
+        yield from step_started(state, "1.3", agent, round_)
+        drawn = yield from round_distributions(state, agent, round_)
+        chosen = yield from round_choice(state, agent, round_, drawn.distributions, principles)
+        outcome = yield from round_payment(state, agent, round_, chosen, drawn.distributions)
+        yield from memory_update(
+            state,
+            agent,
+            f"p1/{agent}/r{round_}/memory",
+            "1.3",
+            chosen.task,
+            chosen.answer,
+            outcome,
+            round_,
+        )
+
+    final = yield from ranking_step("1.4", "step_1_4")
+    yield from memory_update(
+        state, agent, f"p1/{agent}/s1.4/memory", "1.4", final.task, final.answer, None
+    )
+
+
+def round_distributions(state: State, agent: str, round_: int) -> Walk[DistributionsDrawn]:
+    """Round 1 uses the base set; rounds 2–4 scale it by a multiplier drawn per agent and
+    round from the named stream ``p1/<agent>/r<k>/multiplier``."""
+    label = f"p1/{agent}/r{round_}/multiplier"
+    recorded = state.records.get(f"draw/{label}")
+    if isinstance(recorded, DistributionsDrawn):
+        return recorded
+    config = config_of(state)
+    base = rules.DistributionSet.from_incomes(config.base_distributions())
+    if round_ == 1:
+        multiplier, fixed = 1.0, True
+    else:
+        multiplier = rules.multiplier_for(config.phase1_multiplier, state.seed, label)
+        fixed = config.phase1_multiplier.fixed is not None
+    table = rules.scale(base, multiplier)
+    event = DistributionsDrawn(
+        scope="phase1",
+        agent=agent,
+        round=round_,
+        label=label,
+        multiplier=multiplier,
+        fixed=fixed,
+        distributions=[list(d.incomes) for d in table.distributions],
+    )
+    yield from wait([Emit(event)])
+    raise AssertionError("unreachable")
+
+
+def round_choice(
+    state: State, agent: str, round_: int, distributions: list[list[int]], principles: str
+) -> Walk[Elicited]:
+    config = config_of(state)
+    language = config.language
+    probs = probabilities(config)
+    dset = rules.DistributionSet.from_incomes(distributions)
+
+    def task(feedback: str | None) -> str:
+        text = render_template(
+            "step_1_3",
+            language,
+            round=round_,
+            principles=principles,
+            table=render.distribution_table(distributions),
+        )
+        return render.with_feedback(text, feedback, language)
+
+    context = {
+        "step": "1.3",
+        "round": round_,
+        "distributions": distributions,
+        "floors": [d.floor for d in dset.distributions],
+        "ranges": [d.range_ for d in dset.distributions],
+        "averages": [float(rules.average(d, probs)) for d in dset.distributions],
+    }
+    result = yield from elicit(
+        state,
+        agent=agent,
+        kind="choice",
+        slot=f"p1/{agent}/r{round_}/choice",
+        max_attempts=config.attempts.choice,
+        build=builder(state, agent, Purpose.CHOICE, task, **context),
+        task=task,
+    )
+    return result
+
+
+def round_payment(
+    state: State, agent: str, round_: int, chosen: Elicited, distributions: list[list[int]]
+) -> Walk[str]:
+    key = f"payoff/phase1/{agent}/{round_}"
+    recorded = state.records.get(key)
+    language = config_of(state).language
+    if recorded is None:
+        if chosen.value is None:
+            reason = "no valid choice was obtained, so no principle could be applied"
+            yield from wait([Emit(RoundUnpaid(agent=agent, round=round_, reason=reason))])
+        choice = PrincipleChoice.model_validate(chosen.value)
+        config = config_of(state)
+        dset = rules.DistributionSet.from_incomes(distributions)
+        applied = rules.apply_principle(choice, dset, probabilities(config))
+        event = payoff_event(
+            state,
+            scope="phase1",
+            agent=agent,
+            round_=round_,
+            choice=choice,
+            distributions=distributions,
+            distribution=applied.distribution_number,
+            constraint_satisfied=applied.constraint_satisfied,
+            class_label=f"p1/{agent}/r{round_}/class",
+        )
+        yield from wait([Emit(event)])
+    if isinstance(recorded, RoundUnpaid):
+        return f"Result of round {round_}: {recorded.reason}; you were paid nothing this round."
+    assert isinstance(recorded, PayoffAwarded) and recorded.choice is not None
+    return render_template(
+        "round_outcome",
+        language,
+        round=round_,
+        choice=recorded.choice.describe(),
+        distribution=recorded.distribution,
+        constraint_note=constraint_note(recorded),
+        **payoff_summary(recorded),
+    )

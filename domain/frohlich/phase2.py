@@ -1,0 +1,412 @@
+"""Phase 2 (SPEC §4): the group discussion, the secret ballot, the group payment and the
+final ranking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.calls import Purpose
+from domain.frohlich import parsing, render, rules
+from domain.frohlich.elicit import elicit
+from domain.frohlich.events import (
+    BallotResolved,
+    DiscussionEnded,
+    DistributionsDrawn,
+    GroupDistributionChosen,
+    PayoffAwarded,
+    PollResolved,
+    ReasoningRecorded,
+    SpeakingOrderDrawn,
+    StatementMade,
+    TallyLine,
+)
+from domain.frohlich.prompts import render as render_template
+from domain.frohlich.state import PublicItem, State
+from domain.frohlich.steps import (
+    builder,
+    config_of,
+    memory_update,
+    participant_request,
+    payoff_event,
+    payoff_summary,
+    probabilities,
+    step_started,
+)
+from domain.frohlich.types import PrincipleChoice
+from domain.random_streams import draw_choice
+from domain.walk import Call, Emit, Walk, parallel, wait
+
+
+def phase2(state: State) -> Walk[None]:
+    config = config_of(state)
+    names = [a.name for a in config.agents]
+    yield from step_started(state, "2.1", None)
+    agreement = yield from discussion(state, names)
+    yield from step_started(state, "2.2", None)
+    outcomes = yield from group_payment(state, names, agreement)
+    yield from parallel(
+        [
+            memory_update(
+                state,
+                name,
+                f"p2/s2.2/{name}/memory",
+                "2.2",
+                lambda: "Part 2, payment: the group discussion ended and payments were made.",
+                "(no answer was asked for)",
+                outcomes[name],
+            )
+            for name in names
+        ]
+    )
+    yield from step_started(state, "2.3", None)
+    yield from parallel([final_ranking(state, name, outcomes[name]) for name in names])
+
+
+def discussion(state: State, names: list[str]) -> Walk[PrincipleChoice | None]:
+    config = config_of(state)
+    ended = state.records.get("discussion/ended")
+    if isinstance(ended, DiscussionEnded):
+        return ended.agreement
+    previous_last: str | None = None
+    agreement: PrincipleChoice | None = None
+    rounds_used = 0
+    for round_ in range(1, config.phase2_rounds + 1):
+        rounds_used = round_
+        order = yield from speaking_order(state, round_, names, previous_last)
+        for turn, name in enumerate(order, 1):
+            statement = yield from speak(state, round_, turn, name)
+            if not statement.proposes_vote:
+                continue
+            passed = yield from poll(state, round_, turn, name, names)
+            if not passed:
+                continue
+            result = yield from ballot(state, round_, turn, names)
+            if result.consensus:
+                agreement = result.agreement
+                break
+        yield from parallel([round_memory(state, round_, name) for name in names])
+        previous_last = order[-1]
+        if agreement is not None:
+            break
+    yield from wait([Emit(DiscussionEnded(agreement=agreement, rounds_used=rounds_used))])
+    raise AssertionError("unreachable")
+
+
+def speaking_order(
+    state: State, round_: int, names: list[str], previous_last: str | None
+) -> Walk[list[str]]:
+    recorded = state.records.get(f"order/{round_}")
+    if isinstance(recorded, SpeakingOrderDrawn):
+        return recorded.order
+    label = f"p2/r{round_}/order"
+    order = rules.speaking_order(state.seed, label, names, previous_last)
+    event = SpeakingOrderDrawn(round=round_, label=label, order=order, previous_last=previous_last)
+    yield from wait([Emit(event)])
+    raise AssertionError("unreachable")
+
+
+def _turn_values(state: State, round_: int) -> dict[str, Any]:
+    config = config_of(state)
+    language = config.language
+    return {
+        "group_instructions": render_template(
+            "group_instructions",
+            language,
+            members=", ".join(a.name for a in config.agents),
+            rounds=config.phase2_rounds,
+        ),
+        "principles": render_template("principles", language),
+        "round": round_,
+        "rounds": config.phase2_rounds,
+        "history": render.history_text(state.public),
+    }
+
+
+def _history_context(items: tuple[PublicItem, ...]) -> list[dict[str, Any]]:
+    out = []
+    for item in items:
+        text = item.text if item.kind == "statement" else render.history_text((item,))
+        out.append({"kind": item.kind, "speaker": item.speaker, "text": text, "round": item.round})
+    return out
+
+
+def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade]:
+    recorded = state.records.get(f"statement/{round_}/{name}")
+    if isinstance(recorded, StatementMade):
+        return recorded
+    config = config_of(state)
+    language = config.language
+    context: dict[str, Any] = {
+        "step": "2.1",
+        "round": round_,
+        "rounds": config.phase2_rounds,
+        "history": _history_context(state.public),
+    }
+    reasoning_text: str | None = None
+    if config.agent(name).reasoning:
+        address = f"p2/r{round_}/{name}/reasoning"
+        recorded_reasoning = state.records.get(f"reasoning/{round_}/{name}")
+        if not isinstance(recorded_reasoning, ReasoningRecorded):
+            answer = state.answers.get(address)
+            if answer is None:
+                task = render_template("reasoning", language, **_turn_values(state, round_))
+                request = participant_request(
+                    state, name, address, Purpose.REASONING, task, context
+                )
+                yield from wait([Call(request)])
+            event = ReasoningRecorded(agent=name, round=round_, address=address, text=answer.text)
+            yield from wait([Emit(event)])
+        reasoning_text = recorded_reasoning.text
+    address = f"p2/r{round_}/{name}/statement"
+    answer = state.answers.get(address)
+    if answer is None:
+        reasoning_block = (
+            render_template("private_reasoning", language, reasoning=reasoning_text.strip())
+            if reasoning_text is not None
+            else ""
+        )
+        task = render_template(
+            "statement",
+            language,
+            reasoning=reasoning_block,
+            vote_phrase=parsing.VOTE_PROPOSAL_PHRASE,
+            **_turn_values(state, round_),
+        )
+        request = participant_request(
+            state, name, address, Purpose.STATEMENT, task, {**context, "reasoning": reasoning_text}
+        )
+        yield from wait([Call(request)])
+    event = StatementMade(
+        agent=name,
+        round=round_,
+        turn=turn,
+        address=address,
+        text=answer.text,
+        proposes_vote=parsing.parse_vote_proposal(answer.text),
+    )
+    yield from wait([Emit(event)])
+    raise AssertionError("unreachable")
+
+
+def poll(state: State, round_: int, turn: int, proposer: str, names: list[str]) -> Walk[bool]:
+    recorded = state.records.get(f"poll/{round_}/{turn}")
+    if isinstance(recorded, PollResolved):
+        return recorded.passed
+    config = config_of(state)
+    language = config.language
+
+    def ask(name: str) -> Any:
+        def task(feedback: str | None) -> str:
+            text = render_template(
+                "poll", language, proposer=proposer, **_turn_values(state, round_)
+            )
+            return render.with_feedback(text, feedback, language)
+
+        context = {
+            "step": "2.1",
+            "round": round_,
+            "rounds": config.phase2_rounds,
+            "proposer": proposer,
+            "history": _history_context(state.public),
+        }
+        return elicit(
+            state,
+            agent=name,
+            kind="poll",
+            slot=f"p2/r{round_}/t{turn}/poll/{name}",
+            max_attempts=config.attempts.poll,
+            build=builder(state, name, Purpose.POLL, task, **context),
+            task=task,
+        )
+
+    results = yield from parallel([ask(name) for name in names])
+    answers = {name: r.value for name, r in zip(names, results, strict=True)}
+    passed = all(a is True for a in answers.values())
+    event = PollResolved(round=round_, turn=turn, proposer=proposer, answers=answers, passed=passed)
+    yield from wait([Emit(event)])
+    raise AssertionError("unreachable")
+
+
+def ballot(state: State, round_: int, turn: int, names: list[str]) -> Walk[BallotResolved]:
+    recorded = state.records.get(f"ballot/{round_}/{turn}")
+    if isinstance(recorded, BallotResolved):
+        return recorded
+    config = config_of(state)
+    language = config.language
+
+    def cast(name: str) -> Any:
+        def task(feedback: str | None) -> str:
+            text = render_template("ballot", language, **_turn_values(state, round_))
+            return render.with_feedback(text, feedback, language)
+
+        context = {
+            "step": "2.1",
+            "round": round_,
+            "rounds": config.phase2_rounds,
+            "history": _history_context(state.public),
+        }
+        return elicit(
+            state,
+            agent=name,
+            kind="ballot",
+            slot=f"p2/r{round_}/t{turn}/ballot/{name}",
+            max_attempts=config.attempts.ballot,
+            build=builder(state, name, Purpose.BALLOT, task, **context),
+            task=task,
+        )
+
+    results = yield from parallel([cast(name) for name in names])
+    ballots = [
+        None if r.value is None else PrincipleChoice.model_validate(r.value) for r in results
+    ]
+    consensus = rules.is_consensus(ballots)
+    tally = [TallyLine(choice=c, count=n) for c, n in rules.tally(ballots)]
+    event = BallotResolved(
+        round=round_,
+        turn=turn,
+        tally=tally,
+        consensus=consensus,
+        agreement=ballots[0] if consensus else None,
+    )
+    yield from wait([Emit(event)])
+    raise AssertionError("unreachable")
+
+
+def round_memory(state: State, round_: int, name: str) -> Walk[None]:
+    slot = f"p2/r{round_}/{name}/memory"
+    if f"memory/{slot}" in state.records:
+        return
+    statement = state.records.get(f"statement/{round_}/{name}")
+    language = config_of(state).language
+    items = tuple(i for i in state.public if i.round == round_)
+    summary = render_template(
+        "round_summary", language, round=round_, history=render.history_text(items)
+    )
+    if isinstance(statement, StatementMade):
+        answer = statement.text
+        task_text = f"Discussion round {round_}: make your statement to the group."
+    else:
+        # The discussion ended (consensus) before this agent's turn in the round.
+        answer = "(you did not speak in this round)"
+        task_text = f"Discussion round {round_}."
+    yield from memory_update(state, name, slot, "2.1", lambda: task_text, answer, summary, round_)
+
+
+def group_payment(
+    state: State, names: list[str], agreement: PrincipleChoice | None
+) -> Walk[dict[str, str]]:
+    """2.2: the payment table is generated only now, after the discussion ended."""
+    config = config_of(state)
+    language = config.language
+    probs = probabilities(config)
+    label = "p2/multiplier"
+    drawn = state.records.get(f"draw/{label}")
+    if not isinstance(drawn, DistributionsDrawn):
+        base = rules.DistributionSet.from_incomes(config.base_distributions())
+        multiplier = rules.multiplier_for(config.phase2_multiplier, state.seed, label)
+        event = DistributionsDrawn(
+            scope="phase2",
+            label=label,
+            multiplier=multiplier,
+            fixed=config.phase2_multiplier.fixed is not None,
+            distributions=[list(d.incomes) for d in rules.scale(base, multiplier).distributions],
+        )
+        yield from wait([Emit(event)])
+    table = drawn.distributions
+    chosen = state.records.get("phase2/distribution")
+    if not isinstance(chosen, GroupDistributionChosen):
+        dset = rules.DistributionSet.from_incomes(table)
+        if agreement is not None:
+            applied = rules.apply_principle(agreement, dset, probs)
+            event2 = GroupDistributionChosen(
+                agreement=agreement,
+                distribution=applied.distribution_number,
+                constraint_satisfied=applied.constraint_satisfied,
+                drawn=False,
+            )
+        else:
+            pick_label = "p2/no-agreement/distribution"
+            number = draw_choice(state.seed, pick_label, list(range(1, len(table) + 1)))
+            event2 = GroupDistributionChosen(
+                agreement=None,
+                distribution=number,
+                constraint_satisfied=True,
+                drawn=True,
+                label=pick_label,
+            )
+        yield from wait([Emit(event2)])
+    payments: dict[str, PayoffAwarded] = {}
+    missing = []
+    for name in names:
+        paid = state.records.get(f"payoff/phase2/{name}/0")
+        if isinstance(paid, PayoffAwarded):
+            payments[name] = paid
+            continue
+        missing.append(
+            Emit(
+                payoff_event(
+                    state,
+                    scope="phase2",
+                    agent=name,
+                    round_=None,
+                    choice=agreement,
+                    distributions=table,
+                    distribution=chosen.distribution,
+                    constraint_satisfied=chosen.constraint_satisfied,
+                    class_label=f"p2/{name}/class",
+                )
+            )
+        )
+    if missing:
+        yield from wait(missing)
+    if agreement is not None:
+        agreement_text = f"The group agreed on {agreement.describe()}."
+        selection = f"That principle selects Distribution {chosen.distribution}."
+        if not chosen.constraint_satisfied:
+            selection += (
+                " No distribution meets the constraint, so the one that comes closest to "
+                "meeting it was chosen."
+            )
+    else:
+        agreement_text = "The group did not agree on a principle."
+        selection = f"Distribution {chosen.distribution} was drawn at random for the group."
+    table_text = render.distribution_table(table)
+    return {
+        name: render_template(
+            "phase2_outcome",
+            language,
+            agreement=agreement_text,
+            table=table_text,
+            selection=selection,
+            **payoff_summary(payments[name]),
+        )
+        for name in names
+    }
+
+
+def final_ranking(state: State, name: str, outcome: str) -> Walk[None]:
+    config = config_of(state)
+    language = config.language
+
+    def task(feedback: str | None) -> str:
+        text = render_template(
+            "step_2_3",
+            language,
+            outcome=outcome,
+            principles=render_template("principles", language),
+            ranking_instructions=render_template("ranking_instructions", language),
+        )
+        return render.with_feedback(text, feedback, language)
+
+    result = yield from elicit(
+        state,
+        agent=name,
+        kind="ranking",
+        slot=f"p2/{name}/s2.3/ranking",
+        max_attempts=config.attempts.ranking,
+        build=builder(state, name, Purpose.RANKING, task, step="2.3"),
+        task=task,
+    )
+    yield from memory_update(
+        state, name, f"p2/{name}/s2.3/memory", "2.3", result.task, result.answer, None
+    )

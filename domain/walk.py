@@ -1,0 +1,95 @@
+"""Protocols as walks: generators that read the state and yield what is still needed.
+
+A walk runs the protocol from the start against the recorded state. Where a slot is already
+filled it reads the recorded value and goes on; where it is not, it yields what is needed
+(an event it can derive now, or a model call) and is abandoned. ``parallel`` runs several
+walks side by side and yields all their needs at once, which is how concurrent steps (Phase 1
+agents, polls, ballots, memory updates) are issued together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, NoReturn, TypeVar
+
+from domain.calls import ModelRequest
+from domain.events import Event
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Emit:
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    request: ModelRequest
+
+
+Need = Emit | Call
+Walk = Generator[list[Need], None, T]
+
+
+class Abandoned(RuntimeError):
+    """A walk was resumed after it yielded its needs; walks are never resumed."""
+
+
+def wait(needs: list[Need]) -> Generator[list[Need], None, NoReturn]:
+    yield needs
+    raise Abandoned("a walk was resumed after yielding")
+
+
+def parallel(walks: list[Walk[T]]) -> Walk[list[T]]:
+    results: list[T] = []
+    needs: list[Need] = []
+    for walk in walks:
+        try:
+            needs.extend(next(walk))
+        except StopIteration as stop:
+            results.append(stop.value)
+        finally:
+            walk.close()
+    if needs:
+        yield from wait(needs)
+    return results
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What must happen next: events derivable now (already folded into ``state``), model
+    calls to make, or ``done`` when the protocol has nothing left."""
+
+    events: list[Event] = field(default_factory=list)
+    calls: list[ModelRequest] = field(default_factory=list)
+    done: bool = False
+    state: Any = None
+
+
+def run_walk(
+    state: Any,
+    protocol: Callable[[Any], Walk[None]],
+    evolve: Callable[[Any, Event], Any],
+    max_rounds: int = 100_000,
+) -> Decision:
+    """Walk the protocol; fold every derivable event and walk again until only model calls
+    (or nothing) remain."""
+    events: list[Event] = []
+    for _ in range(max_rounds):
+        walk = protocol(state)
+        try:
+            needs = next(walk)
+        except StopIteration:
+            return Decision(events=events, done=True, state=state)
+        finally:
+            walk.close()
+        emits = [n.event for n in needs if isinstance(n, Emit)]
+        if not emits:
+            calls = [n.request for n in needs if isinstance(n, Call)]
+            return Decision(events=events, calls=calls, state=state)
+        for event in emits:
+            state = evolve(state, event)
+            events.append(event)
+    raise RuntimeError("protocol walk did not settle")

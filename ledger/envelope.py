@@ -1,0 +1,337 @@
+"""The event envelope: what an append takes, what a read gives back, and the hash chain.
+
+Every stored event carries ``hash = sha256(canonical JSON of its envelope)``, and the envelope
+includes the previous event's hash, so changing, removing or reordering any stored event
+breaks the chain from that event on.
+
+Canonical JSON is ``json.dumps(obj, sort_keys=True, separators=(",", ":"),
+ensure_ascii=False, allow_nan=False)`` over the envelope fields ``run_id, seq, type,
+schema_version, payload, agent, recorded_at, prev_hash``; ``recorded_at`` is the ISO 8601 text
+of a UTC time with microseconds (``2025-01-31T12:00:00.123456+00:00``).
+
+Payloads are normalized *before* they are hashed and stored, so that what a reader gets back
+from either database re-hashes to the stored hash and equals what the writer got back from
+``append``:
+
+- anything json.dumps would coerce is coerced (tuples become lists, keys become strings);
+- a float whose shortest repr uses a positive exponent (``1e+16``: every such float is an
+  integer) becomes that int, and ``-0.0`` becomes ``0.0``. PostgreSQL's JSONB keeps numbers as
+  ``numeric`` and prints them back without exponent or negative zero, so these are the only
+  floats whose Python type or sign would otherwise change on the way through it;
+- NaN and infinities, NUL characters (JSONB refuses them) and lone surrogates (not UTF-8) are
+  refused with :class:`~ledger.errors.InvalidEventError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ledger.errors import ChainBrokenError, InvalidEventError
+
+GENESIS_HASH: Final[str] = "0" * 64
+"""The ``prev_hash`` of the first event (seq 1) of every run."""
+
+RUN_ID_PATTERN: Final[str] = r"^[A-Za-z0-9][A-Za-z0-9._:+@=-]{0,127}$"
+_RUN_ID_RE: Final = re.compile(RUN_ID_PATTERN)
+# A JSON "\u0000" escape that is not itself an escaped backslash followed by "u0000".
+_NUL_ESCAPE_RE: Final = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+
+_str = json.encoder.encode_basestring
+json_string = _str
+"""A str as JSON text, exactly as ``json.dumps(ensure_ascii=False)`` writes it."""
+
+
+def _unserializable(value: object) -> Any:
+    raise TypeError(f"an object of type {type(value).__name__} is not JSON")
+
+
+_reference_encoder = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+# The C encoder that json.dumps uses, built once: calling it directly skips per-call set-up
+# (about a quarter of the time for a typical payload). markers=None turns off the circular
+# reference check, whose shared dict would not be thread-safe; a cycle ends in RecursionError.
+_c_encoder = (
+    json.encoder.c_make_encoder(None, _unserializable, _str, None, ":", ",", True, False, False)
+    if json.encoder.c_make_encoder is not None
+    else None
+)
+_scan = json.JSONDecoder().scan_once
+_scan_normalizing = json.JSONDecoder(parse_float=lambda token: _normalize_float(token)).scan_once
+_decoder = json.JSONDecoder()
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical JSON text of ``value``: what ``json.dumps(value, sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False, allow_nan=False)`` returns (no normalization;
+    see :func:`normalize_json`)."""
+    if _c_encoder is None or isinstance(value, str):
+        return _reference_encoder.encode(value)
+    return "".join(_c_encoder(value, 0))
+
+
+def parse_json(text: str) -> Any:
+    """Parse stored JSON text (strictly: trailing text is an error)."""
+    return _decoder.decode(text)
+
+
+def _normalize_float(token: str) -> float | int:
+    value = float(token)
+    if "e+" in token:
+        return int(value)
+    if value == 0.0:
+        return 0.0
+    return value
+
+
+def normalize_json(value: Any, what: str) -> tuple[Any, str]:
+    """Return ``(normalized value, its canonical JSON text)``; ``what`` names the value in
+    errors. The normalized value is a fresh object that shares nothing with ``value``."""
+    try:
+        text = canonical_json(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+    if "\\u0000" in text and _NUL_ESCAPE_RE.search(text):
+        raise InvalidEventError(f"{what} contains a NUL character (\\u0000), which is not stored")
+    # Only these two substrings can announce a float that normalization changes; checking
+    # for them first keeps the common case to one encode and one decode.
+    if "e+" in text or "-0.0" in text:
+        normalized = _scan_normalizing(text, 0)[0]
+        text = canonical_json(normalized)
+    else:
+        normalized = _scan(text, 0)[0]
+    return normalized, text
+
+
+def format_recorded_at(moment: datetime) -> str:
+    """The exact text that is hashed for ``recorded_at``: UTC, microseconds, ``+00:00``."""
+    if moment.tzinfo is None:
+        raise ValueError("recorded_at must be timezone-aware")
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def envelope_json(
+    *,
+    run_id: str,
+    seq: int,
+    type: str,
+    schema_version: int,
+    payload_json: str,
+    agent: str | None,
+    recorded_at: str,
+    prev_hash: str,
+) -> str:
+    """Canonical JSON of an envelope, given the payload's canonical text.
+
+    Equal, byte for byte, to ``canonical_json`` of the envelope as a dict (a test checks
+    this), but splices the payload text in instead of serializing the payload a second time:
+    that halves the cost of hashing large payloads.
+    """
+    # encode_basestring is exactly how json.dumps(ensure_ascii=False) writes a str.
+    return (
+        '{"agent":'
+        + ("null" if agent is None else _str(agent))
+        + ',"payload":'
+        + payload_json
+        + ',"prev_hash":'
+        + _str(prev_hash)
+        + ',"recorded_at":'
+        + _str(recorded_at)
+        + ',"run_id":'
+        + _str(run_id)
+        + ',"schema_version":'
+        + int.__repr__(schema_version)
+        + ',"seq":'
+        + int.__repr__(seq)
+        + ',"type":'
+        + _str(type)
+        + "}"
+    )
+
+
+def envelope_hash(
+    *,
+    run_id: str,
+    seq: int,
+    type: str,
+    schema_version: int,
+    payload_json: str,
+    agent: str | None,
+    recorded_at: str,
+    prev_hash: str,
+) -> str:
+    """sha256 hex digest of :func:`envelope_json`."""
+    text = envelope_json(
+        run_id=run_id,
+        seq=seq,
+        type=type,
+        schema_version=schema_version,
+        payload_json=payload_json,
+        agent=agent,
+        recorded_at=recorded_at,
+        prev_hash=prev_hash,
+    )
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidEventError(
+            f"event of run {run_id!r} at seq {seq} contains text that is not valid Unicode"
+            f" (a lone surrogate at {exc.start})"
+        ) from None
+    return hashlib.sha256(data).hexdigest()
+
+
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class NewEvent(BaseModel):
+    """An event to append. ``seq``, hashes and ``recorded_at`` are assigned by the store."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: Name
+    payload: dict[str, Any]
+    agent: Name | None = None
+    schema_version: int = Field(default=1, ge=1)
+
+    @field_validator("type", "agent")
+    @classmethod
+    def _no_nul(cls, value: str | None) -> str | None:
+        if value is not None and "\x00" in value:
+            raise ValueError("must not contain a NUL character")
+        return value
+
+
+class StoredEvent(BaseModel):
+    """An event as stored. Reads build these without validation (the store wrote and hashed
+    the fields itself); ``payload`` is a fresh dict per event, safe to keep."""
+
+    model_config = ConfigDict(frozen=True)
+
+    position: int
+    run_id: str
+    seq: int
+    type: str
+    schema_version: int
+    payload: dict[str, Any]
+    agent: str | None
+    recorded_at: datetime
+    prev_hash: str
+    hash: str
+
+    def compute_hash(self) -> str:
+        """Recompute this event's hash from its fields (what :meth:`EventStore.verify_chain`
+        does for every event)."""
+        return envelope_hash(
+            run_id=self.run_id,
+            seq=self.seq,
+            type=self.type,
+            schema_version=self.schema_version,
+            payload_json=canonical_json(self.payload),
+            agent=self.agent,
+            recorded_at=format_recorded_at(self.recorded_at),
+            prev_hash=self.prev_hash,
+        )
+
+
+_STORED_FIELDS: Final = frozenset(StoredEvent.model_fields)
+
+
+def stored_event(
+    position: int,
+    run_id: str,
+    seq: int,
+    type: str,
+    schema_version: int,
+    payload: dict[str, Any],
+    agent: str | None,
+    recorded_at: datetime,
+    prev_hash: str,
+    hash: str,
+) -> StoredEvent:
+    """Build a :class:`StoredEvent` from trusted values without pydantic validation.
+
+    This is what ``model_construct`` does, minus its per-field default handling: about 3x
+    faster, which matters when reading 100k events a second. All fields are always given.
+    """
+    event = object.__new__(StoredEvent)
+    object.__setattr__(
+        event,
+        "__dict__",
+        {
+            "position": position,
+            "run_id": run_id,
+            "seq": seq,
+            "type": type,
+            "schema_version": schema_version,
+            "payload": payload,
+            "agent": agent,
+            "recorded_at": recorded_at,
+            "prev_hash": prev_hash,
+            "hash": hash,
+        },
+    )
+    object.__setattr__(event, "__pydantic_fields_set__", set(_STORED_FIELDS))
+    object.__setattr__(event, "__pydantic_extra__", None)
+    object.__setattr__(event, "__pydantic_private__", None)
+    return event
+
+
+class RunInfo(BaseModel):
+    """A row of the ``runs`` table."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    kind: str
+    config: dict[str, Any]
+    status: str
+    head_seq: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class ChainReport(BaseModel):
+    """Result of :meth:`EventStore.verify_chain`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    ok: bool
+    events_checked: int
+    head_seq: int
+    first_bad_seq: int | None = None
+    reason: str | None = None
+
+    def raise_if_broken(self) -> None:
+        """Raise :class:`~ledger.errors.ChainBrokenError` unless the chain verified."""
+        if not self.ok:
+            assert self.first_bad_seq is not None and self.reason is not None
+            raise ChainBrokenError(self.run_id, self.first_bad_seq, self.reason)
+
+
+def check_run_id(run_id: str) -> str:
+    """Run ids are 1-128 characters of ``A-Z a-z 0-9 . _ : + @ = -``, starting with a letter
+    or digit: safe in file names, URLs and shell commands without quoting."""
+    if not isinstance(run_id, str) or not _RUN_ID_RE.match(run_id):
+        raise InvalidEventError(
+            f"bad run id {run_id!r}: use 1-128 characters from A-Z a-z 0-9 . _ : + @ = -,"
+            " starting with a letter or digit"
+        )
+    return run_id
+
+
+def check_label(value: str, what: str, max_length: int) -> str:
+    if not isinstance(value, str) or not value or len(value) > max_length:
+        raise InvalidEventError(f"{what} must be a non-empty string of at most {max_length}")
+    if any(ord(ch) < 32 for ch in value):
+        raise InvalidEventError(f"{what} {value!r} contains a control character")
+    return value

@@ -1,0 +1,1 @@
+"""Alembic revisions of the ledger schema, oldest first (Alembic skips this file)."""

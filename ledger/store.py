@@ -1,0 +1,969 @@
+"""The event store: runs, append-only hash-chained events, optimistic concurrency.
+
+One :class:`EventStore` wraps one SQLAlchemy engine and may be shared by threads; every call
+takes its own pooled connection and transaction. Several processes may open the same
+database; appends to one run are serialized by the database, never by this process.
+
+How an append stays race-free on both backends: inside one transaction it first runs
+``UPDATE runs SET head_seq = :new WHERE run_id = :id AND head_seq = :expected`` and checks
+that exactly one row changed, then inserts the events. On PostgreSQL the update takes the
+run's row lock, and a second writer blocked on it re-checks ``head_seq`` after the first
+commits, finds it moved and changes nothing. On SQLite writers start with ``BEGIN IMMEDIATE``
+and so run one at a time. ``UNIQUE(run_id, seq)`` is the backstop: a violation of it is also
+reported as :class:`~ledger.errors.ConcurrencyError`, and a fork of history cannot be stored.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Literal
+
+import psycopg
+from sqlalchemy import (
+    Connection,
+    DateTime,
+    Engine,
+    Text,
+    bindparam,
+    cast,
+    create_engine,
+    event,
+    insert,
+    select,
+    text,
+    type_coerce,
+    update,
+)
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from ledger.envelope import (
+    GENESIS_HASH,
+    ChainReport,
+    NewEvent,
+    RunInfo,
+    StoredEvent,
+    check_label,
+    check_run_id,
+    envelope_hash,
+    format_recorded_at,
+    json_string,
+    normalize_json,
+    parse_json,
+    stored_event,
+)
+from ledger.errors import (
+    AmbiguousRunIdError,
+    ChainBrokenError,
+    ConcurrencyError,
+    InvalidEventError,
+    LedgerError,
+    NotADatabaseError,
+    RunExistsError,
+    RunNotFoundError,
+    SchemaBehindError,
+    SchemaTooNewError,
+    StoreBusyError,
+    StoreUnreachableError,
+)
+from ledger.migrate import SchemaStatus, head_revision, schema_status, upgrade_to_head
+from ledger.schema import events, runs
+from ledger.urls import StoreLocation, resolve_store_url
+
+SQLITE_SYNCHRONOUS: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
+SQLITE_MAGIC: Final = b"SQLite format 3\x00"
+INITIAL_STATUS: Final = "created"
+DEFAULT_READ_CHUNK: Final = 500
+
+# Columns in the order every read query returns them.
+_EVENT_COLUMNS: Final = (
+    "position, seq, type, schema_version, payload, agent, recorded_at, prev_hash, hash"
+)
+_SQLITE_READ: Final = (
+    f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? AND seq > ? AND seq <= ?"
+    " ORDER BY seq LIMIT ?"
+)
+_SQLITE_INSERT: Final = (
+    "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"
+    " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_MAX_SEQ: Final = 2**63 - 1
+
+Row = tuple[Any, ...]
+
+# Built once: constructing a statement costs more than running it on a warm connection.
+_PG_CLAIM: Final = (
+    update(runs)
+    .where(runs.c.run_id == bindparam("p_run_id"), runs.c.head_seq == bindparam("p_expected"))
+    .values(head_seq=bindparam("p_new"), updated_at=bindparam("p_now"))
+)
+_PG_PREV_HASH: Final = select(events.c.hash).where(
+    events.c.run_id == bindparam("p_run_id"), events.c.seq == bindparam("p_seq")
+)
+_PG_READ: Final = (
+    select(
+        events.c.position,
+        events.c.seq,
+        events.c.type,
+        events.c.schema_version,
+        # As text, parsed when the event is built (see EventStore._stream).
+        cast(events.c.payload, Text),
+        events.c.agent,
+        type_coerce(events.c.recorded_at, DateTime(timezone=True)),
+        events.c.prev_hash,
+        events.c.hash,
+    )
+    .where(
+        events.c.run_id == bindparam("p_run_id"),
+        events.c.seq > bindparam("p_after"),
+        events.c.seq <= bindparam("p_upto"),
+    )
+    .order_by(events.c.seq)
+    .limit(bindparam("p_limit"))
+)
+# One statement per batch whatever its size, with the rows as one JSON array of arrays that
+# PostgreSQL takes apart. A multi-row VALUES list is new SQL text for every batch size, which
+# psycopg re-parses each time (5 ms for 100 rows), and text arrays of payloads cost psycopg a
+# regex escape per quote; this costs one string join, since the payloads are already JSON.
+# Positions come back keyed by seq: the order of RETURNING rows is not promised.
+_PG_INSERT: Final = text(
+    "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"
+    " prev_hash, hash)"
+    " SELECT :run_id, CAST(e->>0 AS BIGINT), e->>1, CAST(e->>2 AS INTEGER), e->3, e->>4,"
+    " :recorded_at, e->>5, e->>6"
+    " FROM jsonb_array_elements(CAST(:rows AS JSONB)) AS e"
+    " RETURNING seq, position"
+).bindparams(bindparam("recorded_at", type_=DateTime(timezone=True)))
+
+
+def _pg_rows_json(rows: list[Row]) -> str:
+    encode = json_string
+    return (
+        "["
+        + ",".join(
+            f"[{r[1]},{encode(r[2])},{r[3]},{r[4]},"
+            f"{'null' if r[5] is None else encode(r[5])},{encode(r[7])},{encode(r[8])}]"
+            for r in rows
+        )
+        + "]"
+    )
+
+
+class _Batch:
+    """One append's events, with the rows to insert once the previous hash is known."""
+
+    def __init__(
+        self,
+        run_id: str,
+        expected_seq: int,
+        events: list[NewEvent],
+        texts: list[str],
+        recorded: datetime,
+    ) -> None:
+        self.run_id = run_id
+        self.expected_seq = expected_seq
+        self.events = events
+        self.texts = texts
+        self.recorded = recorded
+        self.recorded_text = format_recorded_at(recorded)
+        self.new_head = expected_seq + len(events)
+        self.rows: list[Row] = []
+
+    def build_rows(self, prev_hash: str) -> list[Row]:
+        """``(run_id, seq, type, schema_version, payload text, agent, recorded_at text,
+        prev_hash, hash)`` per event, hash-chained from ``prev_hash``."""
+        rows = []
+        run_id, recorded_text = self.run_id, self.recorded_text
+        seq = self.expected_seq
+        for new, payload_json in zip(self.events, self.texts, strict=True):
+            seq += 1
+            digest = envelope_hash(
+                run_id=run_id,
+                seq=seq,
+                type=new.type,
+                schema_version=new.schema_version,
+                payload_json=payload_json,
+                agent=new.agent,
+                recorded_at=recorded_text,
+                prev_hash=prev_hash,
+            )
+            rows.append(
+                (
+                    run_id,
+                    seq,
+                    new.type,
+                    new.schema_version,
+                    payload_json,
+                    new.agent,
+                    recorded_text,
+                    prev_hash,
+                    digest,
+                )
+            )
+            prev_hash = digest
+        self.rows = rows
+        return rows
+
+
+_parse_time: Final = datetime.fromisoformat
+
+
+def _as_utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0].strip() if text else type(exc).__name__
+
+
+class EventStore:
+    """Append-only, hash-chained event store on SQLite or PostgreSQL.
+
+    Open with :meth:`open`; use as a context manager or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        location: StoreLocation,
+        *,
+        schema_revision: str,
+        upgraded_from: str | None = None,
+        busy_timeout_s: float = 30.0,
+        read_chunk: int = DEFAULT_READ_CHUNK,
+    ) -> None:
+        """Use :meth:`open`; this takes an engine already checked against the schema."""
+        self._engine = engine
+        self._location = location
+        self._sqlite = location.backend == "sqlite"
+        # On SQLite the option makes the "begin" hook issue BEGIN IMMEDIATE: a writer takes
+        # the write lock (waiting up to busy_timeout) before reading anything, so two writers
+        # never deadlock upgrading a read lock.
+        self._write_engine = (
+            engine.execution_options(maai_begin="IMMEDIATE") if self._sqlite else engine
+        )
+        self._busy_timeout_s = busy_timeout_s
+        self._read_chunk = read_chunk
+        self._closed = False
+        self.schema_revision = schema_revision
+        """The schema revision of the database (always the code's head once open)."""
+        self.upgraded_from = upgraded_from
+        """The revision the database was at before :meth:`open` upgraded it (``"empty"``
+        for a new database); ``None`` when no upgrade was needed."""
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(
+        cls,
+        url: str | None = None,
+        *,
+        synchronous: str = "FULL",
+        upgrade: bool | None = None,
+        busy_timeout_s: float = 30.0,
+        read_chunk: int = DEFAULT_READ_CHUNK,
+    ) -> EventStore:
+        """Open (and, where allowed, create or upgrade) the store at ``url``.
+
+        ``url``: a file path, ``sqlite:///PATH``, ``postgresql://...``; ``None`` means
+        ``$MAAI_DB`` or the per-user default file (see :mod:`ledger.urls`).
+
+        ``upgrade``: whether a database whose schema is behind the code (a new, empty one
+        included) is upgraded here. The default, ``None``, upgrades SQLite files (a private,
+        embedded store) and refuses PostgreSQL databases with :class:`SchemaBehindError`
+        (a shared server is upgraded deliberately, with ``maai db upgrade``). A schema newer
+        than the code is always refused with :class:`SchemaTooNewError`.
+
+        ``synchronous``: SQLite's ``PRAGMA synchronous`` (``FULL`` survives power loss at
+        every commit; ``NORMAL`` may lose the last commits but never corrupts in WAL mode).
+        ``busy_timeout_s``: how long a SQLite writer waits for the write lock before
+        :class:`StoreBusyError`. ``read_chunk``: events fetched per query by :meth:`read`.
+        """
+        location = resolve_store_url(url)
+        if read_chunk < 1:
+            raise ValueError("read_chunk must be at least 1")
+        if location.backend == "sqlite":
+            mode = synchronous.upper()
+            if mode not in SQLITE_SYNCHRONOUS:
+                raise ValueError(
+                    f"synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)},"
+                    f" not {synchronous!r}"
+                )
+            return cls._open_sqlite(
+                location,
+                synchronous=mode,
+                upgrade=True if upgrade is None else upgrade,
+                busy_timeout_s=busy_timeout_s,
+                read_chunk=read_chunk,
+            )
+        return cls._open_postgres(
+            location, upgrade=bool(upgrade), busy_timeout_s=busy_timeout_s, read_chunk=read_chunk
+        )
+
+    @classmethod
+    def _open_sqlite(
+        cls,
+        location: StoreLocation,
+        *,
+        synchronous: str,
+        upgrade: bool,
+        busy_timeout_s: float,
+        read_chunk: int,
+    ) -> EventStore:
+        assert location.path is not None
+        path = location.path
+        created = _check_sqlite_path(path, location=location, upgrade=upgrade)
+        engine = create_engine(
+            location.url,
+            connect_args={"timeout": busy_timeout_s, "isolation_level": None},
+        )
+        busy_ms = max(0, int(busy_timeout_s * 1000))
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: sqlite3.Connection, _: ConnectionPoolEntry) -> None:
+            # isolation_level=None stops the sqlite3 module from issuing its own BEGINs; the
+            # "begin" hook below issues them, so SQLAlchemy's transactions are real ones.
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            try:
+                cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+                cursor.execute("PRAGMA foreign_keys = ON")
+                cursor.execute(f"PRAGMA synchronous = {synchronous}")
+            finally:
+                cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection: Connection) -> None:
+            mode = connection.get_execution_options().get("maai_begin", "DEFERRED")
+            connection.exec_driver_sql(f"BEGIN {mode}")
+
+        store = cls(
+            engine,
+            location,
+            schema_revision="",
+            busy_timeout_s=busy_timeout_s,
+            read_chunk=read_chunk,
+        )
+        try:
+            store._settle_schema(upgrade)
+        except BaseException:
+            engine.dispose()
+            if created:
+                # Nothing half-created: a file this call made and could not finish goes away.
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    with suppress(OSError):
+                        os.unlink(f"{path}{suffix}")
+            raise
+        return store
+
+    @classmethod
+    def _open_postgres(
+        cls, location: StoreLocation, *, upgrade: bool, busy_timeout_s: float, read_chunk: int
+    ) -> EventStore:
+        engine = create_engine(location.url, pool_pre_ping=True)
+        store = cls(
+            engine,
+            location,
+            schema_revision="",
+            busy_timeout_s=busy_timeout_s,
+            read_chunk=read_chunk,
+        )
+        try:
+            store._settle_schema(upgrade)
+        except BaseException:
+            engine.dispose()
+            raise
+        return store
+
+    def _settle_schema(self, upgrade: bool) -> None:
+        """Check the schema; upgrade it if allowed and needed; refuse otherwise."""
+        with self._errors("opening the ledger"):
+            with self._engine.connect() as conn:
+                status = schema_status(conn)
+            self._refuse_unusable(status)
+            if self._sqlite:
+                # Only now, once the file is known to be a ledger (or empty): WAL mode is
+                # written into the file's header, and a file we refuse must stay untouched.
+                with self._engine.connect() as conn:
+                    raw = conn.connection.driver_connection
+                    assert isinstance(raw, sqlite3.Connection)
+                    raw.execute("PRAGMA journal_mode = WAL")
+            if status.state == "current":
+                assert status.current is not None
+                self.schema_revision = status.current
+                return
+            if not upgrade:
+                raise self._behind_error(status)
+            with self._write_engine.begin() as conn:
+                upgrade_to_head(conn)
+            with self._engine.connect() as conn:
+                after = schema_status(conn)
+            self._refuse_unusable(after)
+            if after.state != "current":
+                raise LedgerError(
+                    f"upgrading {self.display} left it at revision {after.current},"
+                    f" not {after.head}"
+                )
+            assert after.current is not None
+            self.schema_revision = after.current
+            self.upgraded_from = status.current or "empty"
+
+    def _refuse_unusable(self, status: SchemaStatus) -> None:
+        if status.state == "foreign":
+            shown = ", ".join(status.tables[:5])
+            raise NotADatabaseError(
+                f"{self.display} is a SQLite database but not a maai ledger (it has tables"
+                f" {shown} and no schema revision); it was left untouched"
+            )
+        if status.state == "too_new":
+            raise SchemaTooNewError(
+                f"{self.display} is at schema revision {status.current}, which this version"
+                f" of maai does not know (it knows up to {status.head}): it was written by a"
+                " newer maai, or its alembic_version table belongs to another application;"
+                " upgrade maai or use another database",
+                current=status.current or "",
+            )
+
+    def _behind_error(self, status: SchemaStatus) -> SchemaBehindError:
+        where = (
+            "has no ledger schema yet"
+            if status.current is None
+            else f"is at schema revision {status.current}"
+        )
+        return SchemaBehindError(
+            f"{self.display} {where}; this code needs revision {status.head}."
+            f" Run: maai db upgrade --db {shlex.quote(self._location.display)}",
+            current=status.current,
+            head=status.head,
+        )
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def location(self) -> StoreLocation:
+        return self._location
+
+    @property
+    def backend(self) -> Literal["sqlite", "postgresql"]:
+        return self._location.backend
+
+    @property
+    def display(self) -> str:
+        """The store named for a user: a file path, or the URL without its password."""
+        return self._location.display
+
+    def __repr__(self) -> str:
+        return f"EventStore({self.display!r})"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def close(self) -> None:
+        """Release every pooled connection. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._engine.dispose()
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ runs
+
+    def create_run(self, run_id: str, kind: str, config: dict[str, Any]) -> RunInfo:
+        """Create an empty run (head seq 0, status ``created``). ``config`` is stored as
+        given, normalized like payloads: remove secrets before."""
+        self._check_open()
+        check_run_id(run_id)
+        check_label(kind, "run kind", 100)
+        if not isinstance(config, dict):
+            raise InvalidEventError(f"run config must be a dict, not {type(config).__name__}")
+        config_value, _ = normalize_json(config, f"config of run {run_id!r}")
+        now = _utcnow()
+        with self._errors(f"creating run {run_id!r}"):
+            try:
+                with self._write_engine.begin() as conn:
+                    conn.execute(
+                        insert(runs).values(
+                            run_id=run_id,
+                            kind=kind,
+                            config=config_value,
+                            status=INITIAL_STATUS,
+                            head_seq=0,
+                            created_at=now,
+                            updated_at=now,
+                        )
+                    )
+            except sa_exc.IntegrityError:
+                raise RunExistsError(run_id) from None
+        return RunInfo(
+            run_id=run_id,
+            kind=kind,
+            config=config_value,
+            status=INITIAL_STATUS,
+            head_seq=0,
+            created_at=now,
+            updated_at=now,
+        )
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """The run with this id, or else the only run whose id starts with it.
+
+        :raises RunNotFoundError: no such run; :class:`AmbiguousRunIdError` (a subclass)
+            when a prefix matches several.
+        """
+        self._check_open()
+        if not isinstance(run_id, str) or not run_id:
+            raise RunNotFoundError(str(run_id), "no run id given")
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            row = conn.execute(select(runs).where(runs.c.run_id == run_id)).first()
+            if row is not None:
+                return _run_info(row)
+            candidates = conn.execute(
+                select(runs)
+                .where(runs.c.run_id.startswith(run_id, autoescape=True))
+                .order_by(runs.c.run_id)
+                .limit(50)
+            ).all()
+        # SQLite's LIKE ignores ASCII case; prefixes are case-sensitive like the ids.
+        matches = [r for r in candidates if r.run_id.startswith(run_id)]
+        if not matches:
+            raise RunNotFoundError(run_id)
+        if len(matches) > 1:
+            raise AmbiguousRunIdError(run_id, [r.run_id for r in matches])
+        return _run_info(matches[0])
+
+    def list_runs(self) -> list[RunInfo]:
+        """Every run, oldest first."""
+        self._check_open()
+        with self._errors("listing runs"), self._engine.connect() as conn:
+            rows = conn.execute(select(runs).order_by(runs.c.created_at, runs.c.run_id)).all()
+        return [_run_info(row) for row in rows]
+
+    def set_status(self, run_id: str, status: str) -> RunInfo:
+        """Set a run's status (free text of at most 64 characters, e.g. ``running``,
+        ``completed``, ``failed``) and return the updated run."""
+        self._check_open()
+        check_label(status, "run status", 64)
+        with (
+            self._errors(f"setting the status of run {run_id!r}"),
+            self._write_engine.begin() as conn,
+        ):
+            changed = conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id)
+                .values(status=status, updated_at=_utcnow())
+            ).rowcount
+            if changed != 1:
+                raise RunNotFoundError(run_id)
+            row = conn.execute(select(runs).where(runs.c.run_id == run_id)).one()
+        return _run_info(row)
+
+    def head(self, run_id: str) -> int:
+        """The run's head seq: the seq of its last event, 0 for an empty run."""
+        self._check_open()
+        with self._errors(f"reading the head of run {run_id!r}"), self._engine.connect() as conn:
+            return self._head(conn, run_id)
+
+    @staticmethod
+    def _head(conn: Connection, run_id: str) -> int:
+        head = conn.execute(select(runs.c.head_seq).where(runs.c.run_id == run_id)).scalar()
+        if head is None:
+            raise RunNotFoundError(run_id)
+        return int(head)
+
+    # ------------------------------------------------------------------ events
+
+    def append(
+        self, run_id: str, expected_seq: int, events: Sequence[NewEvent]
+    ) -> list[StoredEvent]:
+        """Append ``events`` as seqs ``expected_seq + 1 ...``, all or nothing.
+
+        Returns the stored events; their payloads are the normalized copies that a later
+        :meth:`read` returns too (see :mod:`ledger.envelope`).
+
+        :raises ConcurrencyError: the run's head is not ``expected_seq`` (nothing stored).
+        :raises RunNotFoundError: no such run.
+        :raises InvalidEventError: an event cannot be stored (checked before any write).
+        :raises StoreBusyError: SQLite only: the write lock stayed taken past the timeout.
+        """
+        self._check_open()
+        if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
+            raise InvalidEventError(f"expected_seq must be an int >= 0, not {expected_seq!r}")
+        payloads: list[Any] = []
+        texts: list[str] = []
+        for index, new in enumerate(events):
+            if not isinstance(new, NewEvent):
+                raise InvalidEventError(
+                    f"events[{index}] is a {type(new).__name__}, not a ledger.NewEvent"
+                )
+            payload, text = normalize_json(new.payload, f"payload of events[{index}] ({new.type})")
+            payloads.append(payload)
+            texts.append(text)
+        recorded = _utcnow()
+        batch = _Batch(run_id, expected_seq, list(events), texts, recorded)
+
+        with self._errors(f"appending to run {run_id!r}"):
+            try:
+                with self._write_engine.begin() as conn:
+                    if self._sqlite:
+                        positions = self._append_sqlite(conn, batch)
+                    else:
+                        positions = self._append_postgres(conn, batch)
+            except (sa_exc.IntegrityError, sqlite3.IntegrityError) as exc:
+                if not _is_seq_conflict(exc):
+                    raise
+                raise ConcurrencyError(run_id, expected_seq, self._head_or_none(run_id)) from None
+        rows = batch.rows
+        return [
+            stored_event(
+                positions[i],
+                run_id,
+                row[1],
+                row[2],
+                row[3],
+                payloads[i],
+                row[5],
+                recorded,
+                row[7],
+                row[8],
+            )
+            for i, row in enumerate(rows)
+        ]
+
+    def _append_sqlite(self, conn: Connection, batch: _Batch) -> Sequence[int]:
+        # The sqlite3 connection itself, inside the transaction SQLAlchemy began with
+        # BEGIN IMMEDIATE: SQLAlchemy's per-statement and per-row work would cost more than
+        # SQLite's. sqlite3 errors raised here are translated by _errors like any other.
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        run_id, expected = batch.run_id, batch.expected_seq
+        if not batch.events:
+            actual = self._head_sqlite(raw, run_id)
+            if actual != expected:
+                raise ConcurrencyError(run_id, expected, actual)
+            return []
+        claimed = raw.execute(
+            "UPDATE runs SET head_seq = ?, updated_at = ? WHERE run_id = ? AND head_seq = ?",
+            (batch.new_head, batch.recorded_text, run_id, expected),
+        ).rowcount
+        if claimed != 1:
+            raise ConcurrencyError(run_id, expected, self._head_sqlite(raw, run_id))
+        prev_hash = GENESIS_HASH
+        if expected > 0:
+            found = raw.execute(
+                "SELECT hash FROM events WHERE run_id = ? AND seq = ?", (run_id, expected)
+            ).fetchone()
+            prev_hash = self._found_prev_hash(run_id, expected, found)
+        rows = batch.build_rows(prev_hash)
+        raw.executemany(_SQLITE_INSERT, rows)
+        last = int(raw.execute("SELECT last_insert_rowid()").fetchone()[0])
+        first = last - len(rows) + 1
+        # One writer at a time and AUTOINCREMENT make a batch's positions consecutive; a
+        # cheap check of the first keeps that assumption from ever being silently wrong.
+        (stored_first,) = raw.execute(
+            "SELECT position FROM events WHERE run_id = ? AND seq = ?", (run_id, rows[0][1])
+        ).fetchone()
+        if stored_first == first:
+            return range(first, last + 1)
+        return [
+            int(p)
+            for (p,) in raw.execute(
+                "SELECT position FROM events WHERE run_id = ? AND seq > ? ORDER BY seq",
+                (run_id, expected),
+            )
+        ]
+
+    @staticmethod
+    def _head_sqlite(raw: sqlite3.Connection, run_id: str) -> int:
+        found = raw.execute("SELECT head_seq FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if found is None:
+            raise RunNotFoundError(run_id)
+        return int(found[0])
+
+    def _append_postgres(self, conn: Connection, batch: _Batch) -> Sequence[int]:
+        run_id, expected = batch.run_id, batch.expected_seq
+        if not batch.events:
+            actual = self._head(conn, run_id)
+            if actual != expected:
+                raise ConcurrencyError(run_id, expected, actual)
+            return []
+        claimed = conn.execute(
+            _PG_CLAIM,
+            {
+                "p_run_id": run_id,
+                "p_expected": expected,
+                "p_new": batch.new_head,
+                "p_now": batch.recorded,
+            },
+        ).rowcount
+        if claimed != 1:
+            raise ConcurrencyError(run_id, expected, self._head(conn, run_id))
+        prev_hash = GENESIS_HASH
+        if expected > 0:
+            found = conn.execute(_PG_PREV_HASH, {"p_run_id": run_id, "p_seq": expected}).first()
+            prev_hash = self._found_prev_hash(run_id, expected, found)
+        rows = batch.build_rows(prev_hash)
+        result = conn.execute(
+            _PG_INSERT,
+            {"run_id": run_id, "recorded_at": batch.recorded, "rows": _pg_rows_json(rows)},
+        )
+        by_seq = {int(seq): int(position) for seq, position in result}
+        return [by_seq[r[1]] for r in rows]
+
+    @staticmethod
+    def _found_prev_hash(run_id: str, seq: int, found: Any) -> str:
+        if found is None:
+            raise LedgerError(
+                f"run {run_id!r}: the head is at seq {seq} but that event is missing;"
+                " the ledger is damaged (see verify_chain)"
+            )
+        return str(found[0])
+
+    def _head_or_none(self, run_id: str) -> int | None:
+        try:
+            with self._engine.connect() as conn:
+                return self._head(conn, run_id)
+        except (LedgerError, sa_exc.SQLAlchemyError):
+            return None
+
+    def read(self, run_id: str, from_seq: int = 0) -> Iterator[StoredEvent]:
+        """Stream the run's events with seq > ``from_seq``, in seq order.
+
+        Events are fetched ``read_chunk`` at a time, each chunk in its own short transaction:
+        nothing holds a database snapshot while the caller works through the events, and
+        events appended meanwhile are included when the stream reaches them.
+
+        :raises RunNotFoundError: at once (not on the first ``next``) if there is no such run.
+        """
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            self._head(conn, run_id)
+        return self._stream(run_id, from_seq, _MAX_SEQ)
+
+    def _stream(self, run_id: str, after: int, upto: int) -> Iterator[StoredEvent]:
+        """Events ``after < seq <= upto`` in seq order.
+
+        Each chunk is fetched as plain rows (text and numbers) and each StoredEvent is built
+        only when the caller asks for it: payloads that the caller drops at once then die
+        young, instead of a chunk's worth of them being promoted through the garbage
+        collector's generations, which made reads ~30% slower in a process holding a large
+        heap (an engine with its state, a benchmark with its inputs).
+        """
+        parse_time = _parse_time if self._sqlite else _as_utc
+        for rows in self._chunks(run_id, after, upto):
+            for r in rows:
+                try:
+                    payload = parse_json(r[4])
+                    recorded_at = parse_time(r[6])
+                except (ValueError, TypeError) as exc:
+                    raise ChainBrokenError(
+                        run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
+                    ) from None
+                yield stored_event(
+                    r[0], run_id, r[1], r[2], r[3], payload, r[5], recorded_at, r[7], r[8]
+                )
+
+    def _chunks(self, run_id: str, after: int, upto: int) -> Iterator[list[Row]]:
+        """Rows ``(position, seq, type, schema_version, payload JSON text, agent,
+        recorded_at, prev_hash, hash)`` in chunks, by keyset pagination on seq; each chunk is
+        one short query, so no snapshot stays open while the caller works."""
+        fetch = self._fetch_sqlite if self._sqlite else self._fetch_postgres
+        while True:
+            with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+                chunk = fetch(conn, run_id, after, upto)
+            if not chunk:
+                return
+            yield chunk
+            if len(chunk) < self._read_chunk:
+                return
+            after = chunk[-1][1]
+
+    def _fetch_sqlite(self, conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+        # The sqlite3 connection itself, outside any transaction: one SELECT is its own
+        # consistent snapshot, and plain tuples skip SQLAlchemy's row processing.
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        return raw.execute(_SQLITE_READ, (run_id, after, upto, self._read_chunk)).fetchall()
+
+    def _fetch_postgres(self, conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+        result = conn.execute(
+            _PG_READ,
+            {"p_run_id": run_id, "p_after": after, "p_upto": upto, "p_limit": self._read_chunk},
+        )
+        return [tuple(r) for r in result]
+
+    def verify_chain(self, run_id: str) -> ChainReport:
+        """Recompute every event's hash from its stored fields and check the links.
+
+        Checks, event by event up to the run's head: seqs are 1, 2, ... without gaps;
+        each ``prev_hash`` is the previous event's ``hash`` (64 zeros for seq 1); each
+        ``hash`` equals the recomputed one. Reports the first failure (see
+        :meth:`ChainReport.raise_if_broken`).
+        """
+        self._check_open()
+        with self._errors(f"verifying run {run_id!r}"), self._engine.connect() as conn:
+            head = self._head(conn, run_id)
+        expected_seq = 1
+        prev_hash = GENESIS_HASH
+        checked = 0
+
+        def broken(seq: int, reason: str) -> ChainReport:
+            return ChainReport(
+                run_id=run_id,
+                ok=False,
+                events_checked=checked,
+                head_seq=head,
+                first_bad_seq=seq,
+                reason=reason,
+            )
+
+        try:
+            for event_ in self._stream(run_id, 0, head):
+                seq = event_.seq
+                if seq != expected_seq:
+                    return broken(expected_seq, f"event {expected_seq} is missing (next is {seq})")
+                if event_.prev_hash != prev_hash:
+                    return broken(seq, "prev_hash does not match the previous event's hash")
+                try:
+                    recomputed = event_.compute_hash()
+                except (LedgerError, ValueError, TypeError) as exc:
+                    return broken(seq, f"stored fields cannot be hashed: {exc}")
+                if recomputed != event_.hash:
+                    return broken(seq, "stored fields do not match the stored hash")
+                prev_hash = event_.hash
+                expected_seq += 1
+                checked += 1
+        except ChainBrokenError as exc:
+            return broken(exc.seq, exc.reason)
+        if checked != head:
+            return broken(expected_seq, f"event {expected_seq} is missing (head is {head})")
+        return ChainReport(run_id=run_id, ok=True, events_checked=checked, head_seq=head)
+
+    # ------------------------------------------------------------------ errors
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise LedgerError(f"the store {self.display} is closed")
+
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        """Translate driver errors into ledger errors with one readable line."""
+        try:
+            yield
+        except LedgerError:
+            raise
+        except sa_exc.DBAPIError as exc:
+            raise self._translate(exc.orig if exc.orig is not None else exc, doing) from exc
+        except (sqlite3.Error, psycopg.Error) as exc:
+            raise self._translate(exc, doing) from exc
+        except sa_exc.SQLAlchemyError as exc:
+            raise LedgerError(f"{doing} in {self.display}: {_first_line(exc)}") from exc
+
+    def _translate(self, orig: BaseException, doing: str) -> LedgerError:
+        detail = _first_line(orig)
+        where = self.display
+        if self._sqlite:
+            lowered = detail.lower()
+            if "locked" in lowered or "busy" in lowered:
+                return StoreBusyError(
+                    f"{doing}: {where} stayed locked by another writer for more than"
+                    f" {self._busy_timeout_s:g}s ({detail})"
+                )
+            if "file is not a database" in lowered:
+                return NotADatabaseError(f"{where} is not a SQLite database ({detail})")
+            if "no such table" in lowered:
+                return LedgerError(
+                    f"{doing}: {where} lacks a ledger table ({detail}); the ledger is damaged"
+                )
+            if isinstance(orig, sqlite3.OperationalError):
+                return StoreUnreachableError(f"{doing}: cannot use {where}: {detail}")
+            return LedgerError(f"{doing} in {where} failed: {detail}")
+        if isinstance(orig, psycopg.OperationalError):
+            return StoreUnreachableError(f"{doing}: cannot reach PostgreSQL at {where}: {detail}")
+        return LedgerError(f"{doing} in {where} failed: {detail}")
+
+
+def _run_info(row: Any) -> RunInfo:
+    return RunInfo(
+        run_id=row.run_id,
+        kind=row.kind,
+        config=row.config,
+        status=row.status,
+        head_seq=row.head_seq,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _is_seq_conflict(exc: sa_exc.IntegrityError | sqlite3.IntegrityError) -> bool:
+    orig = exc.orig if isinstance(exc, sa_exc.IntegrityError) else exc
+    if isinstance(orig, psycopg.errors.UniqueViolation):
+        diag = orig.diag
+        return diag.constraint_name == "uq_events_run_id_seq"
+    text = str(orig)
+    return "UNIQUE constraint failed: events.run_id, events.seq" in text
+
+
+def _check_sqlite_path(path: Path, *, location: StoreLocation, upgrade: bool) -> bool:
+    """Refuse a path SQLite should not open, before SQLite touches it. Returns whether the
+    file does not exist yet (and will be created)."""
+    if path.is_dir():
+        raise NotADatabaseError(f"{path} is a folder, not a SQLite database file")
+    if path.exists():
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise StoreUnreachableError(f"cannot open {path}: no permission to read and write it")
+        try:
+            with open(path, "rb") as handle:
+                header = handle.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            raise StoreUnreachableError(f"cannot read {path}: {exc.strerror}") from None
+        # A zero-length file is what SQLite itself treats as an empty database.
+        if header and header != SQLITE_MAGIC:
+            raise NotADatabaseError(f"{path} is not a SQLite database; it was left untouched")
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise StoreUnreachableError(
+                f"cannot use {path}: its folder is not writable (SQLite keeps its write-ahead"
+                " log next to the database)"
+            )
+        return False
+    folder = path.parent
+    if location.is_default:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnreachableError(
+                f"cannot create the ledger folder {folder}: {exc.strerror}"
+            ) from None
+    if not folder.exists():
+        raise StoreUnreachableError(f"cannot create {path}: folder {folder} does not exist")
+    if not folder.is_dir():
+        raise StoreUnreachableError(f"cannot create {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreUnreachableError(f"cannot create {path}: folder {folder} is not writable")
+    if not upgrade:
+        raise SchemaBehindError(
+            f"there is no ledger at {path} (upgrade=False creates none)."
+            f" Run: maai db upgrade --db {shlex.quote(str(path))}",
+            current=None,
+            head=head_revision(),
+        )
+    return True

@@ -1,0 +1,231 @@
+"""The imperative shell: fold the ledger, ask ``decide``, make the model calls, append what
+happened, repeat (DESIGN.md).
+
+Store writes go through one worker thread, in submission order, so the engine can start a
+model call while the event that records its request is still being committed: a crash in
+between only means the call is asked again on resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Protocol
+
+from domain import registry
+from domain.calls import ModelAnswer, ModelRequest
+from domain.events import (
+    Event,
+    ModelAttemptFailed,
+    ModelCallCompleted,
+    ModelCallRequested,
+    RunFailed,
+)
+from domain.frohlich.decide import decide
+from domain.frohlich.state import State, evolve, initial_state
+from ledger import EventStore, NewEvent
+
+
+class AttemptReport(Protocol):
+    address: str
+    attempt: int
+    error_kind: str
+    status: int | None
+    message: str
+    retry_in_s: float | None
+    retryable: bool
+
+
+class CallExecutor(Protocol):
+    """Makes one model call (with its own transport retries) and returns the answer."""
+
+    async def execute(
+        self,
+        request: ModelRequest,
+        on_attempt_failed: Callable[[ModelAttemptFailed], None],
+    ) -> ModelAnswer: ...
+
+
+class RunFailedError(RuntimeError):
+    """The run stopped with status ``failed``; its history is resumable."""
+
+
+class StuckError(RuntimeError):
+    """``decide`` asked for nothing, yet the protocol is not finished: a bug, never normal."""
+
+
+def load_state(store: EventStore, run_id: str) -> tuple[State, int]:
+    state = initial_state()
+    head = 0
+    for stored in store.read(run_id):
+        state = evolve(state, registry.decode(stored.type, stored.schema_version, stored.payload))
+        head = stored.seq
+    return state, head
+
+
+def to_new_event(event: Event) -> NewEvent:
+    type_, version, payload, agent = registry.encode(event)
+    return NewEvent(type=type_, schema_version=version, payload=payload, agent=agent)
+
+
+@dataclass
+class _Writer:
+    """Serializes appends on one thread; tracks the expected head seq."""
+
+    store: EventStore
+    run_id: str
+    head: int
+    pool: ThreadPoolExecutor
+    last: Future[object] | None = None
+
+    def submit(self, events: Sequence[Event]) -> Future[object]:
+        records = [to_new_event(e) for e in events]
+        expected = self.head
+        self.head += len(records)
+        future = self.pool.submit(self.store.append, self.run_id, expected, records)
+        self.last = future
+        return future
+
+
+class Engine:
+    def __init__(
+        self,
+        store: EventStore,
+        run_id: str,
+        executor: CallExecutor,
+        *,
+        on_event: Callable[[Event, State], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.executor = executor
+        self.on_event = on_event or (lambda event, state: None)
+
+    async def run(self) -> State:
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="maai-ledger")
+        try:
+            return await self._run(pool)
+        finally:
+            pool.shutdown(wait=True)
+
+    async def _run(self, pool: ThreadPoolExecutor) -> State:
+        state, head = await asyncio.get_running_loop().run_in_executor(
+            pool, load_state, self.store, self.run_id
+        )
+        writer = _Writer(self.store, self.run_id, head, pool)
+        pending: list[Future[object]] = []
+        in_flight: dict[str, asyncio.Task[ModelAnswer]] = {}
+        requests: dict[str, ModelRequest] = {}
+        loop = asyncio.get_running_loop()
+
+        def append(events: Sequence[Event]) -> None:
+            nonlocal state
+            if not events:
+                return
+            pending.append(writer.submit(events))
+            for event in events:
+                state = evolve(state, event)
+                self.on_event(event, state)
+
+        def attempt_failed(event: ModelAttemptFailed) -> None:
+            loop.call_soon_threadsafe(append, [event])
+
+        try:
+            while True:
+                await _check_writes(pending)
+                decision = decide(state)
+                new_calls = [c for c in decision.calls if c.address not in in_flight]
+                batch: list[Event] = list(decision.events)
+                for request in new_calls:
+                    again = request.address in state.requested
+                    batch.append(
+                        ModelCallRequested(
+                            request=request,
+                            request_hash=request.request_hash(),
+                            attempt=2 if again else 1,
+                        )
+                    )
+                append(batch)
+                for request in new_calls:
+                    requests[request.address] = request
+                    in_flight[request.address] = asyncio.create_task(
+                        self.executor.execute(request, attempt_failed),
+                        name=request.address,
+                    )
+                if decision.done:
+                    break
+                if not in_flight:
+                    raise StuckError(f"run {self.run_id}: nothing to do but the run is not done")
+                done, _ = await asyncio.wait(
+                    in_flight.values(), return_when=asyncio.FIRST_COMPLETED
+                )
+                completed: list[Event] = []
+                failure: tuple[ModelRequest, BaseException] | None = None
+                for task in done:
+                    address = task.get_name()
+                    del in_flight[address]
+                    request = requests.pop(address)
+                    error = task.exception()
+                    if error is not None:
+                        failure = failure or (request, error)
+                        continue
+                    completed.append(
+                        ModelCallCompleted(
+                            address=address,
+                            agent=request.agent,
+                            request_hash=request.request_hash(),
+                            model=request.model,
+                            answer=task.result(),
+                        )
+                    )
+                append(completed)
+                if failure is not None:
+                    request, error = failure
+                    await _cancel(in_flight.values())
+                    reason = (
+                        f"model call failed: agent {request.agent}, step {request.purpose.value} "
+                        f"({request.address}), model {request.model}: {error}"
+                    )
+                    append([RunFailed(reason=reason, address=request.address, agent=request.agent)])
+                    await _flush(pending)
+                    await loop.run_in_executor(pool, self.store.set_status, self.run_id, "failed")
+                    raise RunFailedError(reason) from error
+            await _flush(pending)
+            await loop.run_in_executor(pool, self.store.set_status, self.run_id, "completed")
+            return state
+        except BaseException:
+            await _cancel(in_flight.values())
+            # Whatever was submitted is either committed or rejected whole; wait for it.
+            for future in pending:
+                with contextlib.suppress(BaseException):
+                    await asyncio.wrap_future(future)
+            raise
+
+
+async def _check_writes(pending: list[Future[object]]) -> None:
+    """Raise the first store error (e.g. another writer won) and drop finished writes."""
+    still = []
+    for future in pending:
+        if future.done():
+            future.result()
+        else:
+            still.append(future)
+    pending[:] = still
+
+
+async def _flush(pending: list[Future[object]]) -> None:
+    for future in pending:
+        await asyncio.wrap_future(future)
+    pending.clear()
+
+
+async def _cancel(tasks: Iterable[asyncio.Task[ModelAnswer]]) -> None:
+    tasks = list(tasks)
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(BaseException):
+            await task

@@ -1,0 +1,103 @@
+"""How the engine's model calls are made: live (any SDK model, the simulated participant
+included) or from a recording."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from agents import Model
+
+from domain.calls import ModelAnswer, ModelRequest
+from domain.events import ModelAttemptFailed
+from domain.frohlich.config import FrohlichConfig
+from runtime import providers
+from runtime.recording import AttemptFailure, Caller, ModelCaller
+
+
+def attempt_event(failure: AttemptFailure) -> ModelAttemptFailed:
+    return ModelAttemptFailed(
+        address=failure.address,
+        agent=failure.agent,
+        attempt=failure.attempt,
+        error_kind=failure.error_kind.value,
+        status=failure.http_status,
+        message=failure.message,
+        retry_in_s=failure.retry_delay_s,
+        retryable=failure.retryable,
+    )
+
+
+class LiveExecutor:
+    """One SDK model per participant (and one for the utility agent), built on first use."""
+
+    def __init__(
+        self,
+        config: FrohlichConfig,
+        *,
+        caller: Caller | None = None,
+        env: Mapping[str, str] = os.environ,
+        models: Mapping[str, Model] | None = None,
+    ) -> None:
+        self.config = config
+        self.caller = caller or ModelCaller(config.retry)
+        self.env = env
+        self._models: dict[str, Model] = dict(models or {})
+
+    def model_for(self, who: str) -> Model:
+        model = self._models.get(who)
+        if model is None:
+            model = self._build(who)
+            self._models[who] = model
+        return model
+
+    def _build(self, who: str) -> Model:
+        from runtime.simulated import build_simulated
+
+        if who == providers.UTILITY:
+            utility = self.config.utility
+            if utility.model == providers.SIMULATED:
+                return build_simulated(None, seed=self.config.seed)
+            return providers.build_model(
+                utility.model,
+                utility.provider,
+                who=who,
+                env=self.env,
+                timeout_s=self.config.retry.timeout_s,
+            )
+        agent = self.config.agent(who)
+        if agent.model == providers.SIMULATED:
+            return build_simulated(agent, seed=self.config.seed)
+        return providers.build_model(
+            agent.model, agent.provider, who=who, env=self.env, timeout_s=self.config.retry.timeout_s
+        )
+
+    async def execute(
+        self,
+        request: ModelRequest,
+        on_attempt_failed: Callable[[ModelAttemptFailed], None],
+    ) -> ModelAnswer:
+        async def report(failure: AttemptFailure) -> None:
+            on_attempt_failed(attempt_event(failure))
+
+        return await self.caller.call(
+            request, self.model_for(request.agent), on_attempt_failed=report
+        )
+
+
+class RecordedExecutor:
+    """Serves answers from a recording (``runtime.replay.ReplayCaller``); no model, no
+    network unless the caller was built with a live fallback."""
+
+    def __init__(self, caller: Caller) -> None:
+        self.caller = caller
+
+    async def execute(
+        self,
+        request: ModelRequest,
+        on_attempt_failed: Callable[[ModelAttemptFailed], None],
+    ) -> ModelAnswer:
+        async def report(failure: AttemptFailure) -> None:
+            on_attempt_failed(attempt_event(failure))
+
+        return await self.caller.call(request, None, on_attempt_failed=report)

@@ -1,0 +1,234 @@
+"""Model providers: turn a config's model string (and optional provider block) into an SDK
+``Model``, and check before a run starts that every key it needs is there.
+
+Routes:
+
+- ``simulated``: the offline simulated participant (``runtime.simulated``, imported lazily).
+- ``openai:NAME`` or a bare ``NAME`` without a provider ``base_url``: OpenAI's Responses API.
+- a provider with ``base_url``: any OpenAI-compatible server (Ollama, vLLM, llama.cpp's
+  server, OpenRouter, Gemini's compatible endpoint) through Chat Completions. The model
+  string is sent verbatim, since such names often carry colons or slashes
+  (``llama3.1:8b``, ``meta-llama/llama-3.1-8b-instruct``).
+
+Every OpenAI client is built with ``max_retries=0``: retries belong to
+``runtime.recording`` so that each attempt is visible in the ledger.
+
+Keys are read from the environment mapping given (never from the config), remembered only
+so that error text can be scrubbed of them (``scrub``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from agents import Model
+from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
+from agents.models.openai_responses import OpenAIResponsesModel
+from openai import AsyncOpenAI
+
+from domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig
+
+SIMULATED = "simulated"
+OPENAI_PREFIX = "openai:"
+OPENAI_KEY_ENV = "OPENAI_API_KEY"
+OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# Local servers (Ollama, llama.cpp, vLLM without --api-key) ignore the key, but the client
+# needs one; without it the OpenAI client would fall back to OPENAI_API_KEY and hand the
+# OpenAI key to a third party.
+NO_KEY_PLACEHOLDER = "not-needed"
+DEFAULT_TIMEOUT_S = 120.0
+UTILITY = "utility"
+
+# Prefixes that OpenAI model ids themselves use (fine-tuned models: ``ft:gpt-4o-mini:org::id``).
+_OPENAI_NATIVE_PREFIXES = ("ft:",)
+
+
+class ProviderSetupError(RuntimeError):
+    """A model cannot be set up: unknown model string, missing key. Raised before a run."""
+
+
+RouteKind = Literal["simulated", "openai", "compatible"]
+
+
+@dataclass(frozen=True)
+class ModelRoute:
+    """Where one model string goes: ``name`` is what the server receives."""
+
+    kind: RouteKind
+    name: str
+    key_env: str | None
+    base_url: str | None
+
+
+def describe_who(who: str) -> str:
+    """``alice`` -> ``agent alice``; the reserved ``utility`` -> ``utility agent``."""
+    return "utility agent" if who == UTILITY else f"agent {who}"
+
+
+def resolve_route(model: str, provider: ProviderConfig | None, *, who: str) -> ModelRoute:
+    """Decide the route for a model string, without touching the environment."""
+    if model == SIMULATED:
+        return ModelRoute("simulated", SIMULATED, None, None)
+    if not model.strip():
+        raise ProviderSetupError(f"{describe_who(who)}: the model name is empty")
+    if provider is not None and provider.base_url:
+        return ModelRoute("compatible", model, provider.api_key_env, provider.base_url)
+    key_env = (provider.api_key_env if provider else None) or OPENAI_KEY_ENV
+    if model.startswith(OPENAI_PREFIX):
+        name = model[len(OPENAI_PREFIX) :]
+        if not name:
+            raise ProviderSetupError(f"{describe_who(who)}: 'openai:' needs a model name")
+        return ModelRoute("openai", name, key_env, None)
+    if ":" in model and not model.startswith(_OPENAI_NATIVE_PREFIXES):
+        prefix = model.split(":", 1)[0]
+        raise ProviderSetupError(
+            f"{describe_who(who)}: model {model!r} has unknown provider prefix {prefix!r}; "
+            f"use 'openai:NAME', '{SIMULATED}', or give the agent a provider with a base_url"
+        )
+    return ModelRoute("openai", model, key_env, None)
+
+
+def build_model(
+    model: str,
+    provider: ProviderConfig | None,
+    *,
+    who: str,
+    env: Mapping[str, str] = os.environ,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    agent: AgentConfig | None = None,
+    seed: int = 0,
+) -> Model:
+    """Build the SDK model for one agent (``who`` is its name, or ``utility``).
+
+    ``agent`` and ``seed`` matter only to the simulated participant (its persona); without
+    ``agent`` it gets a default persona for ``who``."""
+    route = resolve_route(model, provider, who=who)
+    if route.kind == "simulated":
+        return _build_simulated(who=who, agent=agent, seed=seed)
+    api_key = _api_key(route, env, who=who, model=model)
+    if route.kind == "openai":
+        client = AsyncOpenAI(
+            api_key=api_key,
+            # Explicit, so the base URL comes from the same mapping as the key.
+            base_url=env.get(OPENAI_BASE_URL_ENV) or OPENAI_DEFAULT_BASE_URL,
+            max_retries=0,
+            timeout=timeout_s,
+        )
+        return OpenAIResponsesModel(model=route.name, openai_client=client)
+    client = AsyncOpenAI(api_key=api_key, base_url=route.base_url, max_retries=0, timeout=timeout_s)
+    # The client reads OPENAI_ORG_ID / OPENAI_PROJECT_ID from os.environ and would send them
+    # as headers to the third-party server; they belong to OpenAI only.
+    client.organization = None
+    client.project = None
+    return OpenAIChatCompletionsModel(model=route.name, openai_client=client)
+
+
+def _api_key(route: ModelRoute, env: Mapping[str, str], *, who: str, model: str) -> str:
+    if route.key_env is None:
+        return NO_KEY_PLACEHOLDER
+    value = env.get(route.key_env, "")
+    if not value.strip():
+        raise ProviderSetupError(
+            f"environment variable {route.key_env} is not set "
+            f"(needed by {describe_who(who)}, model {model})"
+        )
+    register_secret(value)
+    return value
+
+
+def _build_simulated(*, who: str, agent: AgentConfig | None, seed: int) -> Model:
+    try:
+        simulated = importlib.import_module("runtime.simulated")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("runtime.simulated", "runtime"):
+            raise
+        raise ProviderSetupError(
+            f"{describe_who(who)}: the simulated participant (runtime.simulated) is not installed"
+        ) from None
+    if who == UTILITY:
+        built: Model = simulated.build_simulated(None, seed=seed)
+    else:
+        built = simulated.build_simulated(agent or AgentConfig(name=who), seed=seed)
+    return built
+
+
+def _model_users(config: FrohlichConfig) -> list[tuple[str, str, ProviderConfig | None]]:
+    users: list[tuple[str, str, ProviderConfig | None]] = [
+        (a.name, a.model, a.provider) for a in config.agents
+    ]
+    users.append((UTILITY, config.utility.model, config.utility.provider))
+    return users
+
+
+def check_credentials(config: FrohlichConfig, env: Mapping[str, str] = os.environ) -> None:
+    """Fail before a run starts if a model string is unusable or a needed key is missing.
+
+    One error lists every problem; each missing variable names the agents that need it.
+    """
+    problems: list[str] = []
+    missing: dict[str, list[str]] = {}
+    for who, model, provider in _model_users(config):
+        try:
+            route = resolve_route(model, provider, who=who)
+        except ProviderSetupError as exc:
+            problems.append(str(exc))
+            continue
+        if route.key_env is not None and not env.get(route.key_env, "").strip():
+            missing.setdefault(route.key_env, []).append(describe_who(who))
+    for var, whos in missing.items():
+        problems.append(f"environment variable {var} is not set (needed by {', '.join(whos)})")
+    if problems:
+        raise ProviderSetupError("\n".join(problems))
+
+
+def third_party_key_envs(config: FrohlichConfig) -> frozenset[str]:
+    """Environment variables whose keys go to servers other than OpenAI.
+
+    Tracing must never export with one of these, even when it is named OPENAI_API_KEY (a
+    common habit with OpenRouter)."""
+    return frozenset(
+        p.api_key_env
+        for _, _, p in _model_users(config)
+        if p is not None and p.base_url and p.api_key_env
+    )
+
+
+# --- secrets scrubbing --------------------------------------------------------------------
+
+_secrets: set[str] = set()
+_secrets_lock = threading.Lock()
+# Shapes of common keys, for keys we were never handed (a server echoing part of one back).
+_KEY_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?i)\bBearer\s+[A-Za-z0-9._~+/=\-]+"), "Bearer ***"),
+    (re.compile(r"\bsk-[A-Za-z0-9_\-*.]{6,}"), "sk-***"),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), "AIza***"),
+    (re.compile(r"\bhf_[A-Za-z0-9]{20,}"), "hf_***"),
+)
+_MIN_SECRET_LEN = 4  # shorter values would blank out ordinary words
+
+
+def register_secret(value: str) -> None:
+    """Remember a key value so that ``scrub`` removes it from any text."""
+    if len(value) >= _MIN_SECRET_LEN:
+        with _secrets_lock:
+            _secrets.add(value)
+
+
+def scrub(text: str, extra: Iterable[str] = ()) -> str:
+    """Remove every known key (and anything shaped like one) from ``text``."""
+    with _secrets_lock:
+        secrets = set(_secrets)
+    secrets.update(s for s in extra if len(s) >= _MIN_SECRET_LEN)
+    # Longest first, so a key that contains another is removed whole.
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    for pattern, replacement in _KEY_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text

@@ -1,0 +1,156 @@
+"""Starting, resuming and summarizing runs: the services behind the CLI."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from domain.events import RunStarted
+from domain.frohlich.config import ConfigError, FrohlichConfig, parse_config
+from domain.frohlich.state import State
+from ledger import EventStore
+from runtime.engine import load_state, to_new_event
+
+KIND = "frohlich"
+
+
+def load_config(path: str | Path, *, seed: int | None = None) -> FrohlichConfig:
+    """Read and validate a YAML config; errors name the file (and the key path)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{path}: {problem}{where}") from None
+    if isinstance(data, dict) and seed is not None:
+        data = {**data, "seed": seed}
+    return parse_config(data, source=str(path))
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+def code_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("maai")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def start_run(
+    store: EventStore,
+    config: FrohlichConfig,
+    *,
+    run_id: str | None = None,
+    trace_id: str | None = None,
+) -> str:
+    """Create the run and record its first event. The config holds no secrets (keys are
+    named by environment variable only), so it is stored as it is."""
+    run_id = run_id or new_run_id()
+    snapshot = config.model_dump(mode="json")
+    store.create_run(run_id, KIND, snapshot)
+    started = RunStarted(
+        experiment=KIND,
+        config=snapshot,
+        seed=config.seed,
+        trace_id=trace_id,
+        code_version=code_version(),
+    )
+    store.append(run_id, 0, [to_new_event(started)])
+    return run_id
+
+
+@dataclass
+class AgentSummary:
+    name: str
+    phase1_cents: int
+    phase2_cents: int | None
+    bank_cents: int
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    status: str
+    phase: int
+    round: int
+    outcome: str
+    agents: list[AgentSummary]
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    failed_attempts: int
+    failure: str | None
+    by_phase: dict[str, dict[str, int]]
+
+    def as_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+def summarize(run_id: str, state: State, status: str | None = None) -> RunSummary:
+    agents = []
+    for agent in state.agents.values():
+        p1 = sum(p.payoff_cents for p in agent.payoffs if p.scope == "phase1")
+        p2_list = [p.payoff_cents for p in agent.payoffs if p.scope == "phase2"]
+        agents.append(
+            AgentSummary(
+                name=agent.name,
+                phase1_cents=p1,
+                phase2_cents=p2_list[0] if p2_list else None,
+                bank_cents=agent.bank_cents,
+                missing=list(agent.missing),
+            )
+        )
+    if state.outcome is not None:
+        outcome = f"agreement on {state.outcome.describe()}"
+    elif state.discussion_ended:
+        outcome = "no agreement"
+    else:
+        outcome = "discussion not finished"
+    return RunSummary(
+        run_id=run_id,
+        status=status or state.status,
+        phase=state.phase,
+        round=state.round,
+        outcome=outcome,
+        agents=agents,
+        calls=state.totals.calls,
+        input_tokens=state.totals.input_tokens,
+        output_tokens=state.totals.output_tokens,
+        failed_attempts=state.totals.failed_attempts,
+        failure=state.failure,
+        by_phase={
+            phase: {
+                "calls": t.calls,
+                "input_tokens": t.input_tokens,
+                "output_tokens": t.output_tokens,
+            }
+            for phase, t in sorted(state.totals_by_phase.items())
+        },
+    )
+
+
+def replay_state(store: EventStore, run_id: str) -> State:
+    """Rebuild a run's state from its events alone: no model, no network."""
+    state, _ = load_state(store, run_id)
+    return state

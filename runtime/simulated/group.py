@@ -1,0 +1,159 @@
+"""How a participant reads the group in Phase 2, and where that leaves its own position.
+
+Each speaker's latest public statement counts as that speaker's position; the latest ballot
+tally adds half a vote per ballot (it is anonymous and may be stale). A participant starts
+from its own last public position (or its preference) and may move to the group's leading
+position: more readily with high conformity, low stubbornness and late rounds, and more
+readily still when only the amount differs.
+
+The move is drawn once per agent and round (not per call), so the private reasoning, the
+statement and the ballot of one round tell a consistent story.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from domain.frohlich.types import Principle
+from runtime.simulated.facts import Item, as_int, history, progress
+from runtime.simulated.persona import Persona, unit
+from runtime.simulated.reading import Stance, amount_in, mentions, stance_in
+
+K = TypeVar("K", Principle, Stance)
+_TALLY_WEIGHT = 0.5
+_COUNT = (
+    re.compile(r"\b(\d{1,3})\s*(?:votes?|ballots?)\b", re.I),
+    re.compile(r"\b(?:votes?|ballots?)\W{0,3}(\d{1,3})\b(?![,\d])", re.I),
+    re.compile(r"(?:[:=×]|\bx)\s*(\d{1,3})\b(?![,\d])"),
+)
+
+
+@dataclass(frozen=True)
+class GroupView:
+    me: str
+    positions: dict[str, Stance] = field(default_factory=dict)  # oldest speaker first
+    tally: dict[Stance, int] = field(default_factory=dict)
+
+    def others(self) -> dict[str, Stance]:
+        return {name: s for name, s in self.positions.items() if name != self.me}
+
+    def support(self) -> dict[Stance, float]:
+        out: dict[Stance, float] = {}
+        for stance in self.positions.values():
+            out[stance] = out.get(stance, 0.0) + 1.0
+        for stance, count in self.tally.items():
+            out[stance] = out.get(stance, 0.0) + _TALLY_WEIGHT * count
+        return out
+
+    def share(self, principle: Principle) -> float:
+        support = self.support()
+        total = sum(support.values())
+        mine = sum(v for s, v in support.items() if s.principle is principle)
+        return mine / total if total else 0.0
+
+    def agreement(self, stance: Stance) -> float:
+        """How much the others agree with ``stance``: 1 per exact match, 0.5 per same
+        principle with another amount, over the number of others heard."""
+        others = list(self.others().values())
+        if not others:
+            return 0.0
+        score = sum(
+            1.0 if s == stance else 0.5 if s.principle is stance.principle else 0.0 for s in others
+        )
+        return score / len(others)
+
+    def leader(self, own: Stance) -> Stance | None:
+        support = self.support()
+        if not support:
+            return None
+        by_principle: dict[Principle, float] = {}
+        for stance, value in support.items():
+            by_principle[stance.principle] = by_principle.get(stance.principle, 0.0) + value
+        principle: Principle = self._tie_break(by_principle, own.principle, _principle_of)
+        amounts = {s: v for s, v in support.items() if s.principle is principle}
+        return self._tie_break(amounts, own, _itself)
+
+    def _tie_break(self, scores: Mapping[K, float], own: K, key: Callable[[Stance], K]) -> K:
+        # Ties go to one's own position, then to the most recent speaker's: a cascade that
+        # lets a split group converge instead of cycling.
+        best = max(scores.values())
+        tied = [k for k, v in scores.items() if v == best]
+        if own in tied:
+            return own
+        for stance in reversed(list(self.positions.values())):
+            if key(stance) in tied:
+                return key(stance)
+        return min(tied, key=str)  # only a tally names it: any fixed choice will do
+
+
+def _principle_of(stance: Stance) -> Principle:
+    return stance.principle
+
+
+def _itself(stance: Stance) -> Stance:
+    return stance
+
+
+def read_group(me: str, items: list[Item]) -> GroupView:
+    latest: dict[str, Stance] = {}  # newest first while reading backwards
+    tally: dict[Stance, int] | None = None
+    for item in reversed(items):
+        if item.kind == "statement" and item.speaker and item.speaker not in latest:
+            stance = stance_in(item.text)
+            if stance is not None and stance.complete:
+                latest[item.speaker] = stance
+        elif item.kind == "tally" and tally is None:
+            tally = read_tally(item.text)
+    positions = dict(reversed(latest.items()))
+    return GroupView(me=me, positions=positions, tally=tally or {})
+
+
+def read_tally(text: str) -> dict[Stance, int]:
+    """``(c) $13,000: 3 votes; (a): 2 votes`` and similar announcements, leniently."""
+    spots = mentions(text)
+    out: dict[Stance, int] = {}
+    for i, (_, end, principle) in enumerate(spots):
+        segment = text[end : spots[i + 1][0] if i + 1 < len(spots) else len(text)]
+        amount = amount_in(segment) if principle.needs_amount else None
+        if principle.needs_amount and amount is None:
+            continue
+        count = 1
+        for pattern in _COUNT:
+            m = pattern.search(segment)
+            if m:
+                count = int(m.group(1))
+                break
+        stance = Stance(principle, amount)
+        out[stance] = out.get(stance, 0) + count
+    return out
+
+
+def preferred(persona: Persona) -> Stance:
+    return Stance(persona.principle, persona.amount_for(persona.principle))
+
+
+@dataclass(frozen=True)
+class Position:
+    stance: Stance
+    switched: bool
+    view: GroupView
+
+
+def current_position(persona: Persona, seed: int, ctx: Mapping[str, Any]) -> Position:
+    view = read_group(persona.name, history(ctx))
+    own = view.positions.get(persona.name, preferred(persona))
+    lead = view.leader(own)
+    if lead is None or lead == own:
+        return Position(own, False, view)
+    pull = persona.conformity * (1 - 0.6 * persona.stubbornness) * (0.3 + 0.7 * progress(ctx))
+    if lead.principle is own.principle:
+        chance = min(1.0, 0.15 + 1.5 * pull)  # conceding an amount is cheap
+    else:
+        chance = pull * min(1.0, 1.5 * view.share(lead.principle))
+    draw = unit(seed, persona.name, "phase2/stance", as_int(ctx.get("round"), 0))
+    if draw < chance:
+        return Position(lead, True, view)
+    return Position(own, False, view)

@@ -1,0 +1,64 @@
+"""Turning positions and rankings into the machine-readable fragments of an answer.
+
+These fragments are the contract with the deterministic parsers: a letter in parentheses,
+amounts as ``$13,000``, a ranking as a numbered list 1-4, ``Certainty: <label>`` and a final
+line ``I PROPOSE A VOTE``. Only the words around them come from the phrase bank.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from domain.frohlich.types import Certainty, Principle
+from runtime.simulated.phrases import Phrases
+from runtime.simulated.reading import Stance
+
+
+def money(amount: int) -> str:
+    return f"${amount:,}"
+
+
+def position(ph: Phrases, stance: Stance) -> str:
+    """``(c) maximizing the average income with a floor constraint of $13,000``."""
+    text = f"({stance.principle.value}) {ph.short[stance.principle]}"
+    if stance.amount is not None:
+        text += f" of {money(stance.amount)}"
+    return text
+
+
+def ballot(ph: Phrases, stance: Stance) -> str:
+    """The compact form ``(c) with a floor of $13,000``; (a)/(b) keep their short title."""
+    if stance.amount is None or stance.principle not in ph.constraint_nouns:
+        return position(ph, stance)
+    noun = ph.constraint_nouns[stance.principle]
+    return f"({stance.principle.value}) with a {noun} of {money(stance.amount)}"
+
+
+def brief(stance: Stance) -> str:
+    """``(c) $13,000`` for memory notes."""
+    if stance.amount is None:
+        return f"({stance.principle.value})"
+    return f"({stance.principle.value}) {money(stance.amount)}"
+
+
+def ranking_list(ph: Phrases, order: Sequence[Principle]) -> str:
+    return "\n".join(f"{i}. ({p.value}) {ph.titles[p]}" for i, p in enumerate(order, 1))
+
+
+def certainty_line(ph: Phrases, certainty: Certainty) -> str:
+    return f"Certainty: {ph.certainty[certainty]}"
+
+
+def join_names(ph: Phrases, names: Sequence[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ph.list_and.format(head=", ".join(names[:-1]), last=names[-1])
+
+
+def pick(rng: random.Random, options: Sequence[str]) -> str:
+    return options[rng.randrange(len(options))]
+
+
+def paragraph(*parts: str) -> str:
+    return " ".join(p.strip() for p in parts if p and p.strip())

@@ -1,0 +1,134 @@
+"""``verify``: the hash chain holds, and every recorded request and derived event is exactly
+what the current code would produce at that point of the history (DESIGN.md, Verify).
+
+A difference means the code (a prompt template, a rule, a parser) changed since the run was
+recorded, or something was not deterministic; each is reported with its seq and address.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from domain import registry
+from domain.calls import ModelRequest
+from domain.events import (
+    Event,
+    ModelAttemptFailed,
+    ModelCallCompleted,
+    ModelCallRequested,
+    RunFailed,
+    RunStarted,
+)
+from domain.frohlich.decide import decide
+from domain.frohlich.state import State, evolve, initial_state
+from ledger import StoredEvent
+
+# Events that record what the outside world did, not what the protocol derives.
+_OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    seq: int
+    address: str | None
+    detail: str
+
+    def describe(self) -> str:
+        where = f" ({self.address})" if self.address else ""
+        return f"seq {self.seq}{where}: {self.detail}"
+
+
+@dataclass
+class VerifyReport:
+    events: int = 0
+    requests: int = 0
+    derived: int = 0
+    divergences: list[Divergence] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.divergences
+
+
+def first_difference(recorded: ModelRequest, current: ModelRequest) -> str:
+    a = recorded.model_dump(mode="json")
+    b = current.model_dump(mode="json")
+    for key in a:
+        if a[key] == b.get(key):
+            continue
+        if isinstance(a[key], str) and isinstance(b.get(key), str):
+            old_lines, new_lines = a[key].splitlines(), b[key].splitlines()
+            for i, (old, new) in enumerate(zip(old_lines, new_lines, strict=False), 1):
+                if old != new:
+                    return f"field '{key}' line {i}: recorded {old!r}, now {new!r}"
+            return f"field '{key}': recorded {len(old_lines)} lines, now {len(new_lines)}"
+        return f"field '{key}' differs"
+    return "requests differ"
+
+
+def verify_events(stored: Iterable[StoredEvent], limit: int = 50) -> VerifyReport:
+    report = VerifyReport()
+    state: State = initial_state()
+    for record in stored:
+        event: Event = registry.decode(record.type, record.schema_version, record.payload)
+        report.events += 1
+        if isinstance(event, ModelCallRequested):
+            report.requests += 1
+            _check_request(state, record.seq, event, report)
+        elif not isinstance(event, _OBSERVED) and state.started is not None:
+            report.derived += 1
+            _check_derived(state, record.seq, event, report)
+        if len(report.divergences) >= limit:
+            break
+        state = evolve(state, event)
+    return report
+
+
+def _check_request(state: State, seq: int, event: ModelCallRequested, report: VerifyReport) -> None:
+    address = event.request.address
+    decision = decide(state)
+    if decision.events:
+        report.divergences.append(
+            Divergence(
+                seq,
+                address,
+                f"current code would first record {decision.events[0].TYPE} "
+                f"({decision.events[0].key}) before this call",
+            )
+        )
+        return
+    current = {c.address: c for c in decision.calls}.get(address)
+    if current is None:
+        report.divergences.append(
+            Divergence(seq, address, "current code would not make this call at this point")
+        )
+        return
+    current_hash = current.request_hash()
+    if current_hash != event.request_hash or event.request.request_hash() != event.request_hash:
+        report.divergences.append(
+            Divergence(
+                seq,
+                address,
+                f"request differs: recorded hash {event.request_hash}, current hash "
+                f"{current_hash}; {first_difference(event.request, current)}",
+            )
+        )
+
+
+def _check_derived(state: State, seq: int, event: Event, report: VerifyReport) -> None:
+    decision = decide(state)
+    if event in decision.events:
+        return
+    same_slot = next((e for e in decision.events if e.key == event.key), None)
+    if same_slot is not None:
+        detail = f"current code derives a different {event.TYPE} for {event.key}"
+    elif decision.events:
+        detail = (
+            f"recorded {event.TYPE} ({event.key}), current code would record "
+            f"{decision.events[0].TYPE} ({decision.events[0].key})"
+        )
+    else:
+        detail = f"recorded {event.TYPE} ({event.key}), which current code would not derive here"
+    address = getattr(event, "address", None) or getattr(event, "slot", None)
+    report.divergences.append(Divergence(seq, address, detail))

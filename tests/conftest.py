@@ -1,0 +1,55 @@
+"""Fixtures shared by every test package.
+
+PostgreSQL: tests that need it request ``postgres_url`` (a fresh, empty schema of its own,
+dropped afterwards). The server comes from ``MAAI_TEST_POSTGRES_URL`` (CI sets it to
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``); when it is unset or the server does not
+answer, those tests are skipped with the reason, never failed.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+
+POSTGRES_ENV = "MAAI_TEST_POSTGRES_URL"
+
+
+def libpq_dsn(url: str) -> str:
+    """A SQLAlchemy PostgreSQL URL as a libpq connection string for psycopg itself."""
+    parsed = make_url(url)
+    return parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> str:
+    """The test server's URL; skips (once per session) when there is none."""
+    url = os.environ.get(POSTGRES_ENV, "").strip()
+    if not url:
+        pytest.skip(f"{POSTGRES_ENV} is not set; PostgreSQL tests are skipped")
+    try:
+        with psycopg.connect(libpq_dsn(url), connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except (psycopg.Error, ValueError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        pytest.skip(f"PostgreSQL from {POSTGRES_ENV} does not answer: {reason}")
+    return url
+
+
+@pytest.fixture
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A URL whose connections use a new, empty schema (``search_path``), dropped after."""
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    dsn = libpq_dsn(postgres_server_url)
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=3) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    url = make_url(postgres_server_url).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(dsn, autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

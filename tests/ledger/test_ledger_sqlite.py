@@ -1,0 +1,97 @@
+"""What only the SQLite backend has: pragmas, the write lock, files."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ledger import EventStore, NewEvent, StoreBusyError, StoreUnreachableError
+from tests.ledger.helpers import unwritable
+
+
+def pragma(store: EventStore, name: str) -> object:
+    with store._engine.connect() as conn:
+        return conn.exec_driver_sql(f"PRAGMA {name}").scalar()
+
+
+@pytest.mark.parametrize(("mode", "value"), [("FULL", 2), ("normal", 1), ("EXTRA", 3)])
+def test_pragmas(tmp_path: Path, mode: str, value: int) -> None:
+    with EventStore.open(str(tmp_path / "x.db"), synchronous=mode, busy_timeout_s=2.5) as store:
+        assert pragma(store, "journal_mode") == "wal"
+        assert pragma(store, "synchronous") == value
+        assert pragma(store, "foreign_keys") == 1
+        assert pragma(store, "busy_timeout") == 2500
+
+
+def test_default_synchronous_is_full(tmp_path: Path) -> None:
+    with EventStore.open(str(tmp_path / "x.db")) as store:
+        assert pragma(store, "synchronous") == 2
+
+
+def test_a_writer_blocked_past_the_busy_timeout_gets_store_busy(tmp_path: Path) -> None:
+    path = tmp_path / "x.db"
+    with EventStore.open(str(path), busy_timeout_s=0.2) as store:
+        store.create_run("r1", "test", {})
+        blocker = sqlite3.connect(path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        try:
+            started = time.monotonic()
+            with pytest.raises(StoreBusyError, match="locked") as caught:
+                store.append("r1", 0, [NewEvent(type="t", payload={})])
+            assert 0.15 < time.monotonic() - started < 5
+            assert str(path) in str(caught.value)
+            assert store.head("r1") == 0  # readers are not blocked in WAL mode
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert store.append("r1", 0, [NewEvent(type="t", payload={})])[0].seq == 1
+
+
+def test_a_writer_waits_for_the_lock_within_the_busy_timeout(tmp_path: Path) -> None:
+    path = tmp_path / "x.db"
+    with EventStore.open(str(path), busy_timeout_s=10) as store:
+        store.create_run("r1", "test", {})
+        blocker = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        blocker.execute("BEGIN IMMEDIATE")
+        release = threading.Timer(0.3, lambda: blocker.execute("COMMIT"))
+        release.start()
+        try:
+            started = time.monotonic()
+            store.append("r1", 0, [NewEvent(type="t", payload={})])
+            assert time.monotonic() - started >= 0.25
+        finally:
+            release.join()
+            blocker.close()
+
+
+def test_an_existing_ledger_in_an_unwritable_folder(tmp_path: Path) -> None:
+    """WAL needs to create files beside the database: refuse up front, clearly."""
+    folder = tmp_path / "f"
+    folder.mkdir()
+    EventStore.open(str(folder / "x.db")).close()
+    before = sorted(p.name for p in folder.iterdir())
+    with (
+        unwritable(folder),
+        pytest.raises(StoreUnreachableError, match="folder is not writable"),
+    ):
+        EventStore.open(str(folder / "x.db"))
+    assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_refused_open_of_a_new_file_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If creating a new ledger fails half-way, the half-made file is removed."""
+    import ledger.store
+
+    def broken_upgrade(connection: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(ledger.store, "upgrade_to_head", broken_upgrade)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        EventStore.open(str(tmp_path / "new.db"))
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,194 @@
+"""Provider routing, the credentials check before a run, and key scrubbing."""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+import pytest
+from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
+from agents.models.openai_responses import OpenAIResponsesModel
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig, UtilityConfig
+from runtime.providers import (
+    NO_KEY_PLACEHOLDER,
+    ProviderSetupError,
+    build_model,
+    check_credentials,
+    register_secret,
+    resolve_route,
+    scrub,
+    third_party_key_envs,
+)
+
+OPENROUTER = ProviderConfig(
+    base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY"
+)
+OLLAMA = ProviderConfig(base_url="http://localhost:11434/v1")
+
+
+def config(utility: UtilityConfig | None = None, **agents: dict[str, Any]) -> FrohlichConfig:
+    return FrohlichConfig(
+        agents=[AgentConfig(name=name, **fields) for name, fields in agents.items()],
+        utility=utility or UtilityConfig(model="openai:gpt-4o-mini"),
+    )
+
+
+MIXED = config(
+    alice={"model": "openai:gpt-4o"},
+    bob={"model": "meta-llama/llama-3.1-8b-instruct", "provider": OPENROUTER},
+    carol={"model": "llama3.1:8b", "provider": OLLAMA},
+    dave={"model": "simulated"},
+)
+
+
+def test_missing_keys_name_the_variable_and_every_agent_needing_it() -> None:
+    with pytest.raises(ProviderSetupError) as caught:
+        check_credentials(MIXED, env={})
+    message = str(caught.value)
+    assert (
+        "environment variable OPENAI_API_KEY is not set (needed by agent alice, utility agent)"
+        in message
+    )
+    assert "environment variable OPENROUTER_API_KEY is not set (needed by agent bob)" in message
+    assert "carol" not in message and "dave" not in message  # keyless local server, simulation
+
+
+def test_credentials_present_pass() -> None:
+    check_credentials(MIXED, env={"OPENAI_API_KEY": "sk-a", "OPENROUTER_API_KEY": "sk-or-b"})
+
+
+def test_blank_key_counts_as_missing() -> None:
+    with pytest.raises(ProviderSetupError, match="OPENROUTER_API_KEY"):
+        check_credentials(MIXED, env={"OPENAI_API_KEY": "sk-a", "OPENROUTER_API_KEY": "  "})
+
+
+def test_simulated_run_needs_no_keys() -> None:
+    check_credentials(
+        config(UtilityConfig(), alice={}, bob={"model": "simulated"}),
+        env={},
+    )
+
+
+def test_unknown_provider_prefix_is_refused_before_the_run() -> None:
+    with pytest.raises(ProviderSetupError, match="agent bob: model 'anthropic:claude'"):
+        check_credentials(config(alice={}, bob={"model": "anthropic:claude"}), env={})
+
+
+@pytest.mark.parametrize(
+    ("model", "provider", "expected"),
+    [
+        ("openai:gpt-4o", None, ("openai", "gpt-4o", "OPENAI_API_KEY", None)),
+        ("gpt-4o-mini", None, ("openai", "gpt-4o-mini", "OPENAI_API_KEY", None)),
+        (
+            "ft:gpt-4o-mini:org::abc",
+            None,
+            ("openai", "ft:gpt-4o-mini:org::abc", "OPENAI_API_KEY", None),
+        ),
+        (
+            "openai:gpt-4o",
+            ProviderConfig(api_key_env="OPENAI_KEY_PROJECT_X"),
+            ("openai", "gpt-4o", "OPENAI_KEY_PROJECT_X", None),
+        ),
+        ("llama3.1:8b", OLLAMA, ("compatible", "llama3.1:8b", None, "http://localhost:11434/v1")),
+        (
+            "openai/gpt-4o",
+            OPENROUTER,
+            ("compatible", "openai/gpt-4o", "OPENROUTER_API_KEY", "https://openrouter.ai/api/v1"),
+        ),
+        ("simulated", None, ("simulated", "simulated", None, None)),
+    ],
+)
+def test_routes(model: str, provider: ProviderConfig | None, expected: tuple[Any, ...]) -> None:
+    route = resolve_route(model, provider, who="alice")
+    assert (route.kind, route.name, route.key_env, route.base_url) == expected
+
+
+def test_build_openai_model_without_hidden_retries() -> None:
+    model = build_model(
+        "openai:gpt-4o", None, who="alice", env={"OPENAI_API_KEY": "sk-x"}, timeout_s=9
+    )
+    assert isinstance(model, OpenAIResponsesModel)
+    client = model._client
+    assert client.max_retries == 0 and client.api_key == "sk-x"
+    assert str(client.base_url) == "https://api.openai.com/v1/"
+    assert client.timeout == 9
+
+
+def test_build_compatible_models() -> None:
+    gemini = ProviderConfig(
+        base_url="https://generativelanguage.googleapis.com/v1beta/openai/",
+        api_key_env="GEMINI_API_KEY",
+    )
+    model = build_model("gemini-2.0-flash", gemini, who="utility", env={"GEMINI_API_KEY": "AIza-k"})
+    assert isinstance(model, OpenAIChatCompletionsModel)
+    assert model.model == "gemini-2.0-flash"
+    assert model._client.max_retries == 0 and model._client.api_key == "AIza-k"
+    assert str(model._client.base_url).startswith("https://generativelanguage.googleapis.com/")
+    local = build_model("qwen2.5:7b", OLLAMA, who="carol", env={"OPENAI_API_KEY": "sk-openai"})
+    assert isinstance(local, OpenAIChatCompletionsModel)
+    assert local._client.api_key == NO_KEY_PLACEHOLDER
+
+
+def test_build_model_names_agent_and_variable_when_key_is_missing() -> None:
+    with pytest.raises(ProviderSetupError) as caught:
+        build_model("openai/gpt-4o", OPENROUTER, who="utility", env={})
+    assert str(caught.value) == (
+        "environment variable OPENROUTER_API_KEY is not set "
+        "(needed by utility agent, model openai/gpt-4o)"
+    )
+
+
+def test_simulated_is_built_by_the_simulation_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[tuple[AgentConfig | None, int]] = []
+    sentinel = object()
+
+    def build_simulated(agent: AgentConfig | None, *, seed: int) -> Any:
+        built.append((agent, seed))
+        return sentinel
+
+    fake = types.ModuleType("runtime.simulated")
+    fake.build_simulated = build_simulated  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "runtime.simulated", fake)
+    alice = AgentConfig(name="alice", personality="careful")
+    assert build_model("simulated", None, who="alice", env={}, agent=alice, seed=5) is sentinel
+    assert build_model("simulated", None, who="bob", env={}) is sentinel
+    assert build_model("simulated", None, who="utility", env={}, seed=5) is sentinel
+    assert built == [(alice, 5), (AgentConfig(name="bob"), 0), (None, 5)]
+
+
+def test_third_party_key_envs() -> None:
+    shared = ProviderConfig(base_url="https://openrouter.ai/api/v1", api_key_env="OPENAI_API_KEY")
+    cfg = config(
+        alice={"model": "x", "provider": shared}, bob={"provider": OPENROUTER, "model": "y"}
+    )
+    assert third_party_key_envs(cfg) == {"OPENAI_API_KEY", "OPENROUTER_API_KEY"}
+    assert third_party_key_envs(MIXED) == {"OPENROUTER_API_KEY"}
+
+
+def test_scrub_removes_registered_keys_and_key_shapes() -> None:
+    register_secret("local-secret-value-123")
+    text = (
+        "key local-secret-value-123 failed; Authorization: Bearer abc.def-ghi; "
+        "Incorrect API key provided: sk-proj-********************ab12; "
+        "gemini AIzaSyA1234567890abcdefghijkl"
+    )
+    clean = scrub(text)
+    for secret in ("local-secret-value-123", "abc.def-ghi", "sk-proj-****", "ab12", "AIzaSyA12345"):
+        assert secret not in clean
+    assert "Bearer ***" in clean and "sk-***" in clean
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    secret=st.text(
+        st.characters(categories=["L", "N"], include_characters="-_."), min_size=4, max_size=40
+    ),
+    before=st.text(max_size=20),
+    after=st.text(max_size=20),
+)
+def test_scrub_never_lets_a_given_secret_through(secret: str, before: str, after: str) -> None:
+    assert secret not in scrub(before + secret + after, extra=[secret])

@@ -1,0 +1,82 @@
+"""Drive the pure protocol in memory with a scripted responder: no store, no runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from domain.calls import ModelAnswer, ModelRequest, Purpose, Usage
+from domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
+from domain.frohlich.config import FrohlichConfig, parse_config
+from domain.frohlich.decide import decide
+from domain.frohlich.state import State, evolve, initial_state
+
+Responder = Callable[[ModelRequest], str]
+
+NAMES = ["alice", "bob", "carol"]
+
+
+def make_config(**overrides: Any) -> FrohlichConfig:
+    data: dict[str, Any] = {
+        "seed": 5,
+        "phase2_rounds": 3,
+        "agents": [{"name": n, "personality": f"{n} likes fairness"} for n in NAMES],
+    }
+    data.update(overrides)
+    return parse_config(data)
+
+
+def start(config: FrohlichConfig) -> tuple[State, list[Event]]:
+    started = RunStarted(experiment="frohlich", config=config.model_dump(mode="json"), seed=config.seed)
+    return evolve(initial_state(), started), [started]
+
+
+def drive(
+    config: FrohlichConfig, responder: Responder, max_steps: int = 10_000
+) -> tuple[State, list[Event], list[ModelRequest]]:
+    state, events = start(config)
+    requests: list[ModelRequest] = []
+    for _ in range(max_steps):
+        decision = decide(state)
+        state = decision.state
+        events.extend(decision.events)
+        if decision.done:
+            return state, events, requests
+        for request in decision.calls:
+            requested = ModelCallRequested(request=request, request_hash=request.request_hash())
+            text = responder(request)
+            completed = ModelCallCompleted(
+                address=request.address,
+                agent=request.agent,
+                request_hash=request.request_hash(),
+                model=request.model,
+                answer=ModelAnswer(text=text, usage=Usage(input_tokens=10, output_tokens=5)),
+            )
+            for event in (requested, completed):
+                state = evolve(state, event)
+                events.append(event)
+            requests.append(request)
+    raise AssertionError("the protocol did not finish")
+
+
+RANKING = "1. (c) floor constraint\n2. (a) floor\n3. (d) range constraint\n4. (b) average\n\nCertainty: sure"
+
+
+def agreeable(request: ModelRequest) -> str:
+    """Everyone prefers (c) $13,000 and proposes a vote at once."""
+    purpose = request.purpose
+    if purpose is Purpose.RANKING:
+        return RANKING
+    if purpose in (Purpose.CHOICE, Purpose.BALLOT):
+        return "I choose (c) maximizing the average with a floor constraint of $13,000."
+    if purpose is Purpose.REASONING:
+        return f"private thoughts of {request.agent}"
+    if purpose is Purpose.STATEMENT:
+        return f"I, {request.agent}, support (c) with a floor of $13,000.\nI PROPOSE A VOTE"
+    if purpose is Purpose.POLL:
+        return "Yes."
+    if purpose in (Purpose.MEMORY, Purpose.MEMORY_SHORTEN):
+        return f"memory of {request.agent} after {request.address}"
+    if purpose is Purpose.EXTRACT:
+        raise AssertionError(f"unexpected utility call {request.address}")
+    raise AssertionError(purpose)
