@@ -55,7 +55,9 @@ class ProgressPrinter:
             elif event.step == "1.3":
                 self.line(f"{self.who(event.agent)} 1.3 {name} {event.round}/4")
             else:
-                if event.step == "1.1" and all(a.step == "" or a.name == event.agent for a in state.agents.values()):
+                if event.step == "1.1" and all(
+                    a.step == "" or a.name == event.agent for a in state.agents.values()
+                ):
                     self.line("[bold]Phase 1 · agents work alone, in parallel[/bold]")
                 self.line(f"{self.who(event.agent)} {event.step} {name}")
         elif isinstance(event, PayoffAwarded):
@@ -67,17 +69,26 @@ class ProgressPrinter:
                 f"(balance {cents(event.balance_cents)})"
             )
         elif isinstance(event, AnswerRejected):
-            self.line(f"{self.who(event.agent)} [yellow]{event.kind} rejected:[/yellow] {escape(event.reason)}")
+            self.line(
+                f"{self.who(event.agent)} [yellow]{event.kind} rejected:[/yellow] "
+                f"{escape(event.reason)}"
+            )
         elif isinstance(event, AnswerMissing):
-            self.line(f"{self.who(event.agent)} [red]{event.kind} missing after {event.attempts} attempts[/red]")
+            self.line(
+                f"{self.who(event.agent)} [red]{event.kind} missing after "
+                f"{event.attempts} attempts[/red]"
+            )
         elif isinstance(event, SpeakingOrderDrawn):
-            self.line(f"[bold]Round {event.round}/{self.rounds}[/bold] order: {', '.join(event.order)}")
+            self.line(
+                f"[bold]Round {event.round}/{self.rounds}[/bold] order: {', '.join(event.order)}"
+            )
         elif isinstance(event, StatementMade):
             extra = " [magenta]and proposes a vote[/magenta]" if event.proposes_vote else ""
             self.line(f"  {self.who(event.agent)} speaks{extra}")
         elif isinstance(event, PollResolved):
             answers = ", ".join(
-                f"{n} {'yes' if a else 'no' if a is not None else '?'}" for n, a in event.answers.items()
+                f"{n} {'yes' if a else 'no' if a is not None else '?'}"
+                for n, a in event.answers.items()
             )
             verdict = "[green]vote held[/green]" if event.passed else "no vote"
             self.line(f"  poll: {answers} → {verdict}")
@@ -88,7 +99,9 @@ class ProgressPrinter:
                 self.line(f"  ballot: {escape(tally_text(event.tally))} → no consensus")
         elif isinstance(event, DiscussionEnded):
             what = event.agreement.describe() if event.agreement else "no agreement"
-            self.line(f"[bold]Discussion ended after {event.rounds_used} round(s):[/bold] {escape(what)}")
+            self.line(
+                f"[bold]Discussion ended after {event.rounds_used} round(s):[/bold] {escape(what)}"
+            )
         elif isinstance(event, GroupDistributionChosen):
             how = "drawn at random" if event.drawn else "picked by the agreed principle"
             self.line(f"  payment distribution: Dist. {event.distribution} ({how})")

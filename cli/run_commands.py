@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import signal
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
@@ -20,7 +21,7 @@ from ledger import EventStore, LedgerError
 from runtime import providers
 from runtime.engine import Engine, RunFailedError, load_state
 from runtime.executors import LiveExecutor
-from runtime.runs import load_config, start_run, summarize
+from runtime.runs import load_config, new_run_id, start_run, summarize
 from runtime.tracing import run_trace
 from runtime.verify import verify_events
 
@@ -35,7 +36,9 @@ out = Console()
 
 DbOption = Annotated[
     str | None,
-    typer.Option("--db", help="Ledger URL or SQLite path (default: $MAAI_DB or the user data dir)."),
+    typer.Option(
+        "--db", help="Ledger URL or SQLite path (default: $MAAI_DB or the user data dir)."
+    ),
 ]
 
 
@@ -48,8 +51,7 @@ def _execute(store: EventStore, run_id: str, config: FrohlichConfig, quiet: bool
     printer = ProgressPrinter(out, config, quiet=quiet)
     engine = Engine(store, run_id, LiveExecutor(config), on_event=printer.on_event)
     try:
-        with run_trace(run_id, config.name, config.tracing, os.environ):
-            state = asyncio.run(engine.run())
+        state = asyncio.run(engine.run())
     except KeyboardInterrupt:
         store.set_status(run_id, "interrupted")
         err.print(
@@ -68,6 +70,16 @@ def _execute(store: EventStore, run_id: str, config: FrohlichConfig, quiet: bool
     return EXIT_OK
 
 
+def _trace(run_id: str, config: FrohlichConfig) -> AbstractContextManager[str | None]:
+    return run_trace(
+        run_id,
+        f"maai {config.name}",
+        config.tracing,
+        os.environ,
+        third_party_key_envs=providers.third_party_key_envs(config),
+    )
+
+
 def _sigterm_as_interrupt() -> None:
     # A polite kill (SIGTERM) leaves the run as resumable as Ctrl-C does.
     def handler(signum: int, frame: object) -> None:
@@ -80,7 +92,9 @@ def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="Experiment YAML file.")],
     db: DbOption = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Override the config's seed.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the run id and summary.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Only the run id and summary.")
+    ] = False,
 ) -> None:
     """Run an experiment from a YAML config; prints the run id first, then live progress."""
     try:
@@ -89,11 +103,14 @@ def run(
     except (ConfigError, providers.ProviderSetupError) as exc:
         raise _fail(str(exc)) from None
     store = open_store_or_exit(db)
-    with run_trace(None, config.name, config.tracing, os.environ) as trace_id:
-        run_id = start_run(store, config, trace_id=trace_id)
-    out.print(f"run id: [bold]{run_id}[/bold]", highlight=False)
+    run_id = new_run_id()
     _sigterm_as_interrupt()
-    raise typer.Exit(_execute(store, run_id, config, quiet))
+    # One SDK trace for the run; its id goes into the run's first event.
+    with _trace(run_id, config) as trace_id:
+        start_run(store, config, run_id=run_id, trace_id=trace_id)
+        out.print(f"run id: [bold]{run_id}[/bold]", highlight=False)
+        code = _execute(store, run_id, config, quiet)
+    raise typer.Exit(code)
 
 
 def _config_of(store: EventStore, run_id: str) -> tuple[str, FrohlichConfig]:
@@ -124,7 +141,9 @@ def resume(
         raise _fail(str(exc)) from None
     out.print(f"resuming run [bold]{run_id}[/bold]", highlight=False)
     _sigterm_as_interrupt()
-    raise typer.Exit(_execute(store, run_id, config, quiet))
+    with _trace(run_id, config):
+        code = _execute(store, run_id, config, quiet)
+    raise typer.Exit(code)
 
 
 def replay(
@@ -157,7 +176,9 @@ def verify(
     report = verify_events(store.read(run_id))
     if not report.ok:
         for divergence in report.divergences:
-            err.print(f"[red]divergence[/red] {divergence.describe()}", soft_wrap=True, highlight=False)
+            err.print(
+                f"[red]divergence[/red] {divergence.describe()}", soft_wrap=True, highlight=False
+            )
         raise typer.Exit(EXIT_FAILED)
     out.print(
         f"ok: {chain.events_checked} events chained; {report.requests} model requests and "
@@ -174,12 +195,12 @@ def show(
     run_id, _ = _config_of(store, run_id)
     state, head = load_state(store, run_id)
     info = store.get_run(run_id)
-    out.print(f"run [bold]{run_id}[/bold]  created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}")
+    out.print(
+        f"run [bold]{run_id}[/bold]  created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}"
+    )
     print_summary(out, summarize(run_id, state, info.status))
 
 
 def register(app: typer.Typer) -> None:
     for command in (run, resume, replay, verify, show):
         app.command()(command)
-
-

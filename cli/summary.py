@@ -38,6 +38,7 @@ def print_summary(console: Console, summary: RunSummary) -> None:
     )
     console.print(
         f"model calls: {summary.calls} ({phases}); tokens in/out: "
-        f"{summary.input_tokens}/{summary.output_tokens}; failed attempts: {summary.failed_attempts}",
+        f"{summary.input_tokens}/{summary.output_tokens}; "
+        f"failed attempts: {summary.failed_attempts}",
         highlight=False,
     )

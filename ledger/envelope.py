@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any, Final
 
@@ -57,13 +58,20 @@ _reference_encoder = json.JSONEncoder(
 # The C encoder that json.dumps uses, built once: calling it directly skips per-call set-up
 # (about a quarter of the time for a typical payload). markers=None turns off the circular
 # reference check, whose shared dict would not be thread-safe; a cycle ends in RecursionError.
+# c_make_encoder and scan_once are the json module's own (undocumented, untyped) C parts.
+_make_encoder: Callable[..., Callable[[Any, int], Sequence[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
 _c_encoder = (
-    json.encoder.c_make_encoder(None, _unserializable, _str, None, ":", ",", True, False, False)
-    if json.encoder.c_make_encoder is not None
+    _make_encoder(None, _unserializable, _str, None, ":", ",", True, False, False)
+    if _make_encoder is not None
     else None
 )
-_scan = json.JSONDecoder().scan_once
-_scan_normalizing = json.JSONDecoder(parse_float=lambda token: _normalize_float(token)).scan_once
+_Scanner = Callable[[str, int], tuple[Any, int]]
+_scan: _Scanner = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_scan_normalizing: _Scanner = json.JSONDecoder(
+    parse_float=lambda token: _normalize_float(token)
+).scan_once  # type: ignore[attr-defined]
 _decoder = json.JSONDecoder()
 
 

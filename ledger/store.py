@@ -35,6 +35,7 @@ from sqlalchemy import (
     cast,
     create_engine,
     event,
+    func,
     insert,
     select,
     text,
@@ -361,10 +362,7 @@ class EventStore:
         except BaseException:
             engine.dispose()
             if created:
-                # Nothing half-created: a file this call made and could not finish goes away.
-                for suffix in ("", "-wal", "-shm", "-journal"):
-                    with suppress(OSError):
-                        os.unlink(f"{path}{suffix}")
+                _remove_if_empty(path)
             raise
         return store
 
@@ -393,9 +391,11 @@ class EventStore:
             with self._engine.connect() as conn:
                 status = schema_status(conn)
             self._refuse_unusable(status)
+            if status.state != "current" and not upgrade:
+                raise self._behind_error(status)
             if self._sqlite:
-                # Only now, once the file is known to be a ledger (or empty): WAL mode is
-                # written into the file's header, and a file we refuse must stay untouched.
+                # Only now, once the file is known to be a ledger we will use (or empty): WAL
+                # mode is written into the file's header, and a refused file stays untouched.
                 with self._engine.connect() as conn:
                     raw = conn.connection.driver_connection
                     assert isinstance(raw, sqlite3.Connection)
@@ -404,8 +404,6 @@ class EventStore:
                 assert status.current is not None
                 self.schema_revision = status.current
                 return
-            if not upgrade:
-                raise self._behind_error(status)
             with self._write_engine.begin() as conn:
                 upgrade_to_head(conn)
             with self._engine.connect() as conn:
@@ -856,6 +854,13 @@ class EventStore:
             return broken(exc.seq, exc.reason)
         if checked != head:
             return broken(expected_seq, f"event {expected_seq} is missing (head is {head})")
+        with self._errors(f"verifying run {run_id!r}"), self._engine.connect() as conn:
+            last = conn.execute(
+                select(func.max(events.c.seq)).where(events.c.run_id == run_id)
+            ).scalar()
+        if last is not None and last > head:
+            # Appends stop at a stored seq beyond the head; name where the history went on.
+            return broken(head + 1, f"events up to seq {last} are stored beyond the head {head}")
         return ChainReport(run_id=run_id, ok=True, events_checked=checked, head_seq=head)
 
     # ------------------------------------------------------------------ errors
@@ -921,6 +926,23 @@ def _is_seq_conflict(exc: sa_exc.IntegrityError | sqlite3.IntegrityError) -> boo
         return diag.constraint_name == "uq_events_run_id_seq"
     text = str(orig)
     return "UNIQUE constraint failed: events.run_id, events.seq" in text
+
+
+def _remove_if_empty(path: Path) -> None:
+    """Nothing half-created: remove a database file this process created but could not
+    finish, unless it has tables by now (another process may have been creating it too)."""
+    try:
+        conn = sqlite3.connect(path, timeout=0.1)
+        try:
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return
+    if tables == 0:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with suppress(OSError):
+                os.unlink(f"{path}{suffix}")
 
 
 def _check_sqlite_path(path: Path, *, location: StoreLocation, upgrade: bool) -> bool:

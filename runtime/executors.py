@@ -69,7 +69,11 @@ class LiveExecutor:
         if agent.model == providers.SIMULATED:
             return build_simulated(agent, seed=self.config.seed)
         return providers.build_model(
-            agent.model, agent.provider, who=who, env=self.env, timeout_s=self.config.retry.timeout_s
+            agent.model,
+            agent.provider,
+            who=who,
+            env=self.env,
+            timeout_s=self.config.retry.timeout_s,
         )
 
     async def execute(

@@ -140,13 +140,14 @@ def _extract(
                 via=via,
                 raw_text=text,
             )
-            status, read = extraction.read_extraction(kind, answer.text)
+            read = extraction.parse_extraction(answer.text, extraction.EXTRACTION_FOR_KIND[kind])
             event: AnswerAccepted | AnswerRejected | AnswerUndecided
-            if status == "bad":
-                event = AnswerUndecided(reason=str(read), **common)  # type: ignore[arg-type]
+            if isinstance(read, extraction.ExtractionFailure):
+                reason = f"the utility agent's answer could not be used: {read.reason}"
+                event = AnswerUndecided(reason=reason, **common)  # type: ignore[arg-type]
             else:
-                verdict, value = extraction.judge(kind, read)  # type: ignore[arg-type]
-                if verdict == "accepted":
+                valid, value = extraction.judge(read)
+                if valid:
                     event = AnswerAccepted(value=value, **common)  # type: ignore[arg-type]
                 else:
                     event = AnswerRejected(reason=value, **common)  # type: ignore[arg-type]
@@ -172,7 +173,10 @@ def utility_request(state: State, agent: str, kind: str, address: str, text: str
     config = state.config
     assert config is not None
     utility = config.utility
-    in_prompt = utility.provider is not None and not utility.provider.json_schema
+    json_schema = utility.provider is None or utility.provider.json_schema
+    fields, schema_text = extraction.request_schema_fields(
+        extraction.EXTRACTION_FOR_KIND[kind], json_schema=json_schema
+    )
     language = config.language
     return ModelRequest(
         address=address,
@@ -185,10 +189,9 @@ def utility_request(state: State, agent: str, kind: str, address: str, text: str
             language,
             what=extraction.TASK_DESCRIPTIONS[kind],
             text=text,
-            schema_instructions=extraction.schema_instructions(kind, in_prompt),
+            schema_instructions=schema_text or "Answer with the JSON object only.",
         ),
         temperature=utility.temperature,
-        output_schema=None if in_prompt else extraction.schema_for(kind),
-        schema_name=None if in_prompt else f"{kind}_extraction",
         context={"kind": kind, "text": text, "for_agent": agent},
+        **fields,
     )

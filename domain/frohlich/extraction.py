@@ -1,42 +1,188 @@
-"""The utility agent's structured outputs and how they are judged.
+"""The utility agent's structured extraction: output models, their JSON schemas, a tolerant
+parser for what comes back, and the judgement of whether the extracted answer is valid.
 
 The utility agent only extracts what a participant's text states; whether that is a valid
 answer is decided here, by the same rules as the deterministic parsers.
+
+The schemas are written out by hand rather than generated from the models: a schema is part
+of every extraction request and so of its hash, and a generator's output may change with a
+pydantic upgrade, which would make ``verify`` report drift in runs nothing changed. Tests
+keep the two in step.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from domain.frohlich.types import Certainty, Principle, PrincipleChoice, Ranking
 
-Letter = Literal["a", "b", "c", "d"]
-CertaintyWord = Literal["very_unsure", "unsure", "no_opinion", "sure", "very_sure"]
+_PRINCIPLE_LETTERS = [p.value for p in Principle]
+_CERTAINTIES = [c.value for c in Certainty]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Extraction(BaseModel):
+    """Base of the extraction outputs: every field required, nothing else allowed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    readable: bool  # False: the text states no answer that can be read
 
 
-class RankingExtraction(_Strict):
-    order: list[Letter] | None
-    certainty: CertaintyWord | None
+class RankingExtraction(Extraction):
+    order: list[Principle] | None  # best first, as the participant gave it (unchecked)
+    certainty: Certainty | None
 
 
-class ChoiceExtraction(_Strict):
-    principle: Letter | None
-    amount: int | None
+class ChoiceExtraction(Extraction):
+    principle: Principle | None
+    amount: int | None  # whole dollars, for (c) and (d)
 
 
-class PollExtraction(_Strict):
-    answer: bool | None
+class PollExtraction(Extraction):
+    answer: Literal["yes", "no"] | None
 
 
-EXTRACTIONS: dict[str, type[_Strict]] = {
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+_READABLE = {
+    "type": "boolean",
+    "description": "false if the text states no answer that can be read",
+}
+
+RANKING_SCHEMA: dict[str, Any] = _object(
+    {
+        "order": _nullable(
+            {
+                "type": "array",
+                "items": {"type": "string", "enum": _PRINCIPLE_LETTERS},
+                "description": "principle letters, best first, as the text ranks them",
+            }
+        ),
+        "certainty": _nullable({"type": "string", "enum": _CERTAINTIES}),
+        "readable": _READABLE,
+    }
+)
+
+CHOICE_SCHEMA: dict[str, Any] = _object(
+    {
+        "principle": _nullable({"type": "string", "enum": _PRINCIPLE_LETTERS}),
+        "amount": _nullable(
+            {"type": "integer", "description": "the constraint amount in whole dollars"}
+        ),
+        "readable": _READABLE,
+    }
+)
+
+POLL_SCHEMA: dict[str, Any] = _object(
+    {
+        "answer": _nullable({"type": "string", "enum": ["yes", "no"]}),
+        "readable": _READABLE,
+    }
+)
+
+SCHEMAS: dict[type[Extraction], tuple[str, dict[str, Any]]] = {
+    RankingExtraction: ("ranking_extraction", RANKING_SCHEMA),
+    ChoiceExtraction: ("choice_extraction", CHOICE_SCHEMA),
+    PollExtraction: ("poll_extraction", POLL_SCHEMA),
+}
+
+
+def schema_for(model_cls: type[Extraction]) -> tuple[str, dict[str, Any]]:
+    """``(schema_name, schema)`` for ``ModelRequest.schema_name`` / ``output_schema``."""
+    return SCHEMAS[model_cls]
+
+
+def schema_instructions(schema: dict[str, Any]) -> str:
+    """Words for a prompt, for servers that cannot take a JSON schema (json_schema: false).
+
+    Deterministic: the text is part of the request and so of its hash."""
+    rendered = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False)
+    return (
+        "Reply with one JSON object and nothing else, matching this JSON schema. "
+        "Give every property; use null where the text gives no value.\n"
+        f"{rendered}"
+    )
+
+
+def request_schema_fields(
+    model_cls: type[Extraction], *, json_schema: bool
+) -> tuple[dict[str, Any], str]:
+    """What an extraction request carries: the ``ModelRequest`` keyword arguments, and the
+    text to append to its prompt ("" when the server takes the schema itself)."""
+    name, schema = schema_for(model_cls)
+    if json_schema:
+        return {"output_schema": schema, "schema_name": name}, ""
+    return {}, schema_instructions(schema)
+
+
+class ExtractionFailure(BaseModel):
+    """Why a reply could not be read as the extraction asked for."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: str
+
+
+E = TypeVar("E", bound=Extraction)
+
+_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
+
+
+def _json_candidates(text: str) -> list[str]:
+    stripped = text.strip()
+    candidates = [stripped]
+    candidates.extend(m.group(1).strip() for m in _FENCE.finditer(stripped))
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if 0 <= start < end:
+        candidates.append(stripped[start : end + 1])
+    return candidates
+
+
+def parse_extraction(text: str, model_cls: type[E]) -> E | ExtractionFailure:
+    """Read a reply as ``model_cls``: plain JSON, JSON in a code fence, or one JSON object
+    with words around it. Returns the reason when it cannot."""
+    if not text.strip():
+        return ExtractionFailure(reason="empty reply")
+    data: Any = None
+    for candidate in _json_candidates(text):
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            break
+    else:
+        if data is None:
+            return ExtractionFailure(reason="no JSON object found in the reply")
+    if not isinstance(data, dict):
+        return ExtractionFailure(reason=f"expected a JSON object, got {type(data).__name__}")
+    try:
+        return model_cls.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            path = ".".join(str(p) for p in err["loc"]) or "(object)"
+            msg = "unexpected property" if err["type"] == "extra_forbidden" else err["msg"]
+            problems.append(f"{path}: {msg}")
+        return ExtractionFailure(reason="does not match the schema: " + "; ".join(problems))
+
+
+EXTRACTION_FOR_KIND: dict[str, type[Extraction]] = {
     "ranking": RankingExtraction,
     "choice": ChoiceExtraction,
     "ballot": ChoiceExtraction,
@@ -52,87 +198,41 @@ TASK_DESCRIPTIONS: dict[str, str] = {
     "ballot": "vote for one principle (a), (b), (c) or (d) in a secret ballot; for (c) and (d) "
     "a dollar amount is required. Extract 'principle' (the letter) and 'amount' (whole "
     "dollars, or null).",
-    "poll": "answer yes or no to holding a vote now. Extract 'answer' (true for yes, false "
-    "for no, null if neither is stated).",
+    "poll": "answer yes or no to holding a vote now. Extract 'answer' ('yes', 'no', or null "
+    "if neither is stated).",
 }
 
 
-def schema_for(kind: str) -> dict[str, Any]:
-    schema = EXTRACTIONS[kind].model_json_schema()
-    # Strict structured output: every property required (nullable instead of optional).
-    schema["required"] = list(schema.get("properties", {}))
-    schema["additionalProperties"] = False
-    return schema
-
-
-def schema_instructions(kind: str, in_prompt: bool) -> str:
-    if not in_prompt:
-        return "Answer with the JSON object only."
-    schema = json.dumps(schema_for(kind), sort_keys=True)
-    return (
-        "Answer with a single JSON object, and nothing else, that matches this JSON schema:\n"
-        f"{schema}"
-    )
-
-
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
-
-
-def read_extraction(
-    kind: str, text: str
-) -> tuple[Literal["ok"], _Strict] | tuple[Literal["bad"], str]:
-    """Parse the utility agent's JSON (tolerating a code fence around it)."""
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        return "bad", f"the utility agent's answer is not JSON ({exc.msg})"
-    try:
-        return "ok", EXTRACTIONS[kind].model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        return "bad", f"the utility agent's JSON breaks the schema at {where}: {first['msg']}"
-
-
-def judge(
-    kind: str, extraction: _Strict
-) -> tuple[Literal["accepted"], Any] | tuple[Literal["rejected"], str]:
-    """Turn an extraction into a value or the reason (for the participant) it is not valid."""
+def judge(extraction: Extraction) -> tuple[bool, Any]:
+    """``(True, value)`` with the value in its JSON form, or ``(False, reason)`` with the reason
+    the participant is told."""
     if isinstance(extraction, RankingExtraction):
         order = extraction.order or []
-        if len(order) != 4 or len(set(order)) != 4:
-            return "rejected", (
+        if not extraction.readable or len(order) != 4 or len(set(order)) != 4:
+            return False, (
                 "Your answer did not state a complete ranking of all four principles from best "
                 "to worst."
             )
         if extraction.certainty is None:
-            return "rejected", "Your answer did not state how certain you are of your ranking."
-        ranking = Ranking(
-            order=tuple(Principle(x) for x in order),  # type: ignore[arg-type]
-            certainty=Certainty(extraction.certainty),
-        )
-        return "accepted", ranking.model_dump(mode="json")
+            return False, "Your answer did not state how certain you are of your ranking."
+        ranking = Ranking(order=tuple(order), certainty=extraction.certainty)  # type: ignore[arg-type]
+        return True, ranking.model_dump(mode="json")
     if isinstance(extraction, ChoiceExtraction):
-        if extraction.principle is None:
-            return "rejected", "Your answer did not name one of the principles (a), (b), (c), (d)."
-        principle = Principle(extraction.principle)
-        if principle.needs_amount:
-            if extraction.amount is None or extraction.amount <= 0:
-                what = "floor" if principle is Principle.FLOOR_CONSTRAINT else "range"
-                return "rejected", (
-                    f"You chose ({principle.value}) but did not state the {what} amount in "
-                    "dollars, which this principle requires."
-                )
-            choice = PrincipleChoice(principle=principle, amount=extraction.amount)
-        else:
-            choice = PrincipleChoice(principle=principle)
-        return "accepted", choice.model_dump(mode="json")
+        if not extraction.readable or extraction.principle is None:
+            return False, "Your answer did not name one of the principles (a), (b), (c), (d)."
+        principle = extraction.principle
+        if not principle.needs_amount:
+            return True, PrincipleChoice(principle=principle).model_dump(mode="json")
+        if extraction.amount is None or extraction.amount <= 0:
+            what = "floor" if principle is Principle.FLOOR_CONSTRAINT else "range"
+            return False, (
+                f"You chose ({principle.value}) but did not state the {what} amount in dollars, "
+                "which this principle requires."
+            )
+        choice = PrincipleChoice(principle=principle, amount=extraction.amount)
+        return True, choice.model_dump(mode="json")
     if isinstance(extraction, PollExtraction):
-        if extraction.answer is None:
-            return "rejected", "Your answer did not say yes or no."
-        return "accepted", extraction.answer
+        if not extraction.readable or extraction.answer is None:
+            return False, "Your answer did not say yes or no."
+        return True, extraction.answer == "yes"
     raise TypeError(f"unknown extraction {type(extraction).__name__}")

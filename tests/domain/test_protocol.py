@@ -120,7 +120,7 @@ def test_undecided_answer_goes_to_the_utility_agent():
             return "Hmm. Something in between: the one that protects the bottom but grows."
         if request.purpose is Purpose.EXTRACT:
             assert request.context["kind"] == "choice"
-            return '{"principle": "c", "amount": 14000}'
+            return '{"principle": "c", "amount": 14000, "readable": true}'
         return agreeable(request)
 
     state, events, requests = drive(make_config(), responder)
@@ -203,7 +203,7 @@ def test_speaking_order_never_starts_with_the_last_speaker():
     _, events, _ = drive(make_config(phase2_rounds=8), responder)
     orders = of(events, SpeakingOrderDrawn)
     assert len(orders) == 8
-    for previous, current in zip(orders, orders[1:]):
+    for previous, current in zip(orders, orders[1:], strict=False):
         assert current.order[0] != previous.order[-1]
         assert current.previous_last == previous.order[-1]
     statements = of(events, StatementMade)

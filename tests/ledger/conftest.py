@@ -40,14 +40,14 @@ def run_sql(store_url: str) -> RunSql:
 
     def run(statement: str) -> list[tuple[Any, ...]]:
         if location.path is not None:
-            conn = sqlite3.connect(location.path, isolation_level=None)
+            lite = sqlite3.connect(location.path, isolation_level=None)
             try:
-                return conn.execute(statement).fetchall()
+                return lite.execute(statement).fetchall()
             finally:
-                conn.close()
+                lite.close()
         dsn = libpq_dsn(location.url.render_as_string(hide_password=False))
         with psycopg.connect(dsn, autocommit=True) as conn:
-            cursor = conn.execute(statement)  # type: ignore[arg-type]
+            cursor = conn.execute(statement)
             return cursor.fetchall() if cursor.description else []
 
     return run

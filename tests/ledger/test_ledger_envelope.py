@@ -226,4 +226,4 @@ def test_stored_event_fast_construction_equals_validation() -> None:
     assert fast.model_fields_set == slow.model_fields_set
     assert fast.model_copy(update={"seq": 4}).seq == 4
     with pytest.raises(ValidationError):
-        fast.seq = 5  # type: ignore[misc]
+        fast.seq = 5

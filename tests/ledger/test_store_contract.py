@@ -335,9 +335,13 @@ def tamper_statements(backend: str) -> dict[str, tuple[str, int]]:
     """Ways to change a stored run behind the store's back, and the seq that must be named."""
     if backend == "sqlite":
         one_byte = "UPDATE events SET payload = replace(payload, 'hello', 'hellp')"
+        earlier = "UPDATE events SET recorded_at = replace(recorded_at, '20', '19')"
     else:
         one_byte = "UPDATE events SET payload = replace(payload::text, 'hello', 'hellp')::jsonb"
+        earlier = "UPDATE events SET recorded_at = recorded_at - interval '1 microsecond'"
     return {
+        "recorded-at": (f"{earlier} WHERE run_id = 'r1' AND seq = 5", 5),
+        "head-lowered": ("UPDATE runs SET head_seq = 8 WHERE run_id = 'r1'", 9),
         "payload-one-byte": (f"{one_byte} WHERE run_id = 'r1' AND seq = 6", 6),
         "type": ("UPDATE events SET type = 'other' WHERE run_id = 'r1' AND seq = 3", 3),
         "agent": ("UPDATE events SET agent = 'mallory' WHERE run_id = 'r1' AND seq = 2", 2),
@@ -369,6 +373,8 @@ def tamper_statements(backend: str) -> dict[str, tuple[str, int]]:
         "deleted-last",
         "hash-rewritten",
         "first-prev-hash",
+        "recorded-at",
+        "head-lowered",
     ],
 )
 def test_tampering_is_detected_at_the_right_seq(
@@ -387,7 +393,7 @@ def test_tampering_is_detected_at_the_right_seq(
     report = store.verify_chain("r1")
     assert not report.ok
     assert report.first_bad_seq == bad_seq, report
-    assert report.events_checked == bad_seq - 1
+    assert report.events_checked == min(bad_seq - 1, store.head("r1"))
     assert report.reason
     with pytest.raises(ChainBrokenError, match=f"seq {bad_seq}"):
         report.raise_if_broken()

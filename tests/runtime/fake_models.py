@@ -18,8 +18,8 @@ from openai.types.responses import (
 from openai.types.responses.response_reasoning_item import Summary
 
 from domain.calls import ModelRequest, Purpose
+from domain.frohlich.extraction import RANKING_SCHEMA
 from runtime.call_context import current_request
-from runtime.utility import RANKING_SCHEMA
 
 
 def message(text: str, *, refusal: str | None = None) -> ResponseOutputMessage:

@@ -13,11 +13,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from loopback_http import LoopbackServer, Received, Reply, chat_completion, error_body
-from loopback_http import loopback_server as _loopback_server
 
 from domain.calls import ModelAnswer, ModelRequest, Purpose, canonical_json
 from domain.frohlich.config import ProviderConfig, RetryConfig
+from domain.frohlich.extraction import (
+    CHOICE_SCHEMA,
+    ChoiceExtraction,
+    ExtractionFailure,
+    parse_extraction,
+    request_schema_fields,
+)
 from runtime.providers import NO_KEY_PLACEHOLDER, build_model
 from runtime.recording import (
     AttemptFailure,
@@ -27,13 +32,8 @@ from runtime.recording import (
     answer_to_sdk_response,
     response_to_raw,
 )
-from runtime.utility import (
-    CHOICE_SCHEMA,
-    ChoiceExtraction,
-    ExtractionFailure,
-    parse_extraction,
-    request_schema_fields,
-)
+from tests.runtime.loopback_http import LoopbackServer, Received, Reply, chat_completion, error_body
+from tests.runtime.loopback_http import loopback_server as _loopback_server
 
 KEY_ENV = "LOCAL_LLM_KEY"
 KEY = "sk-local-0123456789abcdef"

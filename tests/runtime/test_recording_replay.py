@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from agents import ModelResponse
 from agents.usage import Usage as SdkUsage
-from fake_models import EchoModel, ExplodingModel, message, session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.calls import ModelAnswer, ModelRequest, Purpose, canonical_json
 from domain.frohlich.config import RetryConfig
+from domain.frohlich.extraction import RANKING_SCHEMA
 from runtime.call_context import current_request
 from runtime.recording import (
     AttemptFailure,
@@ -29,7 +29,7 @@ from runtime.recording import (
     response_to_raw,
 )
 from runtime.replay import ReplayCaller, ReplayMismatchError, ReplayMissError
-from runtime.utility import RANKING_SCHEMA
+from tests.runtime.fake_models import EchoModel, ExplodingModel, message, session
 
 
 def record(requests: list[ModelRequest]) -> tuple[list[str], EchoModel]:

@@ -192,16 +192,19 @@ def test_extraction_reads_only_what_is_written(
 
 
 def test_extraction_follows_the_engine_schema() -> None:
-    extraction = pytest.importorskip("domain.frohlich.extraction")
+    from domain.frohlich import extraction
+
     for kind, text in [("ranking", RANKING), ("choice", "I choose (a)."), ("poll", "Yes.")]:
-        data = extract(kind, text, extraction.schema_for(kind))
-        status, read = extraction.read_extraction(kind, json.dumps(data))
-        assert status == "ok", read
-        assert extraction.judge(kind, read)[0] == "accepted"
+        model_cls = extraction.EXTRACTION_FOR_KIND[kind]
+        data = extract(kind, text, extraction.schema_for(model_cls)[1])
+        read = extraction.parse_extraction(json.dumps(data), model_cls)
+        assert not isinstance(read, extraction.ExtractionFailure), read
+        assert extraction.judge(read)[0] is True
 
 
 def test_extraction_follows_the_utility_models() -> None:
-    utility = pytest.importorskip("runtime.utility")
+    from domain.frohlich import extraction as utility
+
     cases: list[tuple[str, type[BaseModel], str]] = [
         ("ranking", utility.RankingExtraction, RANKING),
         ("choice", utility.ChoiceExtraction, "My vote: (c) with a floor of $13,000."),

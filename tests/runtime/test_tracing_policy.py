@@ -12,11 +12,11 @@ from collections.abc import Iterator
 import pytest
 from agents.tracing import custom_span, set_trace_processors
 from agents.tracing.processors import BackendSpanExporter, BatchTraceProcessor, default_processor
-from fake_models import EchoModel, session
-from loopback_http import LoopbackServer, Reply, loopback_server
 
 from runtime.recording import ModelCaller
 from runtime.tracing import export_key, run_trace
+from tests.runtime.fake_models import EchoModel, session
+from tests.runtime.loopback_http import LoopbackServer, Reply, loopback_server
 
 OPENAI_KEY = "sk-openai-tracing-0000000000"
 ROUTER_KEY = "sk-or-v1-third-party-1111111111"

@@ -27,7 +27,9 @@ def make_config(**overrides: Any) -> FrohlichConfig:
 
 
 def start(config: FrohlichConfig) -> tuple[State, list[Event]]:
-    started = RunStarted(experiment="frohlich", config=config.model_dump(mode="json"), seed=config.seed)
+    started = RunStarted(
+        experiment="frohlich", config=config.model_dump(mode="json"), seed=config.seed
+    )
     return evolve(initial_state(), started), [started]
 
 
@@ -59,7 +61,10 @@ def drive(
     raise AssertionError("the protocol did not finish")
 
 
-RANKING = "1. (c) floor constraint\n2. (a) floor\n3. (d) range constraint\n4. (b) average\n\nCertainty: sure"
+RANKING = (
+    "1. (c) floor constraint\n2. (a) floor\n3. (d) range constraint\n4. (b) average\n\n"
+    "Certainty: sure"
+)
 
 
 def agreeable(request: ModelRequest) -> str:

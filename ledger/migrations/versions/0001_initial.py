@@ -10,6 +10,8 @@ Revisions are frozen history: they spell out their types instead of importing
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
@@ -20,11 +22,11 @@ branch_labels: str | None = None
 depends_on: str | None = None
 
 
-def _utc_datetime() -> sa.types.TypeEngine[object]:
+def _utc_datetime() -> sa.types.TypeEngine[Any]:
     return sa.DateTime(timezone=True).with_variant(sa.String(32), "sqlite")
 
 
-def _json() -> sa.types.TypeEngine[object]:
+def _json() -> sa.types.TypeEngine[Any]:
     return sa.JSON().with_variant(JSONB(), "postgresql")
 
 

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 from agents.strict_schema import ensure_strict_json_schema
 
-from domain.frohlich.types import Certainty, Principle
-from runtime.utility import (
+from domain.frohlich.extraction import (
     SCHEMAS,
     ChoiceExtraction,
     Extraction,
@@ -24,6 +23,7 @@ from runtime.utility import (
     schema_for,
     schema_instructions,
 )
+from domain.frohlich.types import Certainty, Principle
 
 
 @pytest.mark.parametrize("model_cls", list(SCHEMAS))
@@ -116,7 +116,7 @@ def test_request_schema_fields() -> None:
 
 def test_utility_module_imports_nothing_effectful() -> None:
     code = (
-        "import sys, runtime.utility; "
+        "import sys, domain.frohlich.extraction; "
         "effectful = ('agents', 'openai', 'httpx2', 'httpx', 'sqlalchemy'); "
         "bad = [m for m in effectful if m in sys.modules]; "
         "assert not bad, bad"
