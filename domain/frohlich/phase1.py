@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from domain.calls import Purpose
 from domain.frohlich import render, rules
@@ -134,7 +136,6 @@ def round_choice(
     config = config_of(state)
     language = config.language
     probs = probabilities(config)
-    dset = rules.DistributionSet.from_incomes(distributions)
 
     def task(feedback: str | None) -> str:
         text = render_template(
@@ -146,21 +147,24 @@ def round_choice(
         )
         return render.with_feedback(text, feedback, language)
 
-    context = {
-        "step": "1.3",
-        "round": round_,
-        "distributions": distributions,
-        "floors": [d.floor for d in dset.distributions],
-        "ranges": [d.range_ for d in dset.distributions],
-        "averages": [float(rules.average(d, probs)) for d in dset.distributions],
-    }
+    def facts() -> dict[str, Any]:
+        dset = rules.DistributionSet.from_incomes(distributions)
+        return {
+            "step": "1.3",
+            "round": round_,
+            "distributions": distributions,
+            "floors": [d.floor for d in dset.distributions],
+            "ranges": [d.range_ for d in dset.distributions],
+            "averages": [float(rules.average(d, probs)) for d in dset.distributions],
+        }
+
     result = yield from elicit(
         state,
         agent=agent,
         kind="choice",
         slot=f"p1/{agent}/r{round_}/choice",
         max_attempts=config.attempts.choice,
-        build=builder(state, agent, Purpose.CHOICE, task, **context),
+        build=builder(state, agent, Purpose.CHOICE, task, facts),
         task=task,
     )
     return result
@@ -168,7 +172,7 @@ def round_choice(
 
 def round_payment(
     state: State, agent: str, round_: int, chosen: Elicited, distributions: list[list[int]]
-) -> Walk[str]:
+) -> Walk[Callable[[], str]]:
     key = f"payoff/phase1/{agent}/{round_}"
     recorded = state.records.get(key)
     language = config_of(state).language
@@ -192,13 +196,22 @@ def round_payment(
             class_label=f"p1/{agent}/r{round_}/class",
         )
         yield from wait([Emit(event)])
+    assert isinstance(recorded, PayoffAwarded | RoundUnpaid)
+    return partial(round_outcome_text, recorded, language)
+
+
+def round_outcome_text(recorded: PayoffAwarded | RoundUnpaid, language: str) -> str:
+    """The "chit": what the agent is told after a paid round."""
     if isinstance(recorded, RoundUnpaid):
-        return f"Result of round {round_}: {recorded.reason}; you were paid nothing this round."
-    assert isinstance(recorded, PayoffAwarded) and recorded.choice is not None
+        return (
+            f"Result of round {recorded.round}: {recorded.reason}; "
+            "you were paid nothing this round."
+        )
+    assert recorded.choice is not None
     return render_template(
         "round_outcome",
         language,
-        round=round_,
+        round=recorded.round,
         choice=recorded.choice.describe(),
         distribution=recorded.distribution,
         constraint_note=constraint_note(recorded),

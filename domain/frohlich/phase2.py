@@ -3,6 +3,8 @@ final ranking."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from domain.calls import Purpose
@@ -279,9 +281,12 @@ def round_memory(state: State, round_: int, name: str) -> Walk[None]:
     statement = state.records.get(f"statement/{round_}/{name}")
     language = config_of(state).language
     items = tuple(i for i in state.public if i.round == round_)
-    summary = render_template(
-        "round_summary", language, round=round_, history=render.history_text(items)
-    )
+
+    def summary() -> str:
+        return render_template(
+            "round_summary", language, round=round_, history=render.history_text(items)
+        )
+
     if isinstance(statement, StatementMade):
         answer = statement.text
         task_text = f"Discussion round {round_}: make your statement to the group."
@@ -294,7 +299,7 @@ def round_memory(state: State, round_: int, name: str) -> Walk[None]:
 
 def group_payment(
     state: State, names: list[str], agreement: PrincipleChoice | None
-) -> Walk[dict[str, str]]:
+) -> Walk[dict[str, Callable[[], str]]]:
     """2.2: the payment table is generated only now, after the discussion ended."""
     config = config_of(state)
     language = config.language
@@ -359,6 +364,20 @@ def group_payment(
         )
     if missing:
         yield from wait(missing)
+    return {
+        name: partial(payment_text, agreement, chosen, table, payments[name], language)
+        for name in names
+    }
+
+
+def payment_text(
+    agreement: PrincipleChoice | None,
+    chosen: GroupDistributionChosen,
+    table: list[list[int]],
+    payment: PayoffAwarded,
+    language: str,
+) -> str:
+    """2.3: what each agent learns about the outcome and its payment."""
     if agreement is not None:
         agreement_text = f"The group agreed on {agreement.describe()}."
         selection = f"That principle selects Distribution {chosen.distribution}."
@@ -370,21 +389,17 @@ def group_payment(
     else:
         agreement_text = "The group did not agree on a principle."
         selection = f"Distribution {chosen.distribution} was drawn at random for the group."
-    table_text = render.distribution_table(table)
-    return {
-        name: render_template(
-            "phase2_outcome",
-            language,
-            agreement=agreement_text,
-            table=table_text,
-            selection=selection,
-            **payoff_summary(payments[name]),
-        )
-        for name in names
-    }
+    return render_template(
+        "phase2_outcome",
+        language,
+        agreement=agreement_text,
+        table=render.distribution_table(table),
+        selection=selection,
+        **payoff_summary(payment),
+    )
 
 
-def final_ranking(state: State, name: str, outcome: str) -> Walk[None]:
+def final_ranking(state: State, name: str, outcome: Callable[[], str]) -> Walk[None]:
     config = config_of(state)
     language = config.language
 
@@ -392,7 +407,7 @@ def final_ranking(state: State, name: str, outcome: str) -> Walk[None]:
         text = render_template(
             "step_2_3",
             language,
-            outcome=outcome,
+            outcome=outcome(),
             principles=render_template("principles", language),
             ranking_instructions=render_template("ranking_instructions", language),
         )

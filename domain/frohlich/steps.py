@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from domain.calls import ModelRequest, Purpose
@@ -29,7 +30,15 @@ def config_of(state: State) -> FrohlichConfig:
 
 
 def probabilities(config: FrohlichConfig) -> dict[IncomeClass, Fraction]:
-    return rules.exact_probabilities(config.class_probabilities)
+    return _exact_probabilities(tuple(config.class_probabilities.items()))
+
+
+@cache
+def _exact_probabilities(
+    items: tuple[tuple[IncomeClass, float], ...],
+) -> dict[IncomeClass, Fraction]:
+    # Cached: the walk asks for them at every step and Fraction arithmetic is slow.
+    return rules.exact_probabilities(dict(items))
 
 
 def participant_request(
@@ -57,12 +66,18 @@ def participant_request(
 
 
 def builder(
-    state: State, agent: str, purpose: Purpose, task: Callable[[str | None], str], **context: Any
+    state: State,
+    agent: str,
+    purpose: Purpose,
+    task: Callable[[str | None], str],
+    facts: Callable[[], dict[str, Any]] = dict,
+    **context: Any,
 ) -> Callable[[str, int, str | None], ModelRequest]:
-    """A request builder for ``elicit``: the task with the feedback of the last attempt."""
+    """A request builder for ``elicit``: the task with the feedback of the last attempt.
+    ``facts`` adds context computed only when a request is actually built."""
 
     def build(address: str, attempt: int, feedback: str | None) -> ModelRequest:
-        ctx = {**context, "attempt": attempt, "feedback": feedback}
+        ctx = {**context, **facts(), "attempt": attempt, "feedback": feedback}
         return participant_request(state, agent, address, purpose, task(feedback), ctx)
 
     return build
@@ -83,11 +98,12 @@ def memory_update(
     step: str,
     task: Callable[[], str],
     answer: str,
-    outcome: str | None,
+    outcome: Callable[[], str] | None,
     round_: int | None = None,
 ) -> Walk[None]:
     """SPEC §5: the agent sees its last input and output (and what followed) and rewrites
-    its memory; an over-long memory is sent back once to be shortened, then cut."""
+    its memory; an over-long memory is sent back once to be shortened, then cut.
+    ``task`` and ``outcome`` are rendered only when the request is built."""
     if f"memory/{slot}" in state.records:
         return
     config = config_of(state)
@@ -95,19 +111,20 @@ def memory_update(
     current = state.agents[agent].memory
     first = state.answers.get(slot)
     if first is None:
+        outcome_text = outcome() if outcome is not None else None
         text = render_template(
             "memory_update",
             config.language,
             task=task(),
             answer=answer.strip() or "(no answer)",
-            outcome=f"\n{outcome}\n" if outcome else "",
+            outcome=f"\n{outcome_text}\n" if outcome_text else "",
             limit=limit,
         )
         context = {
             "step": step,
             "limit_words": limit,
             "memory": current,
-            "outcome": outcome,
+            "outcome": outcome_text,
             "last_output": answer,
         }
         if round_ is not None:

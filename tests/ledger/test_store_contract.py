@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import inspect
+from sqlalchemy.engine import make_url
 
 import ledger.store
 from ledger import (
@@ -660,3 +661,21 @@ def test_postgres_is_not_upgraded_implicitly(store_url: str) -> None:
         return
     with pytest.raises(SchemaBehindError, match="maai db upgrade --db"):
         EventStore.open(store_url)
+
+
+@pytest.mark.postgres
+def test_postgres_session_time_zone_does_not_matter(postgres_url: str) -> None:
+    """timestamptz comes back in the session's time zone; the hashed text must not."""
+    url = make_url(postgres_url)
+    options = f"{url.query['options']} -ctimezone=Asia/Kathmandu"
+    local = url.update_query_dict({"options": options}).render_as_string(hide_password=False)
+    with EventStore.open(local, upgrade=True) as store:
+        store.create_run("r1", "test", {})
+        (stored,) = store.append("r1", 0, [ev(1)])
+        with store._engine.connect() as conn:
+            assert conn.exec_driver_sql("SHOW timezone").scalar() == "Asia/Kathmandu"
+        (read,) = list(store.read("r1"))
+    assert read.recorded_at == stored.recorded_at and read.recorded_at.utcoffset() == timedelta(0)
+    with EventStore.open(postgres_url) as utc_store:
+        assert utc_store.verify_chain("r1").ok
+        assert list(utc_store.read("r1")) == [read]
