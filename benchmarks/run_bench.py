@@ -177,8 +177,7 @@ def recorded_addresses(path: Path, run_id: str) -> list[str]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         rows = conn.execute(
-            "SELECT payload FROM events WHERE run_id = ? AND type = 'model.completed' "
-            "ORDER BY seq",
+            "SELECT payload FROM events WHERE run_id = ? AND type = 'model.completed' ORDER BY seq",
             (run_id,),
         ).fetchall()
     finally:
@@ -256,7 +255,9 @@ def print_report(figures: dict[str, Any]) -> None:
         f"({figures['critical_path_calls']} calls x {figures['latency_ms']:g} ms)\n"
         f"wall / critical path: {figures['ratio']:.3f} (target <= 1.10)"
     )
-    print(f"model calls: {figures['calls']}; Phase 1 longest chain: {figures['phase1_chain_calls']}")
+    print(
+        f"model calls: {figures['calls']}; Phase 1 longest chain: {figures['phase1_chain_calls']}"
+    )
     for phase, t in figures["by_phase"].items():
         print(
             f"  {phase}: {t['calls']} calls, {t['input_tokens']} input + "

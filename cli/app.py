@@ -14,9 +14,10 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from cli import ledger_commands, run_commands
+    from cli import export_commands, ledger_commands, run_commands
 
     run_commands.register(app)
+    export_commands.register(app)
     ledger_commands.register(app)
 
 

@@ -21,7 +21,7 @@ from ledger import EventStore, LedgerError
 from runtime import providers
 from runtime.engine import Engine, RunFailedError, load_state
 from runtime.executors import LiveExecutor
-from runtime.runs import load_config, new_run_id, start_run, summarize
+from runtime.runs import ensure_started, load_config, new_run_id, start_run, summarize
 from runtime.tracing import run_trace
 from runtime.verify import verify_events
 
@@ -139,6 +139,10 @@ def resume(
         providers.check_credentials(config)
     except providers.ProviderSetupError as exc:
         raise _fail(str(exc)) from None
+    try:
+        ensure_started(store, run_id, config)
+    except LedgerError as exc:
+        raise _fail(str(exc), EXIT_CONFLICT) from None
     out.print(f"resuming run [bold]{run_id}[/bold]", highlight=False)
     _sigterm_as_interrupt()
     with _trace(run_id, config):
@@ -166,8 +170,10 @@ def verify(
     run_id: Annotated[str, typer.Argument(help="The run to check.")],
     db: DbOption = None,
 ) -> None:
-    """Check the hash chain, and that every recorded request and derived event is exactly
-    what the current code would produce at that point."""
+    """Check the hash chain and that the current code reproduces every recorded request.
+
+    Every recorded request and derived event must be exactly what the current code would
+    produce at that point; a difference names the event's seq and address."""
     store = open_store_or_exit(db)
     run_id, _ = _config_of(store, run_id)
     chain = store.verify_chain(run_id)

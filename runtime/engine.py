@@ -80,14 +80,30 @@ class _Writer:
     head: int
     pool: ThreadPoolExecutor
     last: Future[object] | None = None
+    failed: BaseException | None = None
 
     def submit(self, events: Sequence[Event]) -> Future[object]:
-        records = [to_new_event(e) for e in events]
+        # Encoding happens on the worker thread too, off the engine's critical path (events
+        # are immutable, so handing them over is safe).
+        events = tuple(events)
         expected = self.head
-        self.head += len(records)
-        future = self.pool.submit(self.store.append, self.run_id, expected, records)
+        self.head += len(events)
+        future = self.pool.submit(self._append, expected, events)
         self.last = future
         return future
+
+    def _append(self, expected: int, events: tuple[Event, ...]) -> object:
+        # Batches are queued before the earlier ones are committed. Once one is refused (e.g.
+        # another writer appended first), none after it may be stored: it could land on top
+        # of the other writer's events by chance (same length) and fork the history.
+        if self.failed is not None:
+            raise self.failed
+        try:
+            records = [to_new_event(e) for e in events]
+            return self.store.append(self.run_id, expected, records)
+        except BaseException as exc:
+            self.failed = exc
+            raise
 
 
 class Engine:
@@ -117,21 +133,33 @@ class Engine:
         )
         writer = _Writer(self.store, self.run_id, head, pool)
         pending: list[Future[object]] = []
+        unsent: list[Event] = []
         in_flight: dict[str, asyncio.Task[ModelAnswer]] = {}
         requests: dict[str, ModelRequest] = {}
+        hashes: dict[str, str] = {}
         loop = asyncio.get_running_loop()
 
-        def append(events: Sequence[Event]) -> None:
+        def record(events: Sequence[Event]) -> None:
+            """Fold events into the state now; they are stored by the next ``send``."""
             nonlocal state
-            if not events:
-                return
-            pending.append(writer.submit(events))
             for event in events:
                 state = evolve(state, event)
                 self.on_event(event, state)
+            unsent.extend(events)
+
+        def send() -> None:
+            """Store everything recorded and not yet sent, in order, as one batch."""
+            if unsent:
+                pending.append(writer.submit(list(unsent)))
+                unsent.clear()
 
         def attempt_failed(event: ModelAttemptFailed) -> None:
-            loop.call_soon_threadsafe(append, [event])
+            # Stored at once: a call may keep retrying for a long while.
+            def store_now() -> None:
+                record([event])
+                send()
+
+            loop.call_soon_threadsafe(store_now)
 
         try:
             while True:
@@ -141,14 +169,15 @@ class Engine:
                 batch: list[Event] = list(decision.events)
                 for request in new_calls:
                     again = request.address in state.requested
+                    hashes[request.address] = request.request_hash()
                     batch.append(
                         ModelCallRequested(
                             request=request,
-                            request_hash=request.request_hash(),
+                            request_hash=hashes[request.address],
                             attempt=2 if again else 1,
                         )
                     )
-                append(batch)
+                record(batch)
                 for request in new_calls:
                     requests[request.address] = request
                     in_flight[request.address] = asyncio.create_task(
@@ -156,7 +185,15 @@ class Engine:
                         name=request.address,
                     )
                 if decision.done:
+                    send()
                     break
+                # The answers that came in last time, what they led to and the new requests
+                # go to the store as one append (one transaction, one fsync) per turn of the
+                # loop, queued behind the first steps of the new calls so that the write does
+                # not compete with them for the interpreter. A crash before the write only
+                # means the calls are asked again on resume.
+                await asyncio.sleep(0)
+                loop.call_soon(send)
                 if not in_flight:
                     raise StuckError(f"run {self.run_id}: nothing to do but the run is not done")
                 done, _ = await asyncio.wait(
@@ -168,6 +205,7 @@ class Engine:
                     address = task.get_name()
                     del in_flight[address]
                     request = requests.pop(address)
+                    request_hash = hashes.pop(address)
                     error = task.exception()
                     if error is not None:
                         failure = failure or (request, error)
@@ -176,12 +214,12 @@ class Engine:
                         ModelCallCompleted(
                             address=address,
                             agent=request.agent,
-                            request_hash=request.request_hash(),
+                            request_hash=request_hash,
                             model=request.model,
                             answer=task.result(),
                         )
                     )
-                append(completed)
+                record(completed)
                 if failure is not None:
                     request, error = failure
                     await _cancel(in_flight.values())
@@ -189,7 +227,8 @@ class Engine:
                         f"model call failed: agent {request.agent}, step {request.purpose.value} "
                         f"({request.address}), model {request.model}: {error}"
                     )
-                    append([RunFailed(reason=reason, address=request.address, agent=request.agent)])
+                    record([RunFailed(reason=reason, address=request.address, agent=request.agent)])
+                    send()
                     await _flush(pending)
                     await loop.run_in_executor(pool, self.store.set_status, self.run_id, "failed")
                     raise RunFailedError(reason) from error
@@ -198,7 +237,10 @@ class Engine:
             return state
         except BaseException:
             await _cancel(in_flight.values())
-            # Whatever was submitted is either committed or rejected whole; wait for it.
+            # Answers already in hand are kept (unless the store refused a write: then the
+            # writer refuses everything after it). Whatever was submitted is either committed
+            # or rejected whole; wait for it.
+            send()
             for future in pending:
                 with contextlib.suppress(BaseException):
                     await asyncio.wrap_future(future)

@@ -13,7 +13,7 @@ import yaml
 from domain.events import RunStarted
 from domain.frohlich.config import ConfigError, FrohlichConfig, parse_config
 from domain.frohlich.state import State
-from ledger import EventStore
+from ledger import ConcurrencyError, EventStore
 from runtime.engine import load_state, to_new_event
 
 KIND = "frohlich"
@@ -66,15 +66,32 @@ def start_run(
     run_id = run_id or new_run_id()
     snapshot = config.model_dump(mode="json")
     store.create_run(run_id, KIND, snapshot)
-    started = RunStarted(
+    store.append(run_id, 0, [to_new_event(_run_started(snapshot, config.seed, trace_id))])
+    return run_id
+
+
+def _run_started(snapshot: dict[str, Any], seed: int, trace_id: str | None) -> RunStarted:
+    return RunStarted(
         experiment=KIND,
         config=snapshot,
-        seed=config.seed,
+        seed=seed,
         trace_id=trace_id,
         code_version=code_version(),
     )
-    store.append(run_id, 0, [to_new_event(started)])
-    return run_id
+
+
+def ensure_started(store: EventStore, run_id: str, config: FrohlichConfig) -> bool:
+    """Record ``run.started`` for a run that has no events yet: its process died between
+    creating the run and recording its first event (``start_run`` takes two writes). Returns
+    whether it was recorded here; a writer that got there first is fine."""
+    if store.head(run_id) != 0:
+        return False
+    snapshot = config.model_dump(mode="json")
+    try:
+        store.append(run_id, 0, [to_new_event(_run_started(snapshot, config.seed, None))])
+    except ConcurrencyError:
+        return False
+    return True
 
 
 @dataclass

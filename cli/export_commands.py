@@ -1,0 +1,260 @@
+"""``maai export`` and ``maai audit votes|leaks|protocol``: read models of a run's history.
+
+The commands only read the store and write files; every projection is a pure function in
+``projections/``. Exit status: 0 ok, 1 the audit found violations, 2 a usage, store or file
+error (one line naming the run, agent or file at fault).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from ledger import EventStore
+from projections.agent_log import UnknownAgentError, agent_log
+from projections.history import History, UnreadableEventError, history_from_stored
+from projections.jsonout import dumps
+from projections.leaks import audit_leaks
+from projections.protocol import all_rules, audit_protocol
+from projections.tables import render_tables
+from projections.transcript import transcript
+from projections.votes import describe_value, vote_audit
+
+EXIT_VIOLATIONS = 1
+
+out = Console(highlight=False, soft_wrap=True)
+
+audit_app = typer.Typer(
+    name="audit",
+    help="Check a run's history: votes, information leaks (SPEC §6), protocol rules.",
+    no_args_is_help=True,
+)
+
+
+class Format(StrEnum):
+    JSON = "json"
+    TRANSCRIPT = "transcript"
+    TABLES = "tables"
+
+
+RunArg = Annotated[str, typer.Argument(metavar="RUN_ID", help="The run (a unique prefix will do).")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _load(store: EventStore, run_id: str) -> History:
+    with exit_on_ledger_error():
+        info = store.get_run(run_id)
+        try:
+            return history_from_stored(info.run_id, store.read(info.run_id), info.status)
+        except UnreadableEventError as exc:
+            fail(f"run {info.run_id}: {exc}")
+    raise AssertionError("unreachable")  # pragma: no cover -- fail() always raises
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        _write(output, text)
+
+
+def export(
+    run_ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="RUN_ID...", help="The run(s) to export; unique prefixes will do."),
+    ] = None,
+    db: DbOption = None,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            "-f",
+            help="json: the agent-centric log; transcript: the public discussion as Markdown; "
+            "tables: CSV files for pandas/R with a data dictionary (needs --out).",
+        ),
+    ] = Format.JSON,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="json only: export this agent alone.")
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout."),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="DIR", help="tables only: the directory to write to."),
+    ] = None,
+    all_runs: Annotated[
+        bool, typer.Option("--all", help="tables only: export every run in the ledger.")
+    ] = False,
+) -> None:
+    """Export a run: agent-centric JSON log (default), transcript, or CSV tables.
+
+    The same events always give the same bytes."""
+    ids = list(run_ids or [])
+    if fmt is not Format.TABLES:
+        if all_runs or len(ids) != 1:
+            fail(f"--format {fmt.value} exports exactly one run; use --format tables for several")
+        if out_dir is not None:
+            fail("--out DIR is for --format tables; use -o FILE")
+    elif out_dir is None:
+        fail("--format tables writes several files: give --out DIR")
+    elif output is not None or agent is not None:
+        fail("--format tables takes --out DIR, not -o or --agent")
+    elif all_runs == bool(ids):
+        fail("give run ids or --all (not both)")
+    if agent is not None and fmt is not Format.JSON:
+        fail("--agent works with --format json only")
+
+    with open_store_or_exit(db) as store:
+        if fmt is Format.TABLES:
+            assert out_dir is not None
+            with exit_on_ledger_error():
+                ids = ids or [run.run_id for run in store.list_runs()]
+            histories = [_load(store, run_id) for run_id in ids]
+            files = render_tables(histories)
+            for name, text in files.items():
+                _write(out_dir / name, text)
+            typer.echo(
+                f"wrote {len(files)} files for {len(histories)} run(s) to {out_dir}", err=True
+            )
+            return
+        history = _load(store, ids[0])
+    if fmt is Format.TRANSCRIPT:
+        _emit(transcript(history), output)
+        return
+    try:
+        log = agent_log(history, agent)
+    except UnknownAgentError as exc:
+        fail(f"run {history.run_id}: {exc}")
+    _emit(dumps(log), output)
+
+
+@audit_app.command("votes")
+def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) -> None:
+    """Every vote proposal, poll answer and ballot: raw text, who read it (parser or utility
+    agent), the value, validity and rejection reason, attempt, tallies and the outcome, each
+    with its event seq and hash."""
+    with open_store_or_exit(db) as store:
+        history = _load(store, run_id)
+    report = vote_audit(history)
+    if as_json:
+        typer.echo(dumps(report), nl=False)
+        return
+    out.print(_vote_table(history.run_id, report["rows"]))
+    outcome = report["outcome"]
+    if outcome is None:
+        out.print("outcome: the discussion has not ended")
+    elif outcome["agreement"] is None:
+        out.print(f"outcome: no agreement after {outcome['rounds_used']} round(s)")
+    else:
+        out.print(f"outcome: agreement on {outcome['agreement']['text']}")
+
+
+@audit_app.command("leaks")
+def audit_leaks_command(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) -> None:
+    """Check SPEC §6 over every recorded prompt: no prompt of an agent contains another
+    agent's reasoning, memory, results, ballots or bank balance, nor the Phase-2 payment
+    table before the discussion ended. Exits 1 when anything leaked."""
+    with open_store_or_exit(db) as store:
+        history = _load(store, run_id)
+    report = audit_leaks(history)
+    if as_json:
+        typer.echo(dumps(report.to_json()), nl=False)
+    else:
+        for leak in report.leaks:
+            out.print(f"[red]leak[/red] {escape(leak.describe())}")
+        verdict = "[green]ok[/green]" if report.ok else f"[red]{len(report.leaks)} leak(s)[/red]"
+        out.print(
+            f"{verdict}: {report.prompts_checked} prompts of run {history.run_id} checked "
+            f"against {report.items_checked} private items"
+        )
+    if not report.ok:
+        raise typer.Exit(EXIT_VIOLATIONS)
+
+
+@audit_app.command("protocol")
+def audit_protocol_command(
+    run_id: RunArg,
+    db: DbOption = None,
+    as_json: JsonFlag = False,
+    list_rules: Annotated[
+        bool, typer.Option("--rules", help="Also list the rules checked.")
+    ] = False,
+) -> None:
+    """Check the history against the protocol rules of SPEC §1-§7 (rounds, tables,
+    multipliers, payoffs, balances, speaking orders, polls, ballots, consensus, attempts,
+    memory limits, randomness). Exits 1 on any violation."""
+    with open_store_or_exit(db) as store:
+        history = _load(store, run_id)
+    report = audit_protocol(history)
+    if as_json:
+        typer.echo(dumps(report.to_json()), nl=False)
+    else:
+        if list_rules:
+            for rule in all_rules():
+                out.print(f"{rule.id} ({rule.spec}): {rule.description}")
+        for v in report.violations:
+            where = f"seq {v.seq}" if v.seq is not None else "run"
+            out.print(f"[red]violation[/red] {v.rule} at {where}: {escape(v.detail)}")
+        verdict = (
+            "[green]ok[/green]"
+            if report.ok
+            else f"[red]{len(report.violations)} violation(s)[/red]"
+        )
+        out.print(f"{verdict}: {len(report.rules_checked)} rules checked on run {history.run_id}")
+    if not report.ok:
+        raise typer.Exit(EXIT_VIOLATIONS)
+
+
+TEXT_LIMIT = 160
+
+
+def _vote_table(run_id: str, rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=f"votes of run {run_id} (full texts: --json)", show_lines=True, expand=True)
+    for column in ("seq", "r.t", "kind", "agent", "read by"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("value", ratio=1, overflow="fold")
+    table.add_column("text", ratio=3, overflow="fold")
+    table.add_column("hash", no_wrap=True)
+    for row in rows:
+        text = row["raw_text"] or ""
+        if len(text) > TEXT_LIMIT:
+            text = text[: TEXT_LIMIT - 1] + "…"
+        if row["reason"]:
+            text = f"{text}\n→ {row['reason']}".lstrip("\n")
+        read_by = row["source"] or ""
+        if row["attempt"] is not None:
+            read_by += f" #{row['attempt']}"
+        table.add_row(
+            str(row["seq"]),
+            ".".join(str(row[k]) for k in ("round", "turn") if row[k] is not None),
+            row["kind"],
+            row["agent"] or "",
+            read_by.strip(),
+            escape(describe_value(row)),
+            escape(text),
+            row["hash"][:10],
+        )
+    return table
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``export`` and the ``audit`` group to the ``maai`` app."""
+    app.command("export")(export)
+    app.add_typer(audit_app, name="audit")

@@ -1,0 +1,253 @@
+"""The agent-centric log (seed 000 §3.5): run-level facts, then per agent its configuration
+and every input and output in order, with what was derived from them.
+
+The result is plain JSON data; :func:`projections.jsonout.dumps` turns it into the same bytes
+for the same events. Raw provider responses and the structured request ``context`` are left
+out: the texts the agent saw and wrote, and the parsed values, are what the log is for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.events import Event, RunFailed
+from domain.frohlich.events import (
+    AnswerAccepted,
+    AnswerMissing,
+    DistributionsDrawn,
+    MemoryUpdated,
+    PayoffAwarded,
+    ReasoningRecorded,
+    RoundUnpaid,
+    StatementMade,
+)
+from projections.calls import Call, collect_calls, site_of
+from projections.history import Entry, History
+from projections.jsonout import scrub
+from projections.outcome import outcome_json, phase2_payment_json, usage_json
+
+FORMAT = "maai.agent_log/1"
+
+
+class UnknownAgentError(KeyError):
+    def __init__(self, name: str, names: list[str]) -> None:
+        super().__init__(name)
+        self.name = name
+        self.names = names
+
+    def __str__(self) -> str:
+        known = ", ".join(self.names) or "none"
+        return f"no agent named {self.name!r} (agents: {known})"
+
+
+def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
+    names = history.agent_names
+    if agent is not None and agent not in names:
+        raise UnknownAgentError(agent, names)
+    calls = collect_calls(history)
+    chosen = names if agent is None else [agent]
+    return {
+        "format": FORMAT,
+        "run": run_json(history, calls),
+        "agents": {name: agent_json(history, name, calls) for name in chosen},
+    }
+
+
+def cite(entry: Entry) -> dict[str, Any]:
+    return {"seq": entry.seq, "hash": entry.hash}
+
+
+def event_json(entry: Entry, drop: tuple[str, ...] = ()) -> dict[str, Any]:
+    data = entry.event.model_dump(mode="json")
+    for key in drop:
+        data.pop(key, None)
+    return {**data, **cite(entry), "type": entry.event.TYPE}
+
+
+def run_json(history: History, calls: list[Call]) -> dict[str, Any]:
+    started = history.started
+    entries = history.entries
+    failures = history.of(RunFailed)
+    failure = None
+    if history.status == "failed" and failures:
+        failure = event_json(failures[-1][0])
+    return {
+        "run_id": history.run_id,
+        "status": history.status,
+        "experiment": started.experiment if started else None,
+        "seed": started.seed if started else None,
+        "code_version": started.code_version if started else None,
+        "trace_id": started.trace_id if started else None,
+        "config": scrub(started.config) if started else None,
+        "agents": history.agent_names,
+        "events": {
+            "count": len(entries),
+            "first_recorded_at": entries[0].recorded_at if entries else None,
+            "last": (
+                {
+                    **cite(entries[-1]),
+                    "type": entries[-1].event.TYPE,
+                    "recorded_at": entries[-1].recorded_at,
+                }
+                if entries
+                else None
+            ),
+        },
+        "outcome": outcome_json(history),
+        "phase2_payment": phase2_payment_json(history),
+        "model_usage": usage_json(calls),
+        "failure": failure,
+    }
+
+
+def agent_json(history: History, name: str, calls: list[Call]) -> dict[str, Any]:
+    def mine(*types: type[Event]) -> list[Entry]:
+        return [e for e, ev in history.of(*types) if getattr(ev, "agent", None) == name]
+
+    answers = mine(AnswerAccepted, AnswerMissing)
+
+    def answered(kind: str) -> list[dict[str, Any]]:
+        return [_answer_json(e) for e in answers if getattr(e.event, "kind", None) == kind]
+
+    def recorded(cls: type[Event]) -> list[dict[str, Any]]:
+        return [event_json(e, drop=("agent",)) for e in mine(cls)]
+
+    return {
+        "name": name,
+        "config": _agent_config(history, name),
+        "calls": _calls_json(calls, name),
+        "memory": _memory_json(mine(MemoryUpdated)),
+        "bank_balance": [_balance_json(e) for e in mine(PayoffAwarded)],
+        "rankings": answered("ranking"),
+        "choices": answered("choice"),
+        "phase1_tables": [event_json(e, drop=("agent", "scope")) for e in mine(DistributionsDrawn)],
+        "payoffs": recorded(PayoffAwarded),
+        "unpaid_rounds": recorded(RoundUnpaid),
+        "missing": recorded(AnswerMissing),
+        "reasoning": recorded(ReasoningRecorded),
+        "statements": recorded(StatementMade),
+        "poll_answers": answered("poll"),
+        "ballots": answered("ballot"),
+    }
+
+
+def _balance_json(entry: Entry) -> dict[str, Any]:
+    paid = entry.event
+    assert isinstance(paid, PayoffAwarded)
+    return {
+        **cite(entry),
+        "scope": paid.scope,
+        "round": paid.round,
+        "payoff_cents": paid.payoff_cents,
+        "balance_cents": paid.balance_cents,
+    }
+
+
+def _agent_config(history: History, name: str) -> dict[str, Any] | None:
+    started = history.started
+    agents = started.config.get("agents", []) if started else []
+    for item in agents if isinstance(agents, list) else []:
+        if isinstance(item, dict) and item.get("name") == name:
+            return scrub(item)  # type: ignore[no-any-return]
+    return None
+
+
+def _answer_json(entry: Entry) -> dict[str, Any]:
+    """One resolved answer slot: the accepted value (with how it was read) or missing."""
+    event = entry.event
+    site = site_of(f"{getattr(event, 'slot', '')}/1")
+    base = {**cite(entry), "step": site.step, "round": site.round, "turn": site.turn}
+    if isinstance(event, AnswerAccepted):
+        return {
+            **base,
+            "status": "accepted",
+            "slot": event.slot,
+            "value": event.value,
+            "source": event.source,
+            "via": event.via,
+            "attempt": event.attempt,
+            "address": event.address,
+        }
+    assert isinstance(event, AnswerMissing)
+    return {
+        **base,
+        "status": "missing",
+        "slot": event.slot,
+        "value": None,
+        "attempts": event.attempts,
+        "last_reason": event.last_reason,
+    }
+
+
+def _memory_json(entries: list[Entry]) -> list[dict[str, Any]]:
+    out = []
+    before = ""
+    for entry in entries:
+        event = entry.event
+        assert isinstance(event, MemoryUpdated)
+        out.append(
+            {
+                **cite(entry),
+                "slot": event.slot,
+                "step": event.step,
+                "source": event.source,
+                "words": event.words,
+                "words_before_cut": event.words_before_cut,
+                "before": before,
+                "after": event.memory,
+            }
+        )
+        before = event.memory
+    return out
+
+
+def _calls_json(calls: list[Call], name: str) -> list[dict[str, Any]]:
+    extractions: dict[str, list[Call]] = {}
+    for call in calls:
+        if call.request.agent == "utility" and "/extract/" in call.address:
+            extractions.setdefault(call.address.rsplit("/extract/", 1)[0], []).append(call)
+    return [
+        call_json(call, extractions.get(call.address, []))
+        for call in calls
+        if call.request.agent == name
+    ]
+
+
+def call_json(call: Call, extractions: list[Call]) -> dict[str, Any]:
+    request = call.request
+    site = site_of(call.address)
+    first_entry = call.requests[0][0]
+    answer = None
+    if call.completed is not None:
+        entry, done = call.completed
+        answer = {
+            **cite(entry),
+            "completed_at": entry.recorded_at,
+            "model": done.model,
+            "text": done.answer.text,
+            "input_tokens": done.answer.usage.input_tokens,
+            "output_tokens": done.answer.usage.output_tokens,
+            "latency_ms": done.answer.latency_ms,
+            "attempts": done.answer.attempts,
+        }
+    return {
+        **cite(first_entry),
+        "requested_at": first_entry.recorded_at,
+        "times_requested": len(call.requests),
+        "address": call.address,
+        "agent": request.agent,
+        "purpose": request.purpose.value,
+        "phase": site.phase,
+        "step": site.step,
+        "round": site.round,
+        "turn": site.turn,
+        "model": request.model,
+        "temperature": request.temperature,
+        "request_hash": call.requests[-1][1].request_hash,
+        "system": request.system,
+        "input": request.input,
+        "answer": answer,
+        "failed_attempts": [event_json(e, drop=("agent", "address")) for e, _ in call.failures],
+        "results": [event_json(e, drop=("agent", "raw_text")) for e in call.results],
+        "extractions": [call_json(x, []) for x in extractions],
+    }

@@ -1,0 +1,164 @@
+"""A run's history as every projection reads it: decoded events in seq order, each with the
+envelope fields that make it citable (seq, hash, recorded_at).
+
+Projections never read the store themselves: the CLI reads the stored events and hands them
+here. Tests and the golden files build histories from in-memory events with :func:`chain`,
+which hashes them exactly as the store would, with a fixed time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from typing import Any, TypeVar, overload
+
+from domain import registry
+from domain.events import Event, RunCompleted, RunFailed, RunStarted
+from domain.frohlich.config import FrohlichConfig
+from ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
+
+E = TypeVar("E", bound=Event)
+F = TypeVar("F", bound=Event)
+G = TypeVar("G", bound=Event)
+
+FIXED_TIME = "2025-01-01T00:00:00.000000+00:00"
+"""The recorded_at of events chained in memory (tests, golden files)."""
+
+
+class UnreadableEventError(ValueError):
+    """A stored event that this code cannot decode (unknown type, newer schema)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    seq: int
+    hash: str
+    recorded_at: str
+    event: Event
+
+
+@dataclass(frozen=True)
+class History:
+    run_id: str
+    entries: tuple[Entry, ...]
+    stored_status: str | None = None  # the store's status of the run, where known
+
+    @overload
+    def of(self, kind: type[E], /) -> list[tuple[Entry, E]]: ...
+
+    @overload
+    def of(self, kind: type[E], other: type[F], /) -> list[tuple[Entry, E | F]]: ...
+
+    @overload
+    def of(
+        self, kind: type[E], other: type[F], third: type[G], /
+    ) -> list[tuple[Entry, E | F | G]]: ...
+
+    def of(self, *types: type[Event]) -> list[tuple[Entry, Any]]:
+        """Entries whose event is one of ``types``, in seq order, with the typed event."""
+        return [(e, e.event) for e in self.entries if isinstance(e.event, types)]
+
+    @cached_property
+    def started(self) -> RunStarted | None:
+        found = self.of(RunStarted)
+        return found[0][1] if found else None
+
+    @cached_property
+    def config(self) -> FrohlichConfig | None:
+        """The run's config as recorded; ``None`` when missing or unreadable (audits report
+        that instead of crashing)."""
+        if self.started is None:
+            return None
+        try:
+            return FrohlichConfig.model_validate(self.started.config)
+        except ValueError:
+            return None
+
+    @property
+    def agent_names(self) -> list[str]:
+        return [a.name for a in self.config.agents] if self.config else []
+
+    @property
+    def completed(self) -> bool:
+        return any(isinstance(e.event, RunCompleted) for e in self.entries)
+
+    @property
+    def status(self) -> str:
+        """The store's status where known; otherwise what the events say."""
+        if self.stored_status:
+            return self.stored_status
+        if self.completed:
+            return "completed"
+        # A resumed run records new events after its failure: only a last failure counts.
+        if self.entries and isinstance(self.entries[-1].event, RunFailed):
+            return "failed"
+        return "running" if self.entries else "new"
+
+
+def history_from_stored(
+    run_id: str, stored: Iterable[StoredEvent], status: str | None = None
+) -> History:
+    entries = []
+    for record in stored:
+        try:
+            event = registry.decode(record.type, record.schema_version, record.payload)
+        except (registry.UnknownEventError, ValueError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UnreadableEventError(f"seq {record.seq} ({record.type}): {first}") from None
+        entries.append(
+            Entry(record.seq, record.hash, format_recorded_at(record.recorded_at), event)
+        )
+    return History(run_id, tuple(entries), status)
+
+
+def chain(
+    events: Sequence[Event], run_id: str = "memory", recorded_at: str = FIXED_TIME
+) -> list[StoredEvent]:
+    """``events`` as the store would hold them: seq from 1, hash-chained, at a fixed time."""
+    out: list[StoredEvent] = []
+    prev = GENESIS_HASH
+    moment = datetime.fromisoformat(recorded_at)
+    for seq, event in enumerate(events, 1):
+        type_, version, payload, agent = registry.encode(event)
+        payload = _normalized(payload)
+        digest = envelope_hash(
+            run_id=run_id,
+            seq=seq,
+            type=type_,
+            schema_version=version,
+            payload_json=canonical_json(payload),
+            agent=agent,
+            recorded_at=format_recorded_at(moment),
+            prev_hash=prev,
+        )
+        out.append(
+            StoredEvent(
+                position=seq,
+                run_id=run_id,
+                seq=seq,
+                type=type_,
+                schema_version=version,
+                payload=payload,
+                agent=agent,
+                recorded_at=moment,
+                prev_hash=prev,
+                hash=digest,
+            )
+        )
+        prev = digest
+    return out
+
+
+def _normalized(payload: dict[str, Any]) -> dict[str, Any]:
+    # What a store read gives back: plain JSON values (tuples as lists, and so on).
+    result: dict[str, Any] = json.loads(canonical_json(payload))
+    return result
+
+
+def history_from_events(
+    events: Sequence[Event], run_id: str = "memory", status: str | None = None
+) -> History:
+    return history_from_stored(run_id, chain(events, run_id), status)

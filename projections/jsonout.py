@@ -1,0 +1,31 @@
+"""Deterministic JSON text and the scrubbing of anything secret-looking from exports."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+SECRET_MARKERS = ("key", "secret", "token", "password")
+
+
+def dumps(value: Any) -> str:
+    """Sorted keys, two-space indent, UTF-8 kept, one trailing newline: the same value always
+    gives the same bytes."""
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def scrub(value: Any) -> Any:
+    """A copy of ``value`` without any mapping key whose name looks secret.
+
+    Configs name environment variables rather than holding keys, so nothing should match;
+    this is a second line of defence for whatever a future config adds.
+    """
+    if isinstance(value, dict):
+        return {
+            k: scrub(v)
+            for k, v in value.items()
+            if not any(marker in str(k).lower() for marker in SECRET_MARKERS)
+        }
+    if isinstance(value, list | tuple):
+        return [scrub(v) for v in value]
+    return value

@@ -1,0 +1,249 @@
+"""The leak audit (SPEC §6): no prompt of agent A may contain another agent's private
+material. Every recorded participant prompt (``model.requested``: system + input) is searched
+for the private items of every other agent.
+
+A match is excused when A legitimately held the same text before the prompt: A wrote or was
+shown it itself (its own answers, memories, reasoning, results; two agents in the same class
+of the same table are shown identical lines), or someone said it in public. Only what came
+before the prompt counts, so a leaked text that A later repeats is still found. Short
+strings are not searched: they occur by chance (memories under ``MIN_MEMORY_WORDS`` words,
+other texts under ``MIN_CHARS`` characters). The utility agent's prompts are not checked:
+it is no participant, and it only ever reads the answer it extracts from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from domain.events import ModelCallCompleted, ModelCallRequested
+from domain.frohlich import render
+from domain.frohlich.events import (
+    AnswerAccepted,
+    AnswerRejected,
+    AnswerUndecided,
+    DiscussionEnded,
+    DistributionsDrawn,
+    MemoryUpdated,
+    PayoffAwarded,
+    ReasoningRecorded,
+    StatementMade,
+)
+from domain.frohlich.prompts import render as render_template
+from domain.frohlich.rules import base_set
+from domain.frohlich.steps import constraint_note, payoff_summary
+from projections.history import History
+
+MIN_MEMORY_WORDS = 8
+MIN_CHARS = 20
+
+_BALANCE = re.compile(r"^Bank balance: (-?)\$([\d,]+)\.(\d\d)\s*$", re.MULTILINE)
+_NAME = re.compile(r"\AName: (.*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Item:
+    kind: str
+    owner: str
+    text: str
+    seq: int
+
+
+@dataclass(frozen=True)
+class Leak:
+    agent: str  # whose prompt
+    address: str
+    prompt_seq: int
+    kind: str
+    owner: str | None  # whose private item; None where it belongs to nobody in particular
+    item_seq: int | None
+    excerpt: str
+
+    def describe(self) -> str:
+        whose = f" of {self.owner}" if self.owner else ""
+        at = f" (recorded at seq {self.item_seq})" if self.item_seq is not None else ""
+        return (
+            f"seq {self.prompt_seq} {self.address}: prompt of {self.agent} contains the "
+            f"{self.kind}{whose}{at}: {self.excerpt!r}"
+        )
+
+
+@dataclass(frozen=True)
+class LeakReport:
+    run_id: str
+    prompts_checked: int
+    items_checked: int
+    leaks: tuple[Leak, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.leaks
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "prompts_checked": self.prompts_checked,
+            "items_checked": self.items_checked,
+            "leaks": [asdict(leak) for leak in self.leaks],
+        }
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= 80 else flat[:77] + "..."
+
+
+def _payoff_texts(event: PayoffAwarded, language: str) -> list[str]:
+    """The lines that tell an agent its own result, rendered as its prompts render them."""
+    summary = payoff_summary(event)
+    table = render.counterfactual_table(event.counterfactuals, event.distribution)
+    lines = table.splitlines()[2:]  # the header is the same for everyone
+    if event.scope == "phase1" and event.choice is not None:
+        outcome = render_template(
+            "round_outcome",
+            language,
+            round=event.round,
+            choice=event.choice.describe(),
+            distribution=event.distribution,
+            constraint_note=constraint_note(event),
+            **summary,
+        )
+        return [outcome.splitlines()[0], *lines]
+    outcome = render_template(
+        "phase2_outcome", language, agreement="", table="", selection="", **summary
+    )
+    assigned = [line.strip() for line in outcome.splitlines() if "assigned" in line]
+    return [*assigned, *lines]
+
+
+def private_items(history: History) -> list[Item]:
+    language = history.config.language if history.config else "en"
+    items: list[Item] = []
+    for entry in history.entries:
+        event = entry.event
+        texts: list[tuple[str, str, str]] = []  # (kind, owner, text)
+        if isinstance(event, ReasoningRecorded):
+            texts.append(("private reasoning", event.agent, event.text))
+        elif isinstance(event, MemoryUpdated):
+            if len(event.memory.split()) >= MIN_MEMORY_WORDS:
+                texts.append(("memory", event.agent, event.memory))
+        elif isinstance(event, PayoffAwarded):
+            kind = "Phase-1 result" if event.scope == "phase1" else "Phase-2 result"
+            texts += [(kind, event.agent, t) for t in _payoff_texts(event, language)]
+        elif isinstance(event, AnswerAccepted | AnswerRejected | AnswerUndecided):
+            kind = "secret ballot" if event.kind == "ballot" else f"private {event.kind} answer"
+            texts.append((kind, event.agent, event.raw_text))
+        for kind, owner, text in texts:
+            text = text.strip()
+            if kind == "memory" or len(text) >= MIN_CHARS:
+                items.append(Item(kind, owner, text, entry.seq))
+    unique = {(i.kind, i.owner, i.text): i for i in reversed(items)}  # keep the first seq
+    return sorted(unique.values(), key=lambda i: i.seq)
+
+
+Texts = list[tuple[int, str]]  # (seq at which it was recorded, text)
+Found = tuple[str, str | None, int | None, str]  # (kind, owner, item seq, text)
+
+
+def _own_texts(history: History, items: list[Item]) -> dict[str, Texts]:
+    """Everything each agent wrote or was told about itself, with when."""
+    own: dict[str, Texts] = defaultdict(list)
+    for item in items:
+        own[item.owner].append((item.seq, item.text))
+    for entry, done in history.of(ModelCallCompleted):
+        own[done.agent].append((entry.seq, done.answer.text))
+    return own
+
+
+def _held_before(text: str, texts: Texts, seq: int) -> bool:
+    return any(text in held for at, held in texts if at < seq)
+
+
+def _balances(history: History) -> dict[str, list[tuple[int, int]]]:
+    """Per agent, (seq, balance in cents) after each payment, starting from zero."""
+    out: dict[str, list[tuple[int, int]]] = defaultdict(lambda: [(0, 0)])
+    for entry, paid in history.of(PayoffAwarded):
+        out[paid.agent].append((entry.seq, paid.balance_cents))
+    return out
+
+
+def _held(balances: list[tuple[int, int]], before: int) -> set[int]:
+    return {cents for seq, cents in balances if seq < before}
+
+
+def _table_rows(distributions: list[list[int]]) -> list[str]:
+    return render.distribution_table(distributions).splitlines()[2:]
+
+
+def audit_leaks(history: History) -> LeakReport:
+    items = private_items(history)
+    own = _own_texts(history, items)
+    public: Texts = [(e.seq, said.text) for e, said in history.of(StatementMade)]
+    balances = _balances(history)
+    names = history.agent_names
+    ended = history.of(DiscussionEnded)
+    ended_seq = ended[0][0].seq if ended else None
+    payment = [(e, d) for e, d in history.of(DistributionsDrawn) if d.scope == "phase2"]
+    seen_tables: dict[str, set[str]] = defaultdict(set)
+    base = [list(d.incomes) for d in base_set(history.config).distributions]
+    for _, drawn in history.of(DistributionsDrawn):
+        if drawn.scope == "phase1" and drawn.agent is not None:
+            seen_tables[drawn.agent].update(_table_rows(drawn.distributions))
+
+    leaks: list[Leak] = []
+    prompts = 0
+    for entry, requested in history.of(ModelCallRequested):
+        request = requested.request
+        agent = request.agent
+        if agent == "utility":
+            continue
+        prompts += 1
+        prompt = f"{request.system}\n{request.input}"
+        found: list[Found] = []
+        for item in items:
+            if item.owner == agent or item.text not in prompt:
+                continue
+            if _held_before(item.text, own[agent], entry.seq):
+                continue
+            if _held_before(item.text, public, entry.seq):
+                continue
+            found.append((item.kind, item.owner, item.seq, item.text))
+        found += _preamble_leaks(request.input, prompt, agent, balances, names, entry.seq)
+        if payment and (ended_seq is None or entry.seq < ended_seq):
+            drawn_entry, drawn = payment[0]
+            legit = seen_tables[agent] | set(_table_rows(base))
+            rows = [r for r in _table_rows(drawn.distributions) if r in prompt and r not in legit]
+            if rows:
+                found.append(("Phase-2 payment table", None, drawn_entry.seq, rows[0]))
+        leaks += [
+            Leak(agent, request.address, entry.seq, kind, owner, seq, _excerpt(text))
+            for kind, owner, seq, text in found
+        ]
+    return LeakReport(history.run_id, prompts, len(items), tuple(leaks))
+
+
+def _preamble_leaks(
+    input_text: str,
+    prompt: str,
+    agent: str,
+    balances: dict[str, list[tuple[int, int]]],
+    names: list[str],
+    seq: int,
+) -> list[Found]:
+    """A prompt's "Name:" must be its own agent's, and every "Bank balance:" line a balance
+    that agent has had; a balance only another agent has had is that agent's."""
+    found: list[Found] = []
+    named = _NAME.search(input_text)
+    if named and named.group(1).strip() != agent:
+        found.append(("preamble (name)", named.group(1).strip(), None, named.group(0)))
+    mine = _held(balances[agent], seq)
+    for match in _BALANCE.finditer(prompt):
+        sign, whole, part = match.groups()
+        cents = (-1 if sign else 1) * (int(whole.replace(",", "")) * 100 + int(part))
+        if cents in mine:
+            continue
+        owners = [n for n in names if n != agent and cents in _held(balances[n], seq)]
+        found.append(("bank balance", ", ".join(owners) or None, None, match.group(0)))
+    return found

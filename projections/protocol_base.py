@@ -1,0 +1,110 @@
+"""What the protocol audit is made of: rules, their violations, and the indexes of a history
+that several rules share. Rules live in ``protocol_general``, ``protocol_phase1`` and
+``protocol_phase2``; ``projections.protocol`` runs them all."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+from domain.frohlich import rules
+from domain.frohlich.config import FrohlichConfig
+from domain.frohlich.events import AnswerAccepted, AnswerMissing, DistributionsDrawn
+from domain.frohlich.types import IncomeClass, PrincipleChoice
+from projections.history import Entry, History
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    seq: int | None
+    detail: str
+
+
+class Audit:
+    """A history with its config and the indexes rules share. Rules only run when the run's
+    config could be read (``lifecycle`` reports it otherwise)."""
+
+    def __init__(self, history: History, config: FrohlichConfig) -> None:
+        self.history = history
+        self.config = config
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.config.agents]
+
+    @cached_property
+    def probs(self) -> dict[IncomeClass, Fraction]:
+        return rules.exact_probabilities(self.config.class_probabilities)
+
+    @cached_property
+    def base(self) -> list[list[int]]:
+        return [list(row) for row in self.config.base_distributions()]
+
+    @cached_property
+    def accepted(self) -> dict[str, tuple[Entry, AnswerAccepted]]:
+        """The accepted answer of each slot (the first, should a broken history hold two)."""
+        out: dict[str, tuple[Entry, AnswerAccepted]] = {}
+        for entry, event in self.history.of(AnswerAccepted):
+            out.setdefault(event.slot, (entry, event))
+        return out
+
+    @cached_property
+    def missing(self) -> dict[str, tuple[Entry, AnswerMissing]]:
+        out: dict[str, tuple[Entry, AnswerMissing]] = {}
+        for entry, event in self.history.of(AnswerMissing):
+            out.setdefault(event.slot, (entry, event))
+        return out
+
+    @cached_property
+    def phase1_tables(self) -> dict[tuple[str, int], tuple[Entry, DistributionsDrawn]]:
+        out: dict[tuple[str, int], tuple[Entry, DistributionsDrawn]] = {}
+        for entry, event in self.history.of(DistributionsDrawn):
+            if event.scope == "phase1" and event.agent is not None and event.round is not None:
+                out.setdefault((event.agent, event.round), (entry, event))
+        return out
+
+    @cached_property
+    def phase2_table(self) -> tuple[Entry, DistributionsDrawn] | None:
+        found = [(e, d) for e, d in self.history.of(DistributionsDrawn) if d.scope == "phase2"]
+        return found[0] if found else None
+
+    def choice_of(self, slot: str) -> PrincipleChoice | None:
+        """The accepted choice or ballot of a slot; ``None`` when missing or unreadable."""
+        found = self.accepted.get(slot)
+        if found is None:
+            return None
+        try:
+            return PrincipleChoice.model_validate(found[1].value)
+        except ValueError:
+            return None
+
+
+Check = Callable[[Audit], Iterator[Violation]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    spec: str
+    description: str
+    check: Check
+
+
+RULES: list[Rule] = []
+
+
+def rule(id: str, spec: str, description: str) -> Callable[[Check], Check]:
+    """Register a rule; its check yields one violation per breach it finds."""
+
+    def register(check: Check) -> Check:
+        RULES.append(Rule(id, spec, description, check))
+        return check
+
+    return register
+
+
+def dset(table: list[list[int]]) -> rules.DistributionSet:
+    return rules.DistributionSet.from_incomes(table)

@@ -1,0 +1,223 @@
+"""The rows of each CSV table (``projections.tables`` declares their columns)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from domain.frohlich.events import (
+    AnswerAccepted,
+    AnswerMissing,
+    BallotResolved,
+    DistributionsDrawn,
+    MemoryUpdated,
+    PayoffAwarded,
+    PollResolved,
+    RoundUnpaid,
+    StatementMade,
+)
+from projections.calls import collect_calls, site_of
+from projections.history import Entry, History
+
+Row = dict[str, Any]
+
+
+def _cite(entry: Entry) -> Row:
+    return {"seq": entry.seq, "hash": entry.hash}
+
+
+def _resolved(
+    history: History, kind: str
+) -> Iterator[tuple[Entry, AnswerAccepted | AnswerMissing]]:
+    """The event that settled each answer slot of ``kind``: accepted, or missing."""
+    for entry, event in history.of(AnswerAccepted, AnswerMissing):
+        if event.kind == kind:
+            yield entry, event
+
+
+def _answer(entry: Entry, event: AnswerAccepted | AnswerMissing) -> Row:
+    if isinstance(event, AnswerMissing):
+        return {"agent": event.agent, "status": "missing", **_cite(entry)}
+    return {
+        "agent": event.agent,
+        "status": "accepted",
+        "source": event.source,
+        "attempt": event.attempt,
+        **_cite(entry),
+    }
+
+
+def _choice(value: Any) -> Row:
+    if not isinstance(value, dict):
+        return {}
+    return {"principle": value.get("principle"), "amount": value.get("amount")}
+
+
+def _slot_site(event: AnswerAccepted | AnswerMissing) -> Any:
+    return site_of(f"{event.slot}/1")
+
+
+def rankings(history: History) -> Iterator[Row]:
+    for entry, event in _resolved(history, "ranking"):
+        row = {**_answer(entry, event), "step": _slot_site(event).step}
+        if isinstance(event, AnswerAccepted) and isinstance(event.value, dict):
+            order = list(event.value.get("order", []))
+            for i in range(4):
+                row[f"rank_{i + 1}"] = order[i] if i < len(order) else None
+            row["certainty"] = event.value.get("certainty")
+        yield row
+
+
+def _multipliers(history: History) -> dict[tuple[str | None, int | None], float]:
+    return {(d.agent, d.round): d.multiplier for _, d in history.of(DistributionsDrawn)}
+
+
+def choices(history: History) -> Iterator[Row]:
+    multipliers = _multipliers(history)
+    for entry, event in _resolved(history, "choice"):
+        rnd = _slot_site(event).round
+        row = {**_answer(entry, event), "round": rnd}
+        row["multiplier"] = multipliers.get((event.agent, rnd))
+        if isinstance(event, AnswerAccepted):
+            row.update(_choice(event.value))
+        yield row
+
+
+def payoffs(history: History) -> Iterator[Row]:
+    multipliers = _multipliers(history)
+    for entry, event in history.of(PayoffAwarded, RoundUnpaid):
+        if isinstance(event, RoundUnpaid):
+            yield {
+                "agent": event.agent,
+                "scope": "phase1",
+                "round": event.round,
+                "status": "unpaid",
+                "reason": event.reason,
+                "multiplier": multipliers.get((event.agent, event.round)),
+                **_cite(entry),
+            }
+            continue
+        key = (event.agent, event.round) if event.scope == "phase1" else (None, None)
+        yield {
+            "agent": event.agent,
+            "scope": event.scope,
+            "round": event.round,
+            "status": "paid",
+            **(_choice(event.choice.model_dump(mode="json")) if event.choice else {}),
+            "distribution": event.distribution,
+            "constraint_satisfied": event.constraint_satisfied,
+            "income_class": event.income_class.value,
+            "income": event.income,
+            "payoff_cents": event.payoff_cents,
+            "balance_cents": event.balance_cents,
+            "multiplier": multipliers.get(key),
+            **_cite(entry),
+        }
+
+
+def counterfactuals(history: History) -> Iterator[Row]:
+    for entry, event in history.of(PayoffAwarded):
+        for row in event.counterfactuals:
+            yield {
+                "agent": event.agent,
+                "scope": event.scope,
+                "round": event.round,
+                "distribution": row.distribution,
+                "chosen": row.distribution == event.distribution,
+                "income": row.income,
+                "payoff_cents": row.payoff_cents,
+                "picked_by": "; ".join(row.picked_by),
+                "seq": entry.seq,
+            }
+
+
+def statements(history: History) -> Iterator[Row]:
+    for entry, event in history.of(StatementMade):
+        yield {
+            "round": event.round,
+            "turn": event.turn,
+            "agent": event.agent,
+            "proposes_vote": event.proposes_vote,
+            "words": len(event.text.split()),
+            "text": event.text,
+            **_cite(entry),
+        }
+
+
+def polls(history: History) -> Iterator[Row]:
+    results = {(p.round, p.turn): p for _, p in history.of(PollResolved)}
+    proposers = {(s.round, s.turn): s.agent for _, s in history.of(StatementMade)}
+    for entry, event in _resolved(history, "poll"):
+        site = _slot_site(event)
+        result = results.get((site.round, site.turn))
+        answer = event.value if isinstance(event, AnswerAccepted) else None
+        yield {
+            "round": site.round,
+            "turn": site.turn,
+            "proposer": proposers.get((site.round, site.turn)),
+            **_answer(entry, event),
+            "answer": None if answer is None else ("yes" if answer else "no"),
+            "passed": result.passed if result else None,
+        }
+
+
+def ballots(history: History) -> Iterator[Row]:
+    results = {(b.round, b.turn): b for _, b in history.of(BallotResolved)}
+    for entry, event in _resolved(history, "ballot"):
+        site = _slot_site(event)
+        result = results.get((site.round, site.turn))
+        row = {
+            "round": site.round,
+            "turn": site.turn,
+            **_answer(entry, event),
+            "consensus": result.consensus if result else None,
+        }
+        if isinstance(event, AnswerAccepted):
+            row.update(_choice(event.value))
+            row["raw_text"] = event.raw_text
+        yield row
+
+
+def memory(history: History) -> Iterator[Row]:
+    for entry, event in history.of(MemoryUpdated):
+        yield {
+            "agent": event.agent,
+            "slot": event.slot,
+            "step": event.step,
+            "source": event.source,
+            "words": event.words,
+            "words_before_cut": event.words_before_cut,
+            "memory": event.memory,
+            **_cite(entry),
+        }
+
+
+def model_calls(history: History) -> Iterator[Row]:
+    for call in collect_calls(history):
+        request = call.request
+        site = site_of(call.address)
+        row: Row = {
+            "seq": call.seq,
+            "address": call.address,
+            "agent": request.agent,
+            "for_agent": call.for_agent,
+            "purpose": request.purpose.value,
+            "phase": site.phase,
+            "step": site.step,
+            "round": site.round,
+            "turn": site.turn,
+            "model": request.model,
+            "status": "pending" if call.completed is None else "completed",
+            "failed_attempts": len(call.failures),
+            "times_requested": len(call.requests),
+            "request_hash": call.requests[-1][1].request_hash,
+        }
+        if call.completed is not None:
+            answer = call.completed[1].answer
+            row.update(
+                input_tokens=answer.usage.input_tokens,
+                output_tokens=answer.usage.output_tokens,
+                latency_ms=answer.latency_ms,
+                attempts=answer.attempts,
+            )
+        yield row

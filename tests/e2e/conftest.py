@@ -1,0 +1,69 @@
+"""Fixtures of the end-to-end tests: CLI child processes, reference runs, ledger locations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.fake_model import FakeModel, serve_agent
+from tests.e2e.launcher import Launcher
+from tests.e2e.runs import Recorded, References, run_in_process, write_config
+from tests.runtime.loopback_http import loopback_server
+
+
+@pytest.fixture(scope="session")
+def launcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launcher]:
+    """Starts ``maai`` children; any still running at the end of the session are killed."""
+    started = Launcher(tmp_path_factory.mktemp("maai-logs"))
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+@pytest.fixture
+def cli(launcher: Launcher) -> Iterator[Launcher]:
+    """The launcher, with every child a test started killed when the test ends."""
+    try:
+        yield launcher
+    finally:
+        launcher.close()
+
+
+@pytest.fixture(scope="session")
+def references(launcher: Launcher, tmp_path_factory: pytest.TempPathFactory) -> References:
+    return References(launcher, tmp_path_factory.mktemp("references"))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh ledger location: a SQLite file, or a PostgreSQL schema of its own (skipped with
+    the reason when ``MAAI_TEST_POSTGRES_URL`` is unset or does not answer)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ledger.db")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture(scope="session")
+def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    """A finished run, recorded in this process: Bob talked to the fake model over loopback
+    HTTP, the others are simulated."""
+    folder = tmp_path_factory.mktemp("recorded")
+    model = FakeModel()
+    with pytest.MonkeyPatch.context() as patch, loopback_server() as server:
+        for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+            patch.delenv(var, raising=False)  # a proxy would take loopback traffic elsewhere
+        server.script(*[model.reply] * 10_000)
+        config = write_config(
+            folder / "recorded.yaml",
+            agents=3,
+            rounds=3,
+            edit=lambda data: serve_agent(data, "Bob", server.base_url),
+        )
+        db = str(folder / "recorded.db")
+        run_id = run_in_process(config, db)
+    assert model.unknown == [] and model.answered > 10
+    return Recorded(config, db, run_id)

@@ -1,0 +1,121 @@
+"""Configs and reference runs for the end-to-end tests."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from domain.frohlich.events import StepStarted
+from ledger import EventStore
+from runtime.engine import Engine
+from runtime.executors import LiveExecutor
+from runtime.runs import load_config, start_run
+from tests.e2e.history import DomainHistory, decode, domain_history, only_run
+from tests.e2e.launcher import REPO, Launcher
+
+DEFAULT_CONFIG = REPO / "configs" / "default.yaml"
+
+
+def write_config(
+    path: Path,
+    *,
+    agents: int = 3,
+    rounds: int = 3,
+    latency_ms: float | None = None,
+    edit: Callable[[dict[str, Any]], None] | None = None,
+) -> Path:
+    """A copy of the default config with its first ``agents`` agents and ``rounds`` Phase-2
+    rounds; ``latency_ms`` for every simulated persona; ``edit`` changes the data last."""
+    data = yaml.safe_load(DEFAULT_CONFIG.read_text(encoding="utf-8"))
+    data["agents"] = data["agents"][:agents]
+    data["phase2_rounds"] = rounds
+    data["name"] = f"e2e-{agents}x{rounds}"
+    if latency_ms is not None:
+        for agent in data["agents"]:
+            agent.setdefault("persona", {})["latency_ms"] = latency_ms
+    if edit is not None:
+        edit(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def run_in_process(config_path: Path, db: str) -> str:
+    """Run a config to the end in this process (simulated or loopback models only)."""
+    config = load_config(config_path)
+    with EventStore.open(db) as store:
+        run_id = start_run(store, config)
+        asyncio.run(Engine(store, run_id, LiveExecutor(config, env={})).run())
+    return run_id
+
+
+@dataclass(frozen=True)
+class Recorded:
+    config: Path
+    db: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class Reference:
+    """An uninterrupted run of a config, as the tests compare others with it."""
+
+    config: Path
+    db: str
+    run_id: str
+    agents: tuple[str, ...]
+    history: DomainHistory
+    events: int  # the run's head seq
+    phase2_from: int  # seq of the group's "2.1" step.started: Phase 2 begins here
+
+
+def read_reference(config: Path, db: str, run_id: str | None = None) -> Reference:
+    agents = tuple(a.name for a in load_config(config).agents)
+    with EventStore.open(db) as store:
+        info = store.get_run(run_id) if run_id else only_run(store)
+        assert info is not None, f"no run in {db}"
+        assert info.status == "completed", f"reference run is {info.status}"
+        stored = list(store.read(info.run_id))
+    phase2_from = next(
+        e.seq
+        for e in stored
+        if e.type == StepStarted.TYPE
+        and isinstance(ev := decode(e), StepStarted)
+        and ev.step == "2.1"
+    )
+    return Reference(
+        config=config,
+        db=db,
+        run_id=info.run_id,
+        agents=agents,
+        history=domain_history(stored, agents),
+        events=stored[-1].seq,
+        phase2_from=phase2_from,
+    )
+
+
+class References:
+    """Uninterrupted runs made once per session through ``maai run``, one per config file."""
+
+    def __init__(self, launcher: Launcher, folder: Path) -> None:
+        self.launcher = launcher
+        self.folder = folder
+        self._made: dict[str, Reference] = {}
+        self._lock = threading.Lock()
+
+    def of(self, config: Path) -> Reference:
+        key = str(config.resolve())
+        with self._lock:
+            found = self._made.get(key)
+            if found is None:
+                db = str(self.folder / f"reference-{len(self._made)}.db")
+                EventStore.open(db).close()
+                child = self.launcher.run("run", str(config), "--db", db, "-q")
+                assert child.poll() == 0, f"reference run failed:\n{child.output()}"
+                found = self._made[key] = read_reference(config, db)
+        return found

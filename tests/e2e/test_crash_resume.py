@@ -1,0 +1,218 @@
+"""Crash safety: ``maai run`` killed at many points, then ``maai resume``, ends exactly as an
+uninterrupted run of the same config (the simulated participant is deterministic), and
+``maai verify`` passes on every resumed run. Ctrl-C stops a run cleanly (exit 130, status
+``interrupted``) and resume completes it the same way."""
+
+from __future__ import annotations
+
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from ledger import EventStore
+from runtime.engine import load_state
+from runtime.runs import KIND, load_config
+from tests.e2e.history import differences, domain_history, only_run, seqs_gapless, wait_for
+from tests.e2e.launcher import CliProcess, Launcher
+from tests.e2e.runs import DEFAULT_CONFIG, Reference, References
+
+PHASE1_KILLS = 10
+PHASE2_KILLS = 14
+PARALLEL = 2  # kill-and-resume cycles at a time
+
+
+def kill_thresholds(ref: Reference) -> list[int]:
+    """Head seqs to kill at, spread evenly over Phase 1 (from just after ``run.started``) and
+    Phase 2 (up to a few events before the end)."""
+    phase1 = [1 + round(i * (ref.phase2_from - 3) / PHASE1_KILLS) for i in range(PHASE1_KILLS)]
+    span = ref.events - 10 - ref.phase2_from
+    phase2 = [ref.phase2_from + round(i * span / (PHASE2_KILLS - 1)) for i in range(PHASE2_KILLS)]
+    return phase1 + phase2
+
+
+def exited_early(child: CliProcess) -> str | None:
+    code = child.poll()
+    return None if code is None else f"maai exited with {code}:\n{child.output()}"
+
+
+@dataclass
+class Kill:
+    threshold: int
+    killed_at: int  # head seq after the kill
+    status: str  # the run's status after the kill
+    phase: int  # the phase the history had reached
+    exit_code: int
+    during: str  # "run" or "resume"
+
+
+@dataclass
+class Crashes:
+    kills: list[Kill]
+    resume: CliProcess  # the resume that ran to the end
+    verify: CliProcess
+    final_status: str
+    chain_ok: bool
+    gapless: bool
+    problems: list[str]
+
+    def where(self, events: int) -> str:
+        return "killed at " + ", ".join(
+            f"seq {k.killed_at}/{events} (during {k.during}, threshold {k.threshold})"
+            for k in self.kills
+        )
+
+
+def kill_at(cli: Launcher, store: EventStore, child: CliProcess, threshold: int) -> Kill:
+    def head() -> int:
+        info = only_run(store)
+        return info.head_seq if info is not None else 0
+
+    try:
+        wait_for(
+            lambda: head() >= threshold,
+            timeout=90,
+            what=f"head seq {threshold}",
+            abort=lambda: exited_early(child),
+        )
+    finally:
+        exit_code = child.kill()
+    info = only_run(store)
+    assert info is not None
+    state, killed_at = load_state(store, info.run_id)
+    return Kill(threshold, killed_at, info.status, state.phase, exit_code, child.argv[0])
+
+
+def crash_and_resume(cli: Launcher, ref: Reference, thresholds: list[int], db: Path) -> Crashes:
+    """``maai run`` killed at the first threshold, each ``maai resume`` after it killed at the
+    next one, then a last ``maai resume`` to the end and ``maai verify``."""
+    with EventStore.open(str(db)) as store:
+        kills = [
+            kill_at(cli, store, cli.start("run", DEFAULT_CONFIG, "--db", db, "-q"), thresholds[0])
+        ]
+        info = only_run(store)
+        assert info is not None
+        run_id = info.run_id
+        for threshold in thresholds[1:]:
+            child = cli.start("resume", run_id, "--db", db, "-q")
+            kills.append(kill_at(cli, store, child, threshold))
+        resume = cli.run("resume", run_id, "--db", db, "-q")
+        verify = cli.run("verify", run_id, "--db", db)
+        history = domain_history(store.read(run_id), ref.agents)
+        gapless, _ = seqs_gapless(store, run_id)
+        return Crashes(
+            kills=kills,
+            resume=resume,
+            verify=verify,
+            final_status=store.get_run(run_id).status,
+            chain_ok=store.verify_chain(run_id).ok,
+            gapless=gapless,
+            problems=differences(history, ref.history),
+        )
+
+
+def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
+    cli: Launcher, references: References, tmp_path: Path
+) -> None:
+    """24 SIGKILLs spread over Phase 1 and Phase 2, in 12 runs: each run is killed once
+    during ``maai run`` and once during the ``maai resume`` that follows (a crash while
+    recovering from a crash), then resumed to the end."""
+    ref = references.of(DEFAULT_CONFIG)
+    thresholds = kill_thresholds(ref)
+    assert len(thresholds) >= 20
+    half = len(thresholds) // 2
+    plans = [[thresholds[i], thresholds[i + half]] for i in range(half)]
+    dbs = [tmp_path / f"crash-{i}.db" for i in range(len(plans))]
+    for db in dbs:  # created here: schema upgrades (Alembic) are not thread-safe
+        EventStore.open(str(db)).close()
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        results = list(
+            pool.map(
+                lambda item: crash_and_resume(cli, ref, item[0], item[1]),
+                zip(plans, dbs, strict=True),
+            )
+        )
+
+    for result in results:
+        where = result.where(ref.events)
+        for kill in result.kills:
+            assert kill.exit_code == -signal.SIGKILL, f"{where}: maai {kill.during} ended by itself"
+            # SIGKILL leaves no chance to record a status: it stays as it was while running.
+            assert kill.status in ("created", "running"), f"{where}: status {kill.status}"
+        assert result.resume.poll() == 0, f"{where}: resume failed:\n{result.resume.output()}"
+        assert result.final_status == "completed", where
+        assert result.chain_ok and result.gapless, f"{where}: the ledger is not one gapless chain"
+        assert result.verify.poll() == 0, f"{where}: verify failed:\n{result.verify.output()}"
+        assert result.verify.flat_output().startswith("ok:"), result.verify.output()
+        assert not result.problems, f"{where}: resumed run differs:\n" + "\n".join(result.problems)
+
+    kills = [k for r in results for k in r.kills]
+    points = {k.killed_at for k in kills}
+    in_phase1 = [k.killed_at for k in kills if k.phase <= 1]
+    in_phase2 = [k.killed_at for k in kills if k.phase >= 2]
+    assert len(points) >= 20, f"only {len(points)} distinct kill points: {sorted(points)}"
+    assert len(in_phase1) >= PHASE1_KILLS // 2, sorted(in_phase1)
+    assert len(in_phase2) >= PHASE2_KILLS // 2, sorted(in_phase2)
+    assert any(k.during == "resume" and k.phase >= 2 for k in kills)
+    print(  # shown with -s: where the kills landed
+        f"{len(points)} kill points of {ref.events} events (Phase 2 from seq {ref.phase2_from}): "
+        + ", ".join(
+            f"{k.killed_at}(p{k.phase},{k.during})"
+            for k in sorted(kills, key=lambda k: k.killed_at)
+        )
+    )
+
+
+def test_killed_before_the_first_event_resumes(
+    cli: Launcher, references: References, tmp_path: Path
+) -> None:
+    """A process that died between creating the run and recording ``run.started``: the run
+    exists with no events; resume records the start and completes it."""
+    ref = references.of(DEFAULT_CONFIG)
+    db = str(tmp_path / "empty-run.db")
+    config = load_config(DEFAULT_CONFIG)
+    with EventStore.open(db) as store:
+        store.create_run("20990101-000000-e2e000", KIND, config.model_dump(mode="json"))
+        resumed = cli.run("resume", "20990101-000000-e2e000", "--db", db, "-q")
+        assert resumed.poll() == 0, resumed.output()
+        assert store.get_run("20990101-000000-e2e000").status == "completed"
+        history = domain_history(store.read("20990101-000000-e2e000"), ref.agents)
+    assert not differences(history, ref.history), differences(history, ref.history)
+
+
+def test_ctrl_c_exits_130_interrupted_and_resume_completes(
+    cli: Launcher, references: References, tmp_path: Path
+) -> None:
+    """Through the real entry point (``python -m cli``): SIGINT mid-run."""
+    ref = references.of(DEFAULT_CONFIG)
+    db = str(tmp_path / "ctrl-c.db")
+    EventStore.open(db).close()
+    with EventStore.open(db) as store:
+        child = cli.start("run", DEFAULT_CONFIG, "--db", db, "-q", real=True)
+
+        def head() -> int:
+            info = only_run(store)
+            return info.head_seq if info is not None else 0
+
+        threshold = ref.phase2_from // 2
+        wait_for(
+            lambda: head() >= threshold,
+            timeout=120,
+            what=f"head seq {threshold}",
+            abort=lambda: exited_early(child),
+        )
+        child.send(signal.SIGINT)
+        assert child.wait(60) == 130, child.output()
+        assert "interrupted" in child.flat_output()
+        info = only_run(store)
+        assert info is not None
+        assert info.status == "interrupted"
+        assert info.head_seq < ref.events
+        assert f"maai resume {info.run_id}" in child.flat_output()
+
+        resumed = cli.run("resume", info.run_id, "--db", db, "-q", real=True)
+        assert resumed.poll() == 0, resumed.output()
+        assert store.get_run(info.run_id).status == "completed"
+        history = domain_history(store.read(info.run_id), ref.agents)
+        assert store.verify_chain(info.run_id).ok
+    assert not differences(history, ref.history), differences(history, ref.history)

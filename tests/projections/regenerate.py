@@ -1,0 +1,62 @@
+"""Regenerate the golden files of the projections.
+
+    python -m tests.projections.regenerate            # re-project the checked-in recording
+    python -m tests.projections.regenerate --record   # re-play the golden run first
+
+Run the first after an intended change to a projection and review the diff of
+``tests/projections/golden/``. Use ``--record`` only when the protocol or the simulated
+participant changed on purpose: it replaces the recorded run itself, so every golden file
+may change.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from projections.agent_log import agent_log
+from projections.history import History
+from projections.jsonout import dumps
+from projections.leaks import audit_leaks
+from projections.protocol import audit_protocol
+from projections.tables import render_tables
+from projections.transcript import transcript
+from projections.votes import vote_audit
+from tests.projections.recording import (
+    GOLDEN,
+    golden_config,
+    golden_history,
+    play,
+    write_recording,
+)
+
+
+def golden_outputs(history: History) -> dict[str, str]:
+    """Path under golden/ → the projection's text."""
+    files = {
+        "export.json": dumps(agent_log(history)),
+        "transcript.md": transcript(history),
+        "audit_votes.json": dumps(vote_audit(history)),
+        "audit_leaks.json": dumps(audit_leaks(history).to_json()),
+        "audit_protocol.json": dumps(audit_protocol(history).to_json()),
+    }
+    files.update({f"tables/{name}": text for name, text in render_tables([history]).items()})
+    return files
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--record", action="store_true", help="re-play the golden run first")
+    args = parser.parse_args(argv)
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    if args.record:
+        write_recording(play(golden_config()))
+    for name, text in golden_outputs(golden_history()).items():
+        path: Path = GOLDEN / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
