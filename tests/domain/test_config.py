@@ -1,0 +1,124 @@
+"""Config validation (SPEC §5) and the shipped example configs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from domain.frohlich.config import ConfigError, parse_config
+from domain.frohlich.types import IncomeClass
+from runtime.runs import load_config
+
+CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))
+
+
+def agents(n: int = 2) -> list[dict[str, str]]:
+    return [{"name": f"agent{i}"} for i in range(n)]
+
+
+def error_of(data: object) -> str:
+    with pytest.raises(ConfigError) as info:
+        parse_config(data, source="exp.yaml")
+    return str(info.value)
+
+
+def test_defaults_follow_the_spec():
+    config = parse_config({"agents": agents()})
+    assert config.phase2_rounds == 10
+    assert config.phase1_multiplier.low == 0.5 and config.phase1_multiplier.high == 2.0
+    assert config.class_probabilities[IncomeClass.MEDIUM] == 0.5
+    assert config.attempts.choice == 3
+    assert config.agents[0].memory_words == 5000
+    assert config.agents[0].reasoning is True
+    assert config.agents[0].model == "simulated"
+    assert config.base_distributions()[0] == (32_000, 27_000, 24_000, 13_000, 12_000)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"agents": agents(), "colour": "red"}, "exp.yaml: colour: unknown key"),
+        ({"agents": [{"name": "a", "moodel": "x"}, {"name": "b"}]}, "agents.0.moodel: unknown key"),
+        ({"agents": agents(1)}, "at least 2 agents"),
+        ({"agents": [{"name": "a"}, {"name": "a"}]}, "repeated: a"),
+        ({"agents": agents(), "phase2_rounds": 0}, "phase2_rounds"),
+        (
+            {"agents": agents(), "phase1_multiplier": {"low": 2, "high": 1}},
+            "multiplier low (2.0) is above high (1.0)",
+        ),
+        ({"agents": agents(), "phase2_multiplier": {"fixed": -1}}, "positive"),
+        (
+            {
+                "agents": agents(),
+                "class_probabilities": {
+                    "high": 0.5,
+                    "medium_high": 0.5,
+                    "medium": 0.5,
+                    "medium_low": 0,
+                    "low": 0,
+                },
+            },
+            "must sum to 1",
+        ),
+        ({"agents": agents(), "class_probabilities": {"high": 1.0}}, "missing probabilities"),
+        ({"agents": agents(), "distributions": [[1, 2, 3, 4, 5]]}, "at least two"),
+        ({"agents": [{"name": "utility"}, {"name": "b"}]}, "reserved"),
+        ([1, 2], "top level must be a mapping"),
+    ],
+)
+def test_bad_configs_name_the_key(data: object, expected: str):
+    assert expected in error_of(data)
+
+
+def test_api_keys_are_named_not_given():
+    config = parse_config(
+        {
+            "agents": [
+                {
+                    "name": "a",
+                    "model": "m",
+                    "provider": {"base_url": "http://x", "api_key_env": "K"},
+                },
+                {"name": "b"},
+            ]
+        }
+    )
+    assert config.agents[0].provider is not None
+    assert config.agents[0].provider.api_key_env == "K"
+    message = error_of(
+        {"agents": [{"name": "a", "provider": {"api_key": "sk-secret"}}, {"name": "b"}]}
+    )
+    assert "agents.0.provider.api_key: unknown key" in message
+    assert "sk-secret" not in message
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_every_shipped_config_is_valid(path: Path):
+    config = load_config(path)
+    assert len(config.agents) >= 2
+    raw = yaml.safe_load(path.read_text())
+    assert config.seed == raw["seed"]
+
+
+def test_shipped_configs_include_the_documented_ones():
+    assert {p.name for p in CONFIGS} >= {"default.yaml", "openai.yaml", "ollama.yaml", "mixed.yaml"}
+    default = load_config(CONFIGS[[p.name for p in CONFIGS].index("default.yaml")])
+    assert len(default.agents) == 5 and default.phase2_rounds == 10
+    assert all(a.model == "simulated" for a in default.agents)
+
+
+def test_load_config_reports_file_problems(tmp_path: Path):
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "missing.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("agents: [\n  - name: a\n")
+    with pytest.raises(ConfigError, match=r"broken.yaml: .* at line"):
+        load_config(broken)
+
+
+def test_seed_override(tmp_path: Path):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"seed": 1, "agents": agents()}))
+    assert load_config(path, seed=99).seed == 99

@@ -1,0 +1,40 @@
+"""Stored events come back as the same typed events; old shapes are lifted; unknown refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain import registry
+from domain.frohlich.events import SpeakingOrderDrawn
+from tests.support.driver import agreeable, drive, make_config
+
+
+def test_every_event_of_a_run_round_trips():
+    _, events, _ = drive(make_config(phase2_rounds=1), agreeable)
+    seen = set()
+    for event in events:
+        type_, version, payload, agent = registry.encode(event)
+        assert registry.decode(type_, version, payload) == event
+        assert agent == event.agent_name
+        seen.add(type_)
+    assert {"run.started", "model.requested", "model.completed", "ballot.resolved"} <= seen
+
+
+def test_unknown_type_and_newer_version_are_refused():
+    with pytest.raises(registry.UnknownEventError, match="unknown event type"):
+        registry.decode("no.such", 1, {})
+    with pytest.raises(registry.UnknownEventError, match="newer than this code"):
+        registry.decode(SpeakingOrderDrawn.TYPE, 99, {})
+
+
+def test_old_payloads_are_upcast(monkeypatch: pytest.MonkeyPatch):
+    # Pretend SpeakingOrderDrawn is now version 2 and version 1 lacked previous_last.
+    monkeypatch.setattr(SpeakingOrderDrawn, "VERSION", 2)
+    monkeypatch.setitem(
+        registry.UPCASTERS,
+        (SpeakingOrderDrawn.TYPE, 1),
+        lambda p: {**p, "previous_last": None},
+    )
+    old = {"round": 1, "label": "p2/r1/order", "order": ["a", "b"]}
+    event = registry.decode(SpeakingOrderDrawn.TYPE, 1, old)
+    assert isinstance(event, SpeakingOrderDrawn) and event.previous_last is None
