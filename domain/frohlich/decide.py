@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 from domain.events import RunCompleted
+from domain.frohlich.events import StepStarted
 from domain.frohlich.phase1 import phase1_agent
 from domain.frohlich.phase2 import phase2
 from domain.frohlich.state import State, evolve
 from domain.frohlich.steps import config_of
 from domain.walk import Decision, Emit, Walk, parallel, run_walk, wait
 
+PHASE2_STARTED = StepStarted(step="2.1").key
+
 
 def protocol(state: State) -> Walk[None]:
     if state.status == "completed":
         return
     config = config_of(state)
-    yield from parallel([phase1_agent(state, a.name) for a in config.agents])
+    # Phase 2 starts only once every Phase-1 walk has finished, and it needs nothing they
+    # return: after that, walking Phase 1 again would only cost time.
+    if not state.has(PHASE2_STARTED):
+        yield from parallel([phase1_agent(state, a.name) for a in config.agents])
     yield from phase2(state)
     yield from wait([Emit(RunCompleted())])
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import cache
 
 from domain.frohlich import rules
 from domain.frohlich.events import Counterfactual, TallyLine
@@ -83,7 +84,16 @@ def pick_text(pick: rules.Pick) -> str:
 
 def explanation_text(dists: Sequence[Sequence[int]], probs: dict[IncomeClass, Fraction]) -> str:
     """Which distribution each principle picks, computed by the rule code (SPEC §2)."""
-    explained = rules.explain_principles(rules.DistributionSet.from_incomes(dists), probs)
+    return _explanation_text(tuple(tuple(d) for d in dists), tuple(probs.items()))
+
+
+@cache
+def _explanation_text(
+    dists: tuple[tuple[int, ...], ...], probs: tuple[tuple[IncomeClass, Fraction], ...]
+) -> str:
+    # Cached: the same table is explained to every agent, and the rule code is exact (slow)
+    # Fraction arithmetic.
+    explained = rules.explain_principles(rules.DistributionSet.from_incomes(dists), dict(probs))
     lines = [
         f"- Maximizing the floor income (a) chooses Distribution "
         f"{explained.floor_pick.distribution_number}.",
