@@ -298,3 +298,19 @@ def test_payment_table_is_drawn_only_after_the_discussion():
     assert p2_draw > ended
     completed = [e for e in events if isinstance(e, ModelCallCompleted)]
     assert completed
+
+
+def test_poll_answers_are_shown_in_group_order_whatever_the_stored_key_order():
+    # A stored JSON object does not keep key order (sorted for hashing, reordered by JSONB).
+    config = make_config()
+    state, _ = start(config)
+    forward = PollResolved(
+        round=1,
+        turn=1,
+        proposer="bob",
+        answers={"alice": True, "bob": True, "carol": False},
+        passed=False,
+    )
+    backward = forward.model_copy(update={"answers": dict(reversed(forward.answers.items()))})
+    shown = [fold([e], state).public[0].poll_answers for e in (forward, backward)]
+    assert shown[0] == shown[1] == (("alice", True), ("bob", True), ("carol", False))
