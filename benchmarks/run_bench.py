@@ -42,20 +42,21 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
-
-from domain.frohlich.config import FrohlichConfig, parse_config  # noqa: E402
-from domain.frohlich.state import State  # noqa: E402
-from ledger import EventStore  # noqa: E402
-from runtime import providers  # noqa: E402
-from runtime.engine import Engine  # noqa: E402
-from runtime.executors import LiveExecutor  # noqa: E402
-from runtime.runs import start_run  # noqa: E402
-from runtime.simulated.model import SimulatedUtility  # noqa: E402
+from domain.frohlich.config import FrohlichConfig, parse_config
+from domain.frohlich.state import State
+from domain.walk import Decision
+from ledger import EventStore
+from runtime import engine as engine_module
+from runtime import providers
+from runtime.engine import Engine
+from runtime.executors import LiveExecutor
+from runtime.runs import start_run
+from runtime.simulated.model import SimulatedUtility
 
 PRINCIPLES = ("a", "b", "c", "d", None)
 CERTAINTIES = ("very_unsure", "unsure", "no_opinion", "sure", "very_sure")
@@ -194,20 +195,58 @@ class Result:
     state: State
     addresses: list[str]
     events: int
+    decide_s: dict[int, float]  # time in decide() on the engine's loop, by phase reached
+    decides: dict[int, int]
+    appends: int  # store transactions
+    phase1_wall_s: float  # from the start to the first decide() in Phase 2
 
 
 def run_once(config: FrohlichConfig, latency_ms: float, synchronous: str, folder: Path) -> Result:
     path = folder / f"bench-{time.monotonic_ns()}.db"
+    decide_s: dict[int, float] = defaultdict(float)
+    decides: dict[int, int] = defaultdict(int)
+    appends = 0
+    phase2_at: float | None = None
+    engine_globals = vars(engine_module)  # the engine calls decide() through its own name
+    real_decide: Callable[[State], Decision] = engine_globals["decide"]
+
+    def timed_decide(state: State) -> Decision:
+        nonlocal phase2_at
+        started = time.perf_counter()
+        if phase2_at is None and state.phase >= 2:
+            phase2_at = started
+        try:
+            return real_decide(state)
+        finally:
+            decide_s[state.phase] += time.perf_counter() - started
+            decides[state.phase] += 1
+
     with EventStore.open(str(path), synchronous=synchronous) as store:
         run_id = start_run(store, config)
+        real_append = store.append
+
+        def counted_append(*args: Any, **kwargs: Any) -> Any:
+            nonlocal appends
+            appends += 1
+            return real_append(*args, **kwargs)
+
+        store.append = counted_append  # type: ignore[method-assign]
         utility = SimulatedUtility(seed=config.seed, latency_ms=latency_ms)
         executor = LiveExecutor(config, models={providers.UTILITY: utility})
         engine = Engine(store, run_id, executor)
-        started = time.perf_counter()
-        state = asyncio.run(engine.run())
-        wall = time.perf_counter() - started
+        engine_globals["decide"] = timed_decide
+        try:
+            started = time.perf_counter()
+            state = asyncio.run(engine.run())
+            wall = time.perf_counter() - started
+        finally:
+            engine_globals["decide"] = real_decide
         events = store.head(run_id)
-    return Result(wall, state, recorded_addresses(path, run_id), events)
+    addresses = recorded_addresses(path, run_id)
+    phase1_wall = (phase2_at if phase2_at is not None else started + wall) - started
+    return Result(
+        wall, state, addresses, events, dict(decide_s), dict(decides), appends, phase1_wall
+    )
 
 
 def report(result: Result, latency_ms: float, config: FrohlichConfig) -> dict[str, Any]:
@@ -240,6 +279,12 @@ def report(result: Result, latency_ms: float, config: FrohlichConfig) -> dict[st
         },
         "after_discussion": [(s.name, s.cost) for s in path.after_discussion],
         "outcome": state.outcome.describe() if state.outcome else "no agreement",
+        "overhead_s": result.wall_s - critical_s,
+        "decide_s": {f"phase{p}": round(t, 4) for p, t in sorted(result.decide_s.items())},
+        "decides": {f"phase{p}": n for p, n in sorted(result.decides.items())},
+        "appends": result.appends,
+        "phase1_wall_s": result.phase1_wall_s,
+        "phase1_critical_s": path.phase1.cost * latency_ms / 1000,
     }
 
 
@@ -272,6 +317,23 @@ def print_report(figures: dict[str, Any]) -> None:
         )
     after = ", ".join(f"{name} {cost}" for name, cost in figures["after_discussion"])
     print(f"  after the discussion: {after}")
+    decide_total = sum(figures["decide_s"].values())
+    parts = ", ".join(
+        f"{phase} {seconds:.3f} s in {figures['decides'][phase]} calls"
+        for phase, seconds in figures["decide_s"].items()
+    )
+    p1_wall, p1_critical = figures["phase1_wall_s"], figures["phase1_critical_s"]
+    p2_wall = figures["wall_s"] - p1_wall
+    p2_critical = figures["critical_path_s"] - p1_critical
+    print(
+        f"Phase 1: wall {p1_wall:.3f} s / critical {p1_critical:.3f} s; "
+        f"Phase 2: wall {p2_wall:.3f} s / critical {p2_critical:.3f} s"
+        + (f" ({p2_wall / p2_critical:.3f})" if p2_critical else "")
+    )
+    print(
+        f"overhead (wall - critical path): {figures['overhead_s']:.3f} s; decide() on the "
+        f"engine's loop: {decide_total:.3f} s ({parts}); store appends: {figures['appends']}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,6 +37,19 @@ def references(launcher: Launcher, tmp_path_factory: pytest.TempPathFactory) -> 
     return References(launcher, tmp_path_factory.mktemp("references"))
 
 
+# With 20 ms per model call a run takes a couple of seconds and its ledger keeps up with the
+# engine (with no latency at all the engine races ahead of the store's writer thread, whose
+# queue is then written out on Ctrl-C): a signal lands in the middle of the work.
+LATENCY_MS = 20
+
+
+@pytest.fixture(scope="session")
+def latency_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three simulated agents, three Phase-2 rounds, 20 ms per model call."""
+    folder = tmp_path_factory.mktemp("latency")
+    return write_config(folder / "latency.yaml", agents=3, rounds=3, latency_ms=LATENCY_MS)
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A fresh ledger location: a SQLite file, or a PostgreSQL schema of its own (skipped with

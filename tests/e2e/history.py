@@ -18,8 +18,6 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-
 from domain import registry
 from domain.events import (
     Event,
@@ -30,7 +28,6 @@ from domain.events import (
     RunStarted,
 )
 from ledger import EventStore, RunInfo, StoredEvent
-from runtime.verify import VerifyReport
 
 TELEMETRY = (ModelCallRequested, ModelAttemptFailed)
 GROUP = "(group)"
@@ -51,14 +48,16 @@ def canonical(event: Event) -> dict[str, Any]:
 
 def thread_of(event: Event, agents: Collection[str]) -> str:
     agent = event.agent_name
+    if agent is None:
+        return GROUP
     if agent in agents:
         return agent
-    address = getattr(event, "address", None)
-    if agent is not None and isinstance(address, str):
+    address = getattr(event, "address", None)  # the utility agent: whose answer it read
+    if isinstance(address, str):
         for part in address.split("/"):
             if part in agents:
                 return part
-    return GROUP if agent is None else agent
+    return agent
 
 
 @dataclass
@@ -145,24 +144,6 @@ def wait_for(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
         time.sleep(interval)
-
-
-# A known domain bug (see docs/operations.md): poll answers are rendered in the key order of
-# the recorded ``PollResolved.answers``; the ledger normalizes payloads with sorted keys and
-# PostgreSQL's JSONB orders them by length first, so requests made after a poll render it
-# differently once the history has been read back from the store.
-POLL_ORDER_LINE = "Should the group vote now?"
-
-
-def xfail_if_only_poll_order_bug(report: VerifyReport) -> None:
-    """Mark the test xfail when every divergence is that known bug; any other divergence
-    still fails the test (in the caller's ``assert report.ok``)."""
-    if report.divergences and all(POLL_ORDER_LINE in d.detail for d in report.divergences):
-        pytest.xfail(
-            "known domain bug: poll answers rendered in the ledger's JSON key order; "
-            f"{len(report.divergences)} requests differ, first: "
-            f"{report.divergences[0].describe()[:160]}"
-        )
 
 
 def seqs_gapless(store: EventStore, run_id: str) -> tuple[bool, int]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import subprocess
@@ -33,7 +34,13 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-PRELOAD = ["cli.app", "tests.e2e.launcher"]
+# multiprocessing reads a child's exit code from its sentinel pipe once, and Process.start()
+# polls every earlier child: two threads reading one sentinel leave one of them with "255".
+# Every start and poll of a forked child goes through this lock.
+_MP_LOCK = threading.RLock()
+# "__main__": each child re-runs the parent's main script as ``__mp_main__`` (guarded by its
+# ``if __name__ == "__main__"``); preloading it once makes that a matter of cached imports.
+PRELOAD = ["__main__", "cli.app", "tests.e2e.launcher"]
 
 
 def hermetic_env(base: Mapping[str, str] = os.environ) -> dict[str, str]:
@@ -52,8 +59,10 @@ def hermetic_env(base: Mapping[str, str] = os.environ) -> dict[str, str]:
     return env
 
 
-def _child_main(argv: list[str], log_path: str, env: dict[str, str]) -> None:
+def _child_main(argv: list[str], log_path: str, env: dict[str, str], nice: int = 0) -> None:
     """Body of a forked child: ``maai ARGV`` with output to ``log_path``; exits with its code."""
+    if nice:
+        os.nice(nice)
     os.environ.clear()
     os.environ.update(env)
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -103,19 +112,29 @@ class CliProcess:
         """The exit code, or None while running (-N: killed by signal N)."""
         if isinstance(self._proc, subprocess.Popen):
             return self._proc.poll()
-        return self._proc.exitcode
+        with _MP_LOCK:
+            return self._proc.exitcode
 
-    def wait(self, timeout: float = 120.0) -> int:
-        """Wait for the exit code; on timeout kill the child and fail with its output."""
+    def _wait(self, timeout: float) -> int | None:
         if isinstance(self._proc, subprocess.Popen):
             try:
                 return self._proc.wait(timeout)
             except subprocess.TimeoutExpired:
-                pass
-        else:
-            self._proc.join(timeout)
-            if self._proc.exitcode is not None:
-                return self._proc.exitcode
+                return None
+        deadline = time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            # Readiness only (no read): safe beside another thread's poll.
+            multiprocessing.connection.wait([self._proc.sentinel], min(remaining, 0.5))
+        return code
+
+    def wait(self, timeout: float = 120.0) -> int:
+        """Wait for the exit code; on timeout kill the child and fail with its output."""
+        code = self._wait(timeout)
+        if code is not None:
+            return code
         self.kill()
         raise AssertionError(
             f"maai {' '.join(self.argv)} did not finish within {timeout:g}s; output:\n"
@@ -131,10 +150,7 @@ class CliProcess:
         if self.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
-        if isinstance(self._proc, subprocess.Popen):
-            return self._proc.wait(30)
-        self._proc.join(30)
-        code = self._proc.exitcode
+        code = self._wait(30)
         assert code is not None, f"child {self.pid} survived SIGKILL"
         return code
 
@@ -169,9 +185,16 @@ class Launcher:
         return self._ctx
 
     def start(
-        self, *args: str, real: bool = False, env: Mapping[str, str] | None = None
+        self,
+        *args: str | Path,
+        real: bool = False,
+        env: Mapping[str, str] | None = None,
+        nice: int = 0,
     ) -> CliProcess:
-        """Start ``maai ARGS``; ``real``: as ``python -m cli`` in a fresh interpreter."""
+        """Start ``maai ARGS``; ``real``: as ``python -m cli`` in a fresh interpreter.
+        ``nice`` (forked children only) lowers the child's CPU priority, so that a test
+        polling it for the moment to kill it is not starved of CPU on a busy machine."""
+        assert not (real and nice), "nice is for forked children"
         argv = [str(a) for a in args]
         child_env = {**self.env, **(env or {})}
         with self._lock:
@@ -190,16 +213,17 @@ class Launcher:
                     )
             else:
                 proc = self._context().Process(
-                    target=_child_main, args=(argv, str(log), child_env), daemon=False
+                    target=_child_main, args=(argv, str(log), child_env, nice), daemon=False
                 )
-                proc.start()
+                with _MP_LOCK:
+                    proc.start()
             child = CliProcess(argv, log, proc)
             self._children.append(child)
         return child
 
     def run(
         self,
-        *args: str,
+        *args: str | Path,
         real: bool = False,
         timeout: float = 120.0,
         env: Mapping[str, str] | None = None,

@@ -5,7 +5,9 @@ uninterrupted run of the same config (the simulated participant is deterministic
 
 from __future__ import annotations
 
+import shutil
 import signal
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,16 +19,22 @@ from tests.e2e.history import differences, domain_history, only_run, seqs_gaples
 from tests.e2e.launcher import CliProcess, Launcher
 from tests.e2e.runs import DEFAULT_CONFIG, Reference, References
 
-PHASE1_KILLS = 10
-PHASE2_KILLS = 14
+PHASE1_KILLS = 11
+PHASE2_KILLS = 15
 PARALLEL = 2  # kill-and-resume cycles at a time
+
+
+# With models that answer at once the engine runs ahead of the store's writer, and the last
+# events of a run are written in a burst right before the process exits: the last kill point
+# stays this many events short of the end, so the kill always lands before the exit.
+END_MARGIN = 60
 
 
 def kill_thresholds(ref: Reference) -> list[int]:
     """Head seqs to kill at, spread evenly over Phase 1 (from just after ``run.started``) and
-    Phase 2 (up to a few events before the end)."""
+    Phase 2 (up to ``END_MARGIN`` events before the end)."""
     phase1 = [1 + round(i * (ref.phase2_from - 3) / PHASE1_KILLS) for i in range(PHASE1_KILLS)]
-    span = ref.events - 10 - ref.phase2_from
+    span = ref.events - END_MARGIN - ref.phase2_from
     phase2 = [ref.phase2_from + round(i * span / (PHASE2_KILLS - 1)) for i in range(PHASE2_KILLS)]
     return phase1 + phase2
 
@@ -34,6 +42,17 @@ def kill_thresholds(ref: Reference) -> list[int]:
 def exited_early(child: CliProcess) -> str | None:
     code = child.poll()
     return None if code is None else f"maai exited with {code}:\n{child.output()}"
+
+
+# The run under test gets a lower CPU priority than the test polling it, so that on a busy
+# machine the poller still sees the head seq pass its threshold in time.
+CHILD_NICE = 10
+ATTEMPTS = 3
+
+
+class MissedKill(Exception):
+    """The child finished the run before it could be killed (the poller was starved of CPU):
+    no crash happened, so the plan is tried again on a fresh ledger."""
 
 
 @dataclass
@@ -55,6 +74,7 @@ class Crashes:
     chain_ok: bool
     gapless: bool
     problems: list[str]
+    attempt: int
 
     def where(self, events: int) -> str:
         return "killed at " + ", ".join(
@@ -63,18 +83,27 @@ class Crashes:
         )
 
 
-def kill_at(cli: Launcher, store: EventStore, child: CliProcess, threshold: int) -> Kill:
+def kill_at(store: EventStore, child: CliProcess, threshold: int) -> Kill:
+    """SIGKILL ``child`` as soon as the run's head seq reaches ``threshold``."""
+
     def head() -> int:
         info = only_run(store)
         return info.head_seq if info is not None else 0
 
+    deadline = time.monotonic() + 90
     try:
-        wait_for(
-            lambda: head() >= threshold,
-            timeout=90,
-            what=f"head seq {threshold}",
-            abort=lambda: exited_early(child),
-        )
+        while head() < threshold:
+            code = child.poll()
+            if code == 0:
+                raise MissedKill(f"maai {child.argv[0]} finished before seq {threshold}")
+            if code is not None:
+                raise AssertionError(
+                    f"maai {child.argv[0]} exited with {code} before seq {threshold}:\n"
+                    f"{child.output()}"
+                )
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for head seq {threshold}")
+            time.sleep(0.002)
     finally:
         exit_code = child.kill()
     info = only_run(store)
@@ -85,17 +114,31 @@ def kill_at(cli: Launcher, store: EventStore, child: CliProcess, threshold: int)
 
 def crash_and_resume(cli: Launcher, ref: Reference, thresholds: list[int], db: Path) -> Crashes:
     """``maai run`` killed at the first threshold, each ``maai resume`` after it killed at the
-    next one, then a last ``maai resume`` to the end and ``maai verify``."""
+    next one, then a last ``maai resume`` to the end and ``maai verify``. ``db`` is a fresh
+    ledger; the plan is tried again on a copy of it when a kill was missed."""
+    missed: list[str] = []
+    for attempt in range(1, ATTEMPTS + 1):
+        ledger = db.with_name(f"{db.stem}-{attempt}.db")
+        shutil.copyfile(db, ledger)
+        try:
+            return run_plan(cli, ref, thresholds, ledger, attempt)
+        except MissedKill as exc:
+            missed.append(str(exc))
+    raise AssertionError(f"kills missed {ATTEMPTS} times: {missed}")
+
+
+def run_plan(
+    cli: Launcher, ref: Reference, thresholds: list[int], db: Path, attempt: int
+) -> Crashes:
     with EventStore.open(str(db)) as store:
-        kills = [
-            kill_at(cli, store, cli.start("run", DEFAULT_CONFIG, "--db", db, "-q"), thresholds[0])
-        ]
+        child = cli.start("run", DEFAULT_CONFIG, "--db", db, "-q", nice=CHILD_NICE)
+        kills = [kill_at(store, child, thresholds[0])]
         info = only_run(store)
         assert info is not None
         run_id = info.run_id
         for threshold in thresholds[1:]:
-            child = cli.start("resume", run_id, "--db", db, "-q")
-            kills.append(kill_at(cli, store, child, threshold))
+            child = cli.start("resume", run_id, "--db", db, "-q", nice=CHILD_NICE)
+            kills.append(kill_at(store, child, threshold))
         resume = cli.run("resume", run_id, "--db", db, "-q")
         verify = cli.run("verify", run_id, "--db", db)
         history = domain_history(store.read(run_id), ref.agents)
@@ -108,13 +151,14 @@ def crash_and_resume(cli: Launcher, ref: Reference, thresholds: list[int], db: P
             chain_ok=store.verify_chain(run_id).ok,
             gapless=gapless,
             problems=differences(history, ref.history),
+            attempt=attempt,
         )
 
 
 def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
     cli: Launcher, references: References, tmp_path: Path
 ) -> None:
-    """24 SIGKILLs spread over Phase 1 and Phase 2, in 12 runs: each run is killed once
+    """26 SIGKILLs spread over Phase 1 and Phase 2, in 13 runs: each run is killed once
     during ``maai run`` and once during the ``maai resume`` that follows (a crash while
     recovering from a crash), then resumed to the end."""
     ref = references.of(DEFAULT_CONFIG)
@@ -123,7 +167,7 @@ def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
     half = len(thresholds) // 2
     plans = [[thresholds[i], thresholds[i + half]] for i in range(half)]
     dbs = [tmp_path / f"crash-{i}.db" for i in range(len(plans))]
-    for db in dbs:  # created here: schema upgrades (Alembic) are not thread-safe
+    for db in dbs:  # empty ledgers, created here: schema upgrades are not thread-safe
         EventStore.open(str(db)).close()
     with ThreadPoolExecutor(PARALLEL) as pool:
         results = list(
@@ -136,7 +180,9 @@ def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
     for result in results:
         where = result.where(ref.events)
         for kill in result.kills:
-            assert kill.exit_code == -signal.SIGKILL, f"{where}: maai {kill.during} ended by itself"
+            assert kill.exit_code == -signal.SIGKILL, (
+                f"{where}: maai {kill.during} exited with {kill.exit_code} before the kill"
+            )
             # SIGKILL leaves no chance to record a status: it stays as it was while running.
             assert kill.status in ("created", "running"), f"{where}: status {kill.status}"
         assert result.resume.poll() == 0, f"{where}: resume failed:\n{result.resume.output()}"
@@ -155,7 +201,8 @@ def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
     assert len(in_phase2) >= PHASE2_KILLS // 2, sorted(in_phase2)
     assert any(k.during == "resume" and k.phase >= 2 for k in kills)
     print(  # shown with -s: where the kills landed
-        f"{len(points)} kill points of {ref.events} events (Phase 2 from seq {ref.phase2_from}): "
+        f"{len(points)} kill points of {ref.events} events (Phase 2 from seq {ref.phase2_from}; "
+        f"plans tried again after a missed kill: {sum(r.attempt - 1 for r in results)}): "
         + ", ".join(
             f"{k.killed_at}(p{k.phase},{k.during})"
             for k in sorted(kills, key=lambda k: k.killed_at)
@@ -181,14 +228,14 @@ def test_killed_before_the_first_event_resumes(
 
 
 def test_ctrl_c_exits_130_interrupted_and_resume_completes(
-    cli: Launcher, references: References, tmp_path: Path
+    cli: Launcher, references: References, latency_config: Path, tmp_path: Path
 ) -> None:
-    """Through the real entry point (``python -m cli``): SIGINT mid-run."""
-    ref = references.of(DEFAULT_CONFIG)
+    """Through the real entry point (``python -m cli``): SIGINT in the middle of Phase 1."""
+    ref = references.of(latency_config)
     db = str(tmp_path / "ctrl-c.db")
     EventStore.open(db).close()
     with EventStore.open(db) as store:
-        child = cli.start("run", DEFAULT_CONFIG, "--db", db, "-q", real=True)
+        child = cli.start("run", latency_config, "--db", db, "-q", real=True)
 
         def head() -> int:
             info = only_run(store)
@@ -203,12 +250,15 @@ def test_ctrl_c_exits_130_interrupted_and_resume_completes(
         )
         child.send(signal.SIGINT)
         assert child.wait(60) == 130, child.output()
-        assert "interrupted" in child.flat_output()
         info = only_run(store)
         assert info is not None
         assert info.status == "interrupted"
-        assert info.head_seq < ref.events
-        assert f"maai resume {info.run_id}" in child.flat_output()
+        assert info.head_seq < ref.phase2_from, "the run went on after Ctrl-C"
+        assert store.verify_chain(info.run_id).ok
+        message = child.flat_output()
+        assert f"interrupted. The run is saved; continue it with: maai resume {info.run_id}" in (
+            message
+        )
 
         resumed = cli.run("resume", info.run_id, "--db", db, "-q", real=True)
         assert resumed.poll() == 0, resumed.output()

@@ -62,16 +62,12 @@ def test_changed_template_makes_verify_name_the_call(
     assert f"divergence seq {seq} ({address}): request differs" in flat
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known bug (domain): poll answers are rendered in the key order of the recorded "
-        "PollResolved.answers dict, which the ledger stores with sorted keys (JSONB on "
-        "PostgreSQL reorders them again): a run whose agents are not in alphabetical order "
-        "fails verify, and a resumed run prompts differently. See docs/operations.md."
-    ),
-)
 def test_verify_passes_on_an_untouched_run_whatever_the_agent_order(tmp_path: Path) -> None:
+    """Regression: poll answers used to be rendered in the key order of the recorded
+    ``PollResolved.answers``, which the ledger stores with sorted keys (and PostgreSQL's JSONB
+    orders by length): with agents not in alphabetical order, prompts made after a poll came
+    out differently once read back, and verify failed on an untouched run."""
+
     def reverse(data: dict[str, object]) -> None:
         agents = data["agents"]
         assert isinstance(agents, list)

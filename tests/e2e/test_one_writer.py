@@ -7,8 +7,6 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-import pytest
-
 from ledger import EventStore
 from runtime.verify import verify_events
 from tests.e2e.history import (
@@ -17,25 +15,17 @@ from tests.e2e.history import (
     only_run,
     seqs_gapless,
     wait_for,
-    xfail_if_only_poll_order_bug,
 )
 from tests.e2e.launcher import Launcher
-from tests.e2e.runs import References, write_config
-
-# With 20 ms per model call the rest of the run takes about a second, so the two resumes
-# overlap for most of it: they really race for every append.
-LATENCY_MS = 20
-
-
-@pytest.fixture(scope="module")
-def race_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("race")
-    return write_config(folder / "race.yaml", agents=3, rounds=3, latency_ms=LATENCY_MS)
+from tests.e2e.runs import References
 
 
 def test_two_resumes_at_once_one_wins_and_history_is_not_forked(
-    cli: Launcher, references: References, race_config: Path, ledger_url: str
+    cli: Launcher, references: References, latency_config: Path, ledger_url: str
 ) -> None:
+    """With 20 ms per model call the rest of the run takes about a second, so the two resumes
+    overlap for most of it: they really race for every append."""
+    race_config = latency_config
     ref = references.of(race_config)
     EventStore.open(ledger_url, upgrade=True).close()
     with EventStore.open(ledger_url) as store:
@@ -71,5 +61,4 @@ def test_two_resumes_at_once_one_wins_and_history_is_not_forked(
         history = domain_history(store.read(info.run_id), ref.agents)
         report = verify_events(store.read(info.run_id))
     assert not differences(history, ref.history), differences(history, ref.history)
-    xfail_if_only_poll_order_bug(report)
     assert report.ok, [d.describe() for d in report.divergences]
