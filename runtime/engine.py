@@ -131,6 +131,11 @@ class Engine:
         state, head = await asyncio.get_running_loop().run_in_executor(
             pool, load_state, self.store, self.run_id
         )
+        # Shown by `maai runs` while this process works; a hard kill leaves it "running"
+        # until the next resume, which is why any status but "completed" can be resumed.
+        await asyncio.get_running_loop().run_in_executor(
+            pool, self.store.set_status, self.run_id, "running"
+        )
         writer = _Writer(self.store, self.run_id, head, pool)
         pending: list[Future[object]] = []
         unsent: list[Event] = []
