@@ -46,11 +46,10 @@ class StepStarted(Event):
         return f"step/{self.step}/{who}/{self.round or 0}"
 
 
-class AnswerAccepted(Event):
-    """A participant's answer was read and is valid. ``address`` is the call whose text was
-    read (the participant's call; for the utility source, ``via`` is the extraction call)."""
+class AnswerRead(Event):
+    """What every reading of an answer records. ``address`` is the participant's call whose
+    text was read; for the utility source, ``via`` is the extraction call."""
 
-    TYPE: ClassVar[str] = "answer.accepted"
     agent: str
     kind: AnswerKind
     slot: str
@@ -59,50 +58,32 @@ class AnswerAccepted(Event):
     source: ParseSource
     via: str | None = None
     raw_text: str
-    value: Any
 
     @property
     def key(self) -> str:
         return f"parse/{self.via or self.address}"
 
 
-class AnswerRejected(Event):
+class AnswerAccepted(AnswerRead):
+    """The answer was read and is valid."""
+
+    TYPE: ClassVar[str] = "answer.accepted"
+    value: Any
+
+
+class AnswerRejected(AnswerRead):
     """The answer was read and is not acceptable; ``reason`` is what the agent is told."""
 
     TYPE: ClassVar[str] = "answer.rejected"
-    agent: str
-    kind: AnswerKind
-    slot: str
-    address: str
-    attempt: int
-    source: ParseSource
-    via: str | None = None
-    raw_text: str
     reason: str
 
-    @property
-    def key(self) -> str:
-        return f"parse/{self.via or self.address}"
 
-
-class AnswerUndecided(Event):
+class AnswerUndecided(AnswerRead):
     """The deterministic parser could not decide; the utility agent is asked next. With
     ``source == "utility"`` the extraction itself could not be used (e.g. broken JSON)."""
 
     TYPE: ClassVar[str] = "answer.undecided"
-    agent: str
-    kind: AnswerKind
-    slot: str
-    address: str
-    attempt: int
-    source: ParseSource
-    via: str | None = None
-    raw_text: str
     reason: str
-
-    @property
-    def key(self) -> str:
-        return f"parse/{self.via or self.address}"
 
 
 class AnswerMissing(Event):
