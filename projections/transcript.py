@@ -4,6 +4,8 @@ poll's answers do, because they became public (SPEC §4)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from domain.events import Event
 from domain.frohlich import render
 from domain.frohlich.events import (
@@ -36,13 +38,13 @@ def transcript(history: History) -> str:
     if not phase2:
         lines += ["The discussion has not started.", ""]
     for event in phase2:
-        lines += _public_lines(event)
+        lines += _public_lines(event, history.agent_names)
     lines += _ending(history)
     lines += _payment(history)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _public_lines(event: Event) -> list[str]:
+def _public_lines(event: Event, names: Sequence[str]) -> list[str]:
     if isinstance(event, SpeakingOrderDrawn):
         return [f"## Round {event.round}", "", f"Speaking order: {', '.join(event.order)}", ""]
     if isinstance(event, StatementMade):
@@ -52,7 +54,7 @@ def _public_lines(event: Event) -> list[str]:
             out += [f"*{event.agent} proposes a vote.*", ""]
         return out
     if isinstance(event, PollResolved):
-        answers = ", ".join(f"{name}: {_yes_no(a)}" for name, a in event.answers.items())
+        answers = ", ".join(f"{name}: {_yes_no(a)}" for name, a in event.answers_in(names))
         if event.passed:
             return [f"Vote now? {answers}. Everyone agreed: a secret ballot is held.", ""]
         return [f"Vote now? {answers}. Not everyone agreed: no vote is held.", ""]

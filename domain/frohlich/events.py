@@ -7,6 +7,7 @@ source that read them (the deterministic parser or the utility agent).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
 from domain.events import Event
@@ -217,6 +218,11 @@ class PollResolved(Event):
     proposer: str
     answers: dict[str, bool | None]
     passed: bool
+
+    def answers_in(self, names: Iterable[str]) -> list[tuple[str, bool | None]]:
+        """The answers in the group's order. A stored JSON object's key order is not kept
+        (keys are sorted for hashing, JSONB reorders them), so nothing shown may rely on it."""
+        return [(name, self.answers[name]) for name in names if name in self.answers]
 
     @property
     def key(self) -> str:

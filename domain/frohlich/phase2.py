@@ -11,6 +11,7 @@ from domain.calls import Purpose
 from domain.frohlich import parsing, render, rules
 from domain.frohlich.elicit import elicit
 from domain.frohlich.events import (
+    AnswerKind,
     BallotResolved,
     DiscussionEnded,
     DistributionsDrawn,
@@ -190,39 +191,54 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
     raise AssertionError("unreachable")
 
 
+def group_answers(
+    state: State,
+    round_: int,
+    turn: int,
+    names: list[str],
+    kind: AnswerKind,
+    **values: str,
+) -> Walk[list[Any]]:
+    """Every agent answers the same question at once (poll or ballot); the values in the
+    order of ``names``, None where an answer is missing."""
+    config = config_of(state)
+    language = config.language
+    purpose = Purpose.POLL if kind == "poll" else Purpose.BALLOT
+    max_attempts = config.attempts.poll if kind == "poll" else config.attempts.ballot
+
+    def task(feedback: str | None) -> str:
+        text = render_template(kind, language, **values, **_turn_values(state, round_))
+        return render.with_feedback(text, feedback, language)
+
+    context = {
+        "step": "2.1",
+        "round": round_,
+        "rounds": config.phase2_rounds,
+        "history": _history_context(state.public),
+        **values,
+    }
+    walks = [
+        elicit(
+            state,
+            agent=name,
+            kind=kind,
+            slot=f"p2/r{round_}/t{turn}/{kind}/{name}",
+            max_attempts=max_attempts,
+            build=builder(state, name, purpose, task, **context),
+            task=task,
+        )
+        for name in names
+    ]
+    results = yield from parallel(walks)
+    return [r.value for r in results]
+
+
 def poll(state: State, round_: int, turn: int, proposer: str, names: list[str]) -> Walk[bool]:
     recorded = state.records.get(f"poll/{round_}/{turn}")
     if isinstance(recorded, PollResolved):
         return recorded.passed
-    config = config_of(state)
-    language = config.language
-
-    def ask(name: str) -> Any:
-        def task(feedback: str | None) -> str:
-            text = render_template(
-                "poll", language, proposer=proposer, **_turn_values(state, round_)
-            )
-            return render.with_feedback(text, feedback, language)
-
-        context = {
-            "step": "2.1",
-            "round": round_,
-            "rounds": config.phase2_rounds,
-            "proposer": proposer,
-            "history": _history_context(state.public),
-        }
-        return elicit(
-            state,
-            agent=name,
-            kind="poll",
-            slot=f"p2/r{round_}/t{turn}/poll/{name}",
-            max_attempts=config.attempts.poll,
-            build=builder(state, name, Purpose.POLL, task, **context),
-            task=task,
-        )
-
-    results = yield from parallel([ask(name) for name in names])
-    answers = {name: r.value for name, r in zip(names, results, strict=True)}
+    values = yield from group_answers(state, round_, turn, names, "poll", proposer=proposer)
+    answers = dict(zip(names, values, strict=True))
     passed = all(a is True for a in answers.values())
     event = PollResolved(round=round_, turn=turn, proposer=proposer, answers=answers, passed=passed)
     yield from wait([Emit(event)])
@@ -233,34 +249,8 @@ def ballot(state: State, round_: int, turn: int, names: list[str]) -> Walk[Ballo
     recorded = state.records.get(f"ballot/{round_}/{turn}")
     if isinstance(recorded, BallotResolved):
         return recorded
-    config = config_of(state)
-    language = config.language
-
-    def cast(name: str) -> Any:
-        def task(feedback: str | None) -> str:
-            text = render_template("ballot", language, **_turn_values(state, round_))
-            return render.with_feedback(text, feedback, language)
-
-        context = {
-            "step": "2.1",
-            "round": round_,
-            "rounds": config.phase2_rounds,
-            "history": _history_context(state.public),
-        }
-        return elicit(
-            state,
-            agent=name,
-            kind="ballot",
-            slot=f"p2/r{round_}/t{turn}/ballot/{name}",
-            max_attempts=config.attempts.ballot,
-            build=builder(state, name, Purpose.BALLOT, task, **context),
-            task=task,
-        )
-
-    results = yield from parallel([cast(name) for name in names])
-    ballots = [
-        None if r.value is None else PrincipleChoice.model_validate(r.value) for r in results
-    ]
+    values = yield from group_answers(state, round_, turn, names, "ballot")
+    ballots = [None if v is None else PrincipleChoice.model_validate(v) for v in values]
     consensus = rules.is_consensus(ballots)
     tally = [TallyLine(choice=c, count=n) for c, n in rules.tally(ballots)]
     event = BallotResolved(

@@ -234,11 +234,7 @@ def _domain(state: State, event: Event) -> State:
             round=event.round,
             speaker=event.proposer,
             text="",
-            # In the group's (config) order: a stored JSON object's key order is not kept
-            # (sorted for hashing, reordered by JSONB), and prompts must not depend on it.
-            poll_answers=tuple(
-                (name, event.answers[name]) for name in state.agents if name in event.answers
-            ),
+            poll_answers=tuple(event.answers_in(state.agents)),
         )
         return replace(state, public=(*state.public, item))
     if isinstance(event, BallotResolved):
