@@ -21,8 +21,10 @@ per ``executemany`` and commit:
 - a plain ``SELECT`` with ``json.loads`` of each payload;
 
 and the ratio store/raw for each. Each measurement is the best of ``--repeat`` runs (the
-machine's other work only ever slows a run down). Payloads are JSON model requests of about
-600 bytes.
+machine's other work only ever slows a run down). The batched appends of the store and the raw
+writer run in alternating rounds, and the median of each round's own ratio is printed beside
+the ratio of the bests: on a machine whose speed drifts (a shared VM), only measurements taken
+seconds apart compare like with like. Payloads are JSON model requests of about 600 bytes.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import json
 import os
 import platform
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -100,48 +103,78 @@ def report(results: dict[str, float], name: str, measured: tuple[int, float]) ->
     print(f"  {name:<38} {rate(count, seconds)}")
 
 
+def store_trials(store: EventStore, *, events: int, single: int) -> dict[str, Callable[[int], int]]:
+    """The store's measurements, each a trial ``k -> events handled``."""
+    payloads = [request_payload(i) for i in range(events)]
+
+    def one_per_commit(k: int) -> int:
+        run = store.create_run(f"single-{k}", "bench", {}).run_id
+        for i in range(single):
+            new = NewEvent(type="model.request", payload=payloads[i], agent=AGENTS[i % 4])
+            store.append(run, i, [new])
+        return single
+
+    def batched(k: int) -> int:
+        run = store.create_run(f"batch-{k}", "bench", {}).run_id
+        for seq in range(0, events, BATCH):
+            batch = [
+                NewEvent(type="model.request", payload=payloads[i], agent=AGENTS[i % 4])
+                for i in range(seq, min(seq + BATCH, events))
+            ]
+            store.append(run, seq, batch)
+        return events
+
+    def read_all(_: int) -> int:
+        count = 0
+        for ev in store.read("batch-0"):
+            count += 1
+            assert ev.payload["settings"]["top_p"] == 1.0
+        assert count == events
+        return count
+
+    def verify(_: int) -> int:
+        chain = store.verify_chain("batch-0")
+        assert chain.ok, chain
+        return chain.events_checked
+
+    return {
+        "append, 1 per commit": one_per_commit,
+        "append, 100 per commit": batched,
+        "read + deserialize": read_all,
+        "verify_chain": verify,
+    }
+
+
 def bench_store(
     url: str, *, events: int, single: int, synchronous: str, repeat: int
 ) -> dict[str, float]:
-    payloads = [request_payload(i) for i in range(events)]
     results: dict[str, float] = {}
     with EventStore.open(url, synchronous=synchronous, upgrade=True) as store:
-
-        def one_per_commit(k: int) -> int:
-            run = store.create_run(f"single-{k}", "bench", {}).run_id
-            for i in range(single):
-                new = NewEvent(type="model.request", payload=payloads[i], agent=AGENTS[i % 4])
-                store.append(run, i, [new])
-            return single
-
-        def batched(k: int) -> int:
-            run = store.create_run(f"batch-{k}", "bench", {}).run_id
-            for seq in range(0, events, BATCH):
-                batch = [
-                    NewEvent(type="model.request", payload=payloads[i], agent=AGENTS[i % 4])
-                    for i in range(seq, min(seq + BATCH, events))
-                ]
-                store.append(run, seq, batch)
-            return events
-
-        def read_all(_: int) -> int:
-            count = 0
-            for ev in store.read("batch-0"):
-                count += 1
-                assert ev.payload["settings"]["top_p"] == 1.0
-            assert count == events
-            return count
-
-        def verify(_: int) -> int:
-            chain = store.verify_chain("batch-0")
-            assert chain.ok, chain
-            return chain.events_checked
-
-        report(results, "append, 1 per commit", best_of(repeat, one_per_commit))
-        report(results, "append, 100 per commit", best_of(repeat, batched))
-        report(results, "read + deserialize", best_of(repeat, read_all))
-        report(results, "verify_chain", best_of(1, verify))
+        trials = store_trials(store, events=events, single=single)
+        for name, trial in trials.items():
+            report(results, name, best_of(1 if name == "verify_chain" else repeat, trial))
     return results
+
+
+def side_by_side(
+    repeat: int, trials: dict[str, Callable[[int], int]]
+) -> tuple[dict[str, tuple[int, float]], list[dict[str, float]]]:
+    """Run the trials in turn, ``repeat`` rounds: each round measures all of them within
+    seconds of each other, so a ratio within one round compares like with like on a machine
+    whose speed drifts. Returns the best of each and every round's rates."""
+    best: dict[str, tuple[int, float]] = {}
+    rounds: list[dict[str, float]] = []
+    for k in range(repeat):
+        rates: dict[str, float] = {}
+        for name, trial in trials.items():
+            start = time.perf_counter()
+            count = trial(k)
+            seconds = time.perf_counter() - start
+            rates[name] = count / seconds
+            if name not in best or rates[name] > best[name][0] / best[name][1]:
+                best[name] = (count, seconds)
+        rounds.append(rates)
+    return best, rounds
 
 
 def chain_rows(run_id: str, payloads: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -167,14 +200,12 @@ def chain_rows(run_id: str, payloads: list[dict[str, Any]]) -> list[tuple[Any, .
     return rows
 
 
-def bench_raw_sqlite(path: Path, *, events: int, synchronous: str, repeat: int) -> dict[str, float]:
-    # The same tables and indexes as the store's: made by the store itself.
-    EventStore.open(str(path), synchronous=synchronous).close()
+def raw_trials(
+    conn: sqlite3.Connection, *, events: int, repeat: int
+) -> dict[str, Callable[[int], int]]:
+    """Raw sqlite3 on a second file with the store's tables (made by the store itself) and
+    pragmas: the same rows, 100 per ``executemany`` and commit."""
     payloads = [request_payload(i) for i in range(events)]
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute(f"PRAGMA synchronous = {synchronous}")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA foreign_keys = ON")
     insert = (
         "INSERT INTO events (run_id, seq, type, schema_version, payload, agent,"
         " recorded_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -216,12 +247,52 @@ def bench_raw_sqlite(path: Path, *, events: int, synchronous: str, repeat: int) 
             count += 1
         return count
 
-    results: dict[str, float] = {}
-    report(results, "executemany, rows ready", best_of(repeat, rows_ready))
-    report(results, "executemany, rows built in the clock", best_of(repeat, rows_built))
-    report(results, "select + json.loads", best_of(repeat, read))
+    return {
+        "executemany, rows ready": rows_ready,
+        "executemany, rows built in the clock": rows_built,
+        "select + json.loads": read,
+    }
+
+
+def raw_connection(path: Path, synchronous: str) -> sqlite3.Connection:
+    EventStore.open(str(path), synchronous=synchronous).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def bench_sqlite(folder: Path, *, events: int, single: int, synchronous: str, repeat: int) -> None:
+    """The store and raw sqlite3 side by side: appends in alternating rounds, then reads."""
+    conn = raw_connection(folder / "raw.db", synchronous)
+    with EventStore.open(str(folder / "store.db"), synchronous=synchronous, upgrade=True) as store:
+        ours = store_trials(store, events=events, single=single)
+        raw = raw_trials(conn, events=events, repeat=repeat)
+        append = "append, 100 per commit"
+        ready, built = "executemany, rows ready", "executemany, rows built in the clock"
+        best, rounds = side_by_side(
+            repeat, {append: ours[append], ready: raw[ready], built: raw[built]}
+        )
+        results: dict[str, float] = {}
+        print("SQLite, EventStore")
+        report(results, "append, 1 per commit", best_of(repeat, ours["append, 1 per commit"]))
+        report(results, append, best[append])
+        report(results, "read + deserialize", best_of(repeat, ours["read + deserialize"]))
+        report(results, "verify_chain", best_of(1, ours["verify_chain"]))
+        print("SQLite, raw sqlite3 (same rows, same pragmas)")
+        report(results, ready, best[ready])
+        report(results, built, best[built])
+        report(results, "select + json.loads", best_of(repeat, raw["select + json.loads"]))
     conn.close()
-    return results
+    print("ratio EventStore / raw (best of each; and the median of the rounds' own ratios)")
+    for ours_key, raw_key in ((append, ready), (append, built)):
+        paired = statistics.median(r[ours_key] / r[raw_key] for r in rounds)
+        label = f"append vs {raw_key}"
+        print(f"  {label:<52} {results[ours_key] / results[raw_key]:>5.0%}  (rounds: {paired:.0%})")
+    label = "read + deserialize vs select + json.loads"
+    ratio = results["read + deserialize"] / results["select + json.loads"]
+    print(f"  {label:<52} {ratio:>5.0%}")
 
 
 @contextmanager
@@ -259,29 +330,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"payload: {len(canonical_json(request_payload(12345)))} bytes of JSON")
     with tempfile.TemporaryDirectory(prefix="maai-bench-") as tmp:
-        print("\nSQLite, EventStore")
-        ours = bench_store(
-            str(Path(tmp) / "store.db"),
+        print()
+        bench_sqlite(
+            Path(tmp),
             events=args.events,
             single=args.single,
             synchronous=args.synchronous,
             repeat=args.repeat,
         )
-        print("SQLite, raw sqlite3 (same rows, same pragmas)")
-        raw = bench_raw_sqlite(
-            Path(tmp) / "raw.db",
-            events=args.events,
-            synchronous=args.synchronous,
-            repeat=args.repeat,
-        )
-        print("ratio EventStore / raw")
-        for ours_key, raw_key in (
-            ("append, 100 per commit", "executemany, rows ready"),
-            ("append, 100 per commit", "executemany, rows built in the clock"),
-            ("read + deserialize", "select + json.loads"),
-        ):
-            label = f"{ours_key.split(',')[0]} vs {raw_key}"
-            print(f"  {label:<52} {ours[ours_key] / raw[raw_key]:>5.0%}")
 
     if not args.pg:
         print("\nPostgreSQL: skipped (no --pg URL and MAAI_TEST_POSTGRES_URL is unset)")

@@ -3,6 +3,7 @@ PostgreSQL. Knows nothing about any experiment. See docs/ledger.md."""
 
 from ledger.envelope import (
     GENESIS_HASH,
+    Appended,
     ChainReport,
     NewEvent,
     RunInfo,
@@ -33,6 +34,7 @@ from ledger.urls import StoreLocation, default_db_path, resolve_store_url
 __all__ = [
     "GENESIS_HASH",
     "AmbiguousRunIdError",
+    "Appended",
     "BadStoreUrlError",
     "ChainBrokenError",
     "ChainReport",

@@ -28,10 +28,11 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict
 
 from ledger.errors import ChainBrokenError, InvalidEventError
 
@@ -89,6 +90,18 @@ def parse_json(text: str) -> Any:
     return _decoder.decode(text)
 
 
+def parse_canonical_json(text: str) -> Any:
+    """:func:`parse_json` for text the store wrote itself (canonical: no whitespace around
+    it), skipping the whitespace handling; anything else takes the general path."""
+    try:
+        value, end = _scan(text, 0)
+    except StopIteration:
+        return parse_json(text)  # raises the decoder's own error
+    if end != len(text):
+        return parse_json(text)
+    return value
+
+
 def _normalize_float(token: str) -> float | int:
     value = float(token)
     if "e+" in token:
@@ -101,6 +114,13 @@ def _normalize_float(token: str) -> float | int:
 def normalize_json(value: Any, what: str) -> tuple[Any, str]:
     """Return ``(normalized value, its canonical JSON text)``; ``what`` names the value in
     errors. The normalized value is a fresh object that shares nothing with ``value``."""
+    text = normalized_json_text(value, what)
+    return _scan(text, 0)[0], text
+
+
+def normalized_json_text(value: Any, what: str) -> str:
+    """The canonical JSON text of ``value`` once normalized (what is stored and hashed),
+    without building the normalized value itself; ``what`` names the value in errors."""
     try:
         text = canonical_json(value)
     except (TypeError, ValueError) as exc:
@@ -110,13 +130,10 @@ def normalize_json(value: Any, what: str) -> tuple[Any, str]:
     if "\\u0000" in text and _NUL_ESCAPE_RE.search(text):
         raise InvalidEventError(f"{what} contains a NUL character (\\u0000), which is not stored")
     # Only these two substrings can announce a float that normalization changes; checking
-    # for them first keeps the common case to one encode and one decode.
+    # for them first keeps the common case to one encode.
     if "e+" in text or "-0.0" in text:
-        normalized = _scan_normalizing(text, 0)[0]
-        text = canonical_json(normalized)
-    else:
-        normalized = _scan(text, 0)[0]
-    return normalized, text
+        text = canonical_json(_scan_normalizing(text, 0)[0])
+    return text
 
 
 def format_recorded_at(moment: datetime) -> str:
@@ -197,25 +214,60 @@ def envelope_hash(
     return hashlib.sha256(data).hexdigest()
 
 
-Name = Annotated[str, Field(min_length=1, max_length=200)]
+NAME_MAX_LENGTH: Final = 200
 
 
-class NewEvent(BaseModel):
-    """An event to append. ``seq``, hashes and ``recorded_at`` are assigned by the store."""
+def _bad_name(value: object, what: str) -> InvalidEventError:
+    if isinstance(value, str) and "\x00" in value:
+        return InvalidEventError(f"{what} {value!r:.60} contains a NUL character")
+    return InvalidEventError(
+        f"{what} must be a string of 1 to {NAME_MAX_LENGTH} characters, not {value!r:.60}"
+    )
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    type: Name
+def _good_name(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= NAME_MAX_LENGTH and "\x00" not in value
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event to append. ``seq``, hashes and ``recorded_at`` are assigned by the store.
+
+    A plain checked dataclass rather than a pydantic model: it is built for every event of a
+    run, and validating (and copying) the payload dict here would cost more than storing it.
+    The payload is checked when it is stored (:func:`normalized_json_text`).
+    """
+
+    type: str
     payload: dict[str, Any]
-    agent: Name | None = None
-    schema_version: int = Field(default=1, ge=1)
+    agent: str | None = None
+    schema_version: int = 1
 
-    @field_validator("type", "agent")
-    @classmethod
-    def _no_nul(cls, value: str | None) -> str | None:
-        if value is not None and "\x00" in value:
-            raise ValueError("must not contain a NUL character")
-        return value
+    def __post_init__(self) -> None:
+        if not _good_name(self.type):
+            raise _bad_name(self.type, "event type")
+        if self.agent is not None and not _good_name(self.agent):
+            raise _bad_name(self.agent, "agent")
+        if not isinstance(self.payload, dict):
+            raise InvalidEventError(
+                f"the payload of a {self.type!r} event must be a dict (a JSON object), "
+                f"not {type(self.payload).__name__}"
+            )
+        version = self.schema_version
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise InvalidEventError(f"schema_version must be an int >= 1, not {version!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What the store assigned to one appended event: read it back with
+    :meth:`EventStore.read` to get the stored event itself."""
+
+    position: int
+    seq: int
+    recorded_at: datetime
+    prev_hash: str
+    hash: str
 
 
 class StoredEvent(BaseModel):

@@ -15,6 +15,7 @@ reported as :class:`~ledger.errors.ConcurrencyError`, and a fork of history cann
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import sqlite3
@@ -47,6 +48,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from ledger.envelope import (
     GENESIS_HASH,
+    Appended,
     ChainReport,
     NewEvent,
     RunInfo,
@@ -57,6 +59,8 @@ from ledger.envelope import (
     format_recorded_at,
     json_string,
     normalize_json,
+    normalized_json_text,
+    parse_canonical_json,
     parse_json,
     stored_event,
 )
@@ -179,30 +183,51 @@ class _Batch:
 
     def build_rows(self, prev_hash: str) -> list[Row]:
         """``(run_id, seq, type, schema_version, payload text, agent, recorded_at text,
-        prev_hash, hash)`` per event, hash-chained from ``prev_hash``."""
+        prev_hash, hash)`` per event, hash-chained from ``prev_hash``.
+
+        The envelope text is :func:`~ledger.envelope.envelope_json`, written out here with
+        what every event of a batch shares formatted once (tests hold the two equal): this
+        loop runs for every event stored, and the general function's keyword call and string
+        concatenations cost as much as hashing."""
         rows = []
         run_id, recorded_text = self.run_id, self.recorded_text
+        shared = f',"recorded_at":{json_string(recorded_text)},"run_id":{json_string(run_id)}'
+        names: dict[str | None, str] = {None: "null"}
+        sha256 = hashlib.sha256
         seq = self.expected_seq
         for new, payload_json in zip(self.events, self.texts, strict=True):
             seq += 1
-            digest = envelope_hash(
-                run_id=run_id,
-                seq=seq,
-                type=new.type,
-                schema_version=new.schema_version,
-                payload_json=payload_json,
-                agent=new.agent,
-                recorded_at=recorded_text,
-                prev_hash=prev_hash,
+            type_, agent, version = new.type, new.agent, new.schema_version
+            type_json = names.get(type_) or names.setdefault(type_, json_string(type_))
+            agent_json = names.get(agent) or names.setdefault(agent, json_string(agent))
+            envelope = (
+                f'{{"agent":{agent_json},"payload":{payload_json},"prev_hash":"{prev_hash}"'
+                f'{shared},"schema_version":{version:d},"seq":{seq:d},"type":{type_json}}}'
             )
+            try:
+                data = envelope.encode()
+            except UnicodeEncodeError:
+                # The general function names the event and the position of the bad text.
+                envelope_hash(
+                    run_id=run_id,
+                    seq=seq,
+                    type=type_,
+                    schema_version=version,
+                    payload_json=payload_json,
+                    agent=agent,
+                    recorded_at=recorded_text,
+                    prev_hash=prev_hash,
+                )
+                raise
+            digest = sha256(data).hexdigest()
             rows.append(
                 (
                     run_id,
                     seq,
-                    new.type,
-                    new.schema_version,
+                    type_,
+                    version,
                     payload_json,
-                    new.agent,
+                    agent,
                     recorded_text,
                     prev_hash,
                     digest,
@@ -590,13 +615,12 @@ class EventStore:
 
     # ------------------------------------------------------------------ events
 
-    def append(
-        self, run_id: str, expected_seq: int, events: Sequence[NewEvent]
-    ) -> list[StoredEvent]:
+    def append(self, run_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Appended]:
         """Append ``events`` as seqs ``expected_seq + 1 ...``, all or nothing.
 
-        Returns the stored events; their payloads are the normalized copies that a later
-        :meth:`read` returns too (see :mod:`ledger.envelope`).
+        Returns what the store assigned to each event (seq, position, time, hashes); the
+        stored events themselves, with their normalized payloads (see
+        :mod:`ledger.envelope`), are what :meth:`read` returns.
 
         :raises ConcurrencyError: the run's head is not ``expected_seq`` (nothing stored).
         :raises RunNotFoundError: no such run.
@@ -606,53 +630,53 @@ class EventStore:
         self._check_open()
         if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
             raise InvalidEventError(f"expected_seq must be an int >= 0, not {expected_seq!r}")
-        payloads: list[Any] = []
         texts: list[str] = []
         for index, new in enumerate(events):
             if not isinstance(new, NewEvent):
                 raise InvalidEventError(
                     f"events[{index}] is a {type(new).__name__}, not a ledger.NewEvent"
                 )
-            payload, text = normalize_json(new.payload, f"payload of events[{index}] ({new.type})")
-            payloads.append(payload)
-            texts.append(text)
+            texts.append(
+                normalized_json_text(new.payload, f"payload of events[{index}] ({new.type})")
+            )
         recorded = _utcnow()
         batch = _Batch(run_id, expected_seq, list(events), texts, recorded)
 
         with self._errors(f"appending to run {run_id!r}"):
             try:
-                with self._write_engine.begin() as conn:
-                    if self._sqlite:
-                        positions = self._append_sqlite(conn, batch)
-                    else:
+                if self._sqlite:
+                    positions = self._append_sqlite_transaction(batch)
+                else:
+                    with self._write_engine.begin() as conn:
                         positions = self._append_postgres(conn, batch)
             except (sa_exc.IntegrityError, sqlite3.IntegrityError) as exc:
                 if not _is_seq_conflict(exc):
                     raise
                 raise ConcurrencyError(run_id, expected_seq, self._head_or_none(run_id)) from None
-        rows = batch.rows
         return [
-            stored_event(
-                positions[i],
-                run_id,
-                row[1],
-                row[2],
-                row[3],
-                payloads[i],
-                row[5],
-                recorded,
-                row[7],
-                row[8],
-            )
-            for i, row in enumerate(rows)
+            Appended(position, row[1], recorded, row[7], row[8])
+            for position, row in zip(positions, batch.rows, strict=True)
         ]
 
-    def _append_sqlite(self, conn: Connection, batch: _Batch) -> Sequence[int]:
-        # The sqlite3 connection itself, inside the transaction SQLAlchemy began with
-        # BEGIN IMMEDIATE: SQLAlchemy's per-statement and per-row work would cost more than
-        # SQLite's. sqlite3 errors raised here are translated by _errors like any other.
-        raw = conn.connection.driver_connection
-        assert isinstance(raw, sqlite3.Connection)
+    def _append_sqlite_transaction(self, batch: _Batch) -> Sequence[int]:
+        # The pooled sqlite3 connection itself, transaction included (it is in autocommit
+        # mode: isolation_level=None): SQLAlchemy's begin and commit, and its per-statement
+        # and per-row work, would cost about as much as SQLite's own. sqlite3 errors raised
+        # here are translated by _errors like any other.
+        with self._write_engine.connect() as conn:
+            raw = conn.connection.driver_connection
+            assert isinstance(raw, sqlite3.Connection)
+            raw.execute("BEGIN IMMEDIATE")
+            try:
+                positions = self._append_sqlite(raw, batch)
+                raw.execute("COMMIT")
+            except BaseException:
+                if raw.in_transaction:
+                    raw.execute("ROLLBACK")
+                raise
+            return positions
+
+    def _append_sqlite(self, raw: sqlite3.Connection, batch: _Batch) -> Sequence[int]:
         run_id, expected = batch.run_id, batch.expected_seq
         if not batch.events:
             actual = self._head_sqlite(raw, run_id)
@@ -767,10 +791,11 @@ class EventStore:
         (84k against 200k events/s with 100k unrelated dicts alive).
         """
         parse_time = _parse_time if self._sqlite else _as_utc
+        parse = parse_canonical_json if self._sqlite else parse_json
         for rows in self._chunks(run_id, after, upto):
             for r in rows:
                 try:
-                    payload = parse_json(r[4])
+                    payload = parse(r[4])
                     recorded_at = parse_time(r[6])
                 except (ValueError, TypeError) as exc:
                     raise ChainBrokenError(

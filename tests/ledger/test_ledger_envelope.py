@@ -193,17 +193,20 @@ def test_recorded_at_text() -> None:
 def test_new_event_validation() -> None:
     event = NewEvent(type="model.request", payload={"a": 1}, agent="alice")
     assert event.schema_version == 1
-    for bad in (
-        {"type": "", "payload": {}},
-        {"type": "t", "payload": {}, "schema_version": 0},
-        {"type": "t", "payload": {}, "agent": ""},
-        {"type": "t", "payload": [1]},
-        {"type": "t", "payload": {}, "seq": 3},
-        {"type": "x" * 201, "payload": {}},
-        {"type": "t", "payload": {}, "agent": "a\x00"},
+    for bad, named in (
+        ({"type": "", "payload": {}}, "event type"),
+        ({"type": "t", "payload": {}, "schema_version": 0}, "schema_version"),
+        ({"type": "t", "payload": {}, "schema_version": True}, "schema_version"),
+        ({"type": "t", "payload": {}, "agent": ""}, "agent"),
+        ({"type": "t", "payload": [1]}, "payload"),
+        ({"type": "x" * 201, "payload": {}}, "event type"),
+        ({"type": 7, "payload": {}}, "event type"),
+        ({"type": "t", "payload": {}, "agent": "a\x00"}, "NUL"),
     ):
-        with pytest.raises(ValidationError):
+        with pytest.raises(InvalidEventError, match=named):
             NewEvent(**bad)
+    with pytest.raises(TypeError):
+        NewEvent(type="t", payload={}, seq=3)  # type: ignore[call-arg]
 
 
 def test_stored_event_fast_construction_equals_validation() -> None:
