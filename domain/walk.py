@@ -57,6 +57,40 @@ def parallel(walks: list[Walk[T]]) -> Walk[list[T]]:
     return results
 
 
+class Scope:
+    """A token for one part of a state (e.g. one agent's own history). The reducer puts a
+    new token in place whenever an event may change what a walk of that part reads, so a
+    walk's outcome stored on the token is valid exactly as long as the token is current.
+    The outcomes live on the token, not in a global cache: a state that is dropped takes them
+    along, and two histories branching from one state never share a token."""
+
+    __slots__ = ("outcomes",)
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, tuple[bool, Any]] = {}
+
+
+def memoized(scope: Scope | None, name: str, start: Callable[[], Walk[T]]) -> Walk[T]:
+    """The walk ``start()``, remembered on ``scope``: while the scope is unchanged, walking it
+    again gives the same needs (or result) without running it."""
+    outcome = scope.outcomes.get(name) if scope is not None else None
+    if outcome is None:
+        walk = start()
+        try:
+            outcome = (False, next(walk))
+        except StopIteration as stop:
+            outcome = (True, stop.value)
+        finally:
+            walk.close()
+        if scope is not None:
+            scope.outcomes[name] = outcome
+    finished, value = outcome
+    if finished:
+        return value  # type: ignore[no-any-return]
+    yield from wait(value)
+    raise AssertionError("unreachable")
+
+
 @dataclass(frozen=True)
 class Decision:
     """What must happen next: events derivable now (already folded into ``state``), model

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from domain.events import RunCompleted
 from domain.frohlich.events import StepStarted
 from domain.frohlich.phase1 import phase1_agent
 from domain.frohlich.phase2 import phase2
 from domain.frohlich.state import State, evolve
 from domain.frohlich.steps import config_of
-from domain.walk import Decision, Emit, Walk, parallel, run_walk, wait
+from domain.walk import Decision, Emit, Walk, memoized, parallel, run_walk, wait
 
 PHASE2_STARTED = StepStarted(step="2.1").key
 
@@ -20,7 +22,14 @@ def protocol(state: State) -> Walk[None]:
     # Phase 2 starts only once every Phase-1 walk has finished, and it needs nothing they
     # return: after that, walking Phase 1 again would only cost time.
     if not state.has(PHASE2_STARTED):
-        yield from parallel([phase1_agent(state, a.name) for a in config.agents])
+        # Each agent's walk is remembered until an event of that agent arrives: most
+        # decisions follow one agent's answer and walk only that agent again.
+        yield from parallel(
+            [
+                memoized(state.scopes.get(a.name), "phase1", partial(phase1_agent, state, a.name))
+                for a in config.agents
+            ]
+        )
     yield from phase2(state)
     yield from wait([Emit(RunCompleted())])
 

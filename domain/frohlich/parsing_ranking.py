@@ -33,6 +33,9 @@ _ORDINALS: tuple[tuple[int, str], ...] = (
     (3, r"third|3rd|number\s+three"),
     (4, r"fourth|4th|last|worst(?![\s-]off)|least\s+(?:preferred|just|favou?red)|bottom"),
 )
+_ORDINAL_RES: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
+    (rank, re.compile(rf"\b(?:{pattern})\b")) for rank, pattern in _ORDINALS
+)
 _RANKING_CUE = re.compile(
     r"\b(?:rank\w*|order\s+of\s+preference|preference\s+order|best|worst|most\s+preferred|"
     r"least\s+preferred|first\s+choice|top\s+choice|from\s+most|prefer\w*)\b"
@@ -282,7 +285,7 @@ def _ordinal_assignments(clean: str) -> dict[Principle, int]:
         clauses.extend(clause.split(",") if many else [clause])
     for clause in clauses:
         principles = {m.principle for m in find_mentions(clause)}
-        ranks = {r for r, pattern in _ORDINALS if re.search(rf"\b(?:{pattern})\b", clause)}
+        ranks = {r for r, ordinal in _ORDINAL_RES if ordinal.search(clause)}
         if len(principles) != 1 or len(ranks) != 1:
             continue
         (principle,), (rank,) = principles, ranks

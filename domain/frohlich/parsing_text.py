@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Generic, TypeAlias, TypeVar, Union
 
 from domain.frohlich.types import Principle
@@ -99,9 +100,23 @@ _NUMBER_PATTERN = (
 )
 
 
+_NAME_RES: tuple[tuple[Principle, re.Pattern[str]], ...] = tuple(
+    (principle, re.compile(rf"\b{pattern}\b")) for principle, pattern in _NAME_PATTERNS
+)
+_LETTER_RES: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in _LETTER_PATTERNS)
+_NUMBER_RE = re.compile(_NUMBER_PATTERN)
+
+
 def find_mentions(text: str) -> list[Mention]:
     """Principle mentions in cleaned text that cannot be anything else (names, "(c)",
     "principle 3"); bare words such as "floor" are left to structured contexts."""
+    return list(_mentions(text))
+
+
+# The ranking parser asks about the same clauses several times, and the decider may parse
+# an answer again on every walk until its event is folded: remember recent texts.
+@lru_cache(maxsize=2048)
+def _mentions(text: str) -> tuple[Mention, ...]:
     found: list[Mention] = []
     taken = bytearray(len(text))  # earlier (more specific) patterns claim their characters
 
@@ -110,15 +125,15 @@ def find_mentions(text: str) -> list[Mention]:
             taken[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
             found.append(Mention(match.start(), match.end(), principle))
 
-    for principle, pattern in _NAME_PATTERNS:
-        for m in re.finditer(rf"\b{pattern}\b", text):
+    for principle, name_re in _NAME_RES:
+        for m in name_re.finditer(text):
             claim(m, principle)
-    for pattern in _LETTER_PATTERNS:
-        for m in re.finditer(pattern, text):
+    for letter_re in _LETTER_RES:
+        for m in letter_re.finditer(text):
             claim(m, LETTERS[m.group(1)])
-    for m in re.finditer(_NUMBER_PATTERN, text):
+    for m in _NUMBER_RE.finditer(text):
         claim(m, BY_NUMBER[m.group(1)])
-    return sorted(found, key=lambda m: m.start)
+    return tuple(sorted(found, key=lambda m: m.start))
 
 
 def identify_principle(item: str) -> Principle | None:

@@ -60,46 +60,48 @@ def phase1_agent(state: State, agent: str) -> Walk[None]:
         )
         return result
 
-    first = yield from ranking_step("1.1", "step_1_1")
-    yield from memory_update(
-        state, agent, f"p1/{agent}/s1.1/memory", "1.1", first.task, first.answer, None
-    )
+    # Each stage ends with the agent's memory update and nothing later reads what happened
+    # inside it, so a stage whose memory update is recorded is skipped whole: deciding late
+    # in Phase 1 does not walk every earlier step again.
+    def finished(slot: str) -> bool:
+        return f"memory/{slot}" in state.records
 
-    base = [list(d) for d in config.base_distributions()]
-    probs = probabilities(config)
-    second = yield from ranking_step(
-        "1.2",
-        "step_1_2",
-        lambda: {
-            "probabilities": render.probabilities_text(probs),
-            "table": render.distribution_table(base, probs),
-            "explanation": render.explanation_text(base, probs),
-        },
-    )
-    yield from memory_update(
-        state, agent, f"p1/{agent}/s1.2/memory", "1.2", second.task, second.answer, None
-    )
+    slot = f"p1/{agent}/s1.1/memory"
+    if not finished(slot):
+        first = yield from ranking_step("1.1", "step_1_1")
+        yield from memory_update(state, agent, slot, "1.1", first.task, first.answer, None)
+
+    slot = f"p1/{agent}/s1.2/memory"
+    if not finished(slot):
+        base = [list(d) for d in config.base_distributions()]
+        probs = probabilities(config)
+        second = yield from ranking_step(
+            "1.2",
+            "step_1_2",
+            lambda: {
+                "probabilities": render.probabilities_text(probs),
+                "table": render.distribution_table(base, probs),
+                "explanation": render.explanation_text(base, probs),
+            },
+        )
+        yield from memory_update(state, agent, slot, "1.2", second.task, second.answer, None)
 
     for round_ in range(1, ROUNDS + 1):
+        slot = f"p1/{agent}/r{round_}/memory"
+        if finished(slot):
+            continue
         yield from step_started(state, "1.3", agent, round_)
         drawn = yield from round_distributions(state, agent, round_)
         chosen = yield from round_choice(state, agent, round_, drawn.distributions, principles)
         outcome = yield from round_payment(state, agent, round_, chosen, drawn.distributions)
         yield from memory_update(
-            state,
-            agent,
-            f"p1/{agent}/r{round_}/memory",
-            "1.3",
-            chosen.task,
-            chosen.answer,
-            outcome,
-            round_,
+            state, agent, slot, "1.3", chosen.task, chosen.answer, outcome, round_
         )
 
-    final = yield from ranking_step("1.4", "step_1_4")
-    yield from memory_update(
-        state, agent, f"p1/{agent}/s1.4/memory", "1.4", final.task, final.answer, None
-    )
+    slot = f"p1/{agent}/s1.4/memory"
+    if not finished(slot):
+        final = yield from ranking_step("1.4", "step_1_4")
+        yield from memory_update(state, agent, slot, "1.4", final.task, final.answer, None)
 
 
 def round_distributions(state: State, agent: str, round_: int) -> Walk[DistributionsDrawn]:

@@ -75,6 +75,12 @@ def discussion(state: State, names: list[str]) -> Walk[PrincipleChoice | None]:
     rounds_used = 0
     for round_ in range(1, config.phase2_rounds + 1):
         rounds_used = round_
+        closed = closed_round(state, round_, names)
+        if closed is not None:
+            previous_last, agreement = closed
+            if agreement is not None:
+                break
+            continue
         order = yield from speaking_order(state, round_, names, previous_last)
         for turn, name in enumerate(order, 1):
             statement = yield from speak(state, round_, turn, name)
@@ -93,6 +99,24 @@ def discussion(state: State, names: list[str]) -> Walk[PrincipleChoice | None]:
             break
     yield from wait([Emit(DiscussionEnded(agreement=agreement, rounds_used=rounds_used))])
     raise AssertionError("unreachable")
+
+
+def closed_round(
+    state: State, round_: int, names: list[str]
+) -> tuple[str, PrincipleChoice | None] | None:
+    """For a round that is over (every agent's memory of it is recorded): its last speaker
+    and the agreement reached in it, if any. Read off the records, so that deciding late in
+    a long discussion does not walk every earlier round again; ``None`` for a round still
+    under way."""
+    if any(f"memory/p2/r{round_}/{name}/memory" not in state.records for name in names):
+        return None
+    order = state.records[f"order/{round_}"]
+    assert isinstance(order, SpeakingOrderDrawn)
+    for turn in range(1, len(order.order) + 1):
+        ballot = state.records.get(f"ballot/{round_}/{turn}")
+        if isinstance(ballot, BallotResolved) and ballot.consensus:
+            return order.order[-1], ballot.agreement
+    return order.order[-1], None
 
 
 def speaking_order(
@@ -139,12 +163,16 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
         return recorded
     config = config_of(state)
     language = config.language
-    context: dict[str, Any] = {
-        "step": "2.1",
-        "round": round_,
-        "rounds": config.phase2_rounds,
-        "history": _history_context(state.public),
-    }
+
+    def context() -> dict[str, Any]:
+        # Built only with a request: the walk passes here at every decision of the turn.
+        return {
+            "step": "2.1",
+            "round": round_,
+            "rounds": config.phase2_rounds,
+            "history": _history_context(state.public),
+        }
+
     reasoning_text: str | None = None
     if config.agent(name).reasoning:
         address = f"p2/r{round_}/{name}/reasoning"
@@ -154,7 +182,7 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
             if answer is None:
                 task = render_template("reasoning", language, **_turn_values(state, round_))
                 request = participant_request(
-                    state, name, address, Purpose.REASONING, task, context
+                    state, name, address, Purpose.REASONING, task, context()
                 )
                 yield from wait([Call(request)])
             event = ReasoningRecorded(agent=name, round=round_, address=address, text=answer.text)
@@ -175,9 +203,8 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
             vote_phrase=parsing.VOTE_PROPOSAL_PHRASE,
             **_turn_values(state, round_),
         )
-        request = participant_request(
-            state, name, address, Purpose.STATEMENT, task, {**context, "reasoning": reasoning_text}
-        )
+        facts = {**context(), "reasoning": reasoning_text}
+        request = participant_request(state, name, address, Purpose.STATEMENT, task, facts)
         yield from wait([Call(request)])
     event = StatementMade(
         agent=name,
@@ -210,13 +237,16 @@ def group_answers(
         text = render_template(kind, language, **values, **_turn_values(state, round_))
         return render.with_feedback(text, feedback, language)
 
-    context = {
-        "step": "2.1",
-        "round": round_,
-        "rounds": config.phase2_rounds,
-        "history": _history_context(state.public),
-        **values,
-    }
+    def context() -> dict[str, Any]:
+        # Built only with a request: the walk passes here at every answer that comes in.
+        return {
+            "step": "2.1",
+            "round": round_,
+            "rounds": config.phase2_rounds,
+            "history": _history_context(state.public),
+            **values,
+        }
+
     walks = [
         elicit(
             state,
@@ -224,7 +254,7 @@ def group_answers(
             kind=kind,
             slot=f"p2/r{round_}/t{turn}/{kind}/{name}",
             max_attempts=max_attempts,
-            build=builder(state, name, purpose, task, **context),
+            build=builder(state, name, purpose, task, context),
             task=task,
         )
         for name in names

@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
+from functools import lru_cache
+from math import lcm
 
 from pydantic import Field, field_validator, model_validator
 
@@ -70,17 +72,24 @@ class DistributionSet(Frozen):
 
     @classmethod
     def from_incomes(cls, rows: Sequence[Sequence[int]]) -> DistributionSet:
-        return cls(
-            distributions=tuple(
-                Distribution(number=i, incomes=tuple(row))  # type: ignore[arg-type]
-                for i, row in enumerate(rows, 1)
-            )
-        )
+        # Validating the models costs more than the rules that use them, and the decider
+        # asks for the same few tables on every walk: they are immutable, so share them.
+        return _distribution_set(tuple(tuple(row) for row in rows))
 
     def get(self, number: int) -> Distribution:
         if not 1 <= number <= len(self.distributions):
             raise KeyError(number)
         return self.distributions[number - 1]
+
+
+@lru_cache(maxsize=1024)
+def _distribution_set(rows: tuple[tuple[int, ...], ...]) -> DistributionSet:
+    return DistributionSet(
+        distributions=tuple(
+            Distribution(number=i, incomes=row)  # type: ignore[arg-type]
+            for i, row in enumerate(rows, 1)
+        )
+    )
 
 
 def base_set(config: FrohlichConfig | None = None) -> DistributionSet:
@@ -135,9 +144,31 @@ def range_(dist: Distribution) -> int:
 def average(dist: Distribution, probs: Mapping[IncomeClass, float | Fraction]) -> Fraction:
     """The probability-weighted mean income (divided by the total weight, so it stays a mean
     even for weights that do not sum to one)."""
-    weights = {c: exact_weight(probs[c]) for c in INCOME_CLASSES}
-    total = sum(weights.values(), Fraction(0))
-    return sum((weights[c] * dist.income(c) for c in INCOME_CLASSES), Fraction(0)) / total
+    return _mean(dist.incomes, _weights(probs))
+
+
+def _weights(probs: Mapping[IncomeClass, float | Fraction]) -> tuple[Fraction, ...]:
+    return _exact_weights(tuple(probs[c] for c in INCOME_CLASSES))
+
+
+@lru_cache(maxsize=64)
+def _exact_weights(weights: tuple[float | Fraction, ...]) -> tuple[Fraction, ...]:
+    return tuple(exact_weight(w) for w in weights)
+
+
+# Fraction arithmetic is slow and the decider asks for the same few tables' averages over and
+# over (every walk of the protocol, every prompt, every audit): the values are pure, so cache.
+@lru_cache(maxsize=4096)
+def _mean(incomes: tuple[int, ...], weights: tuple[Fraction, ...]) -> Fraction:
+    # Exact, in whole numbers: the weights over their common denominator.
+    scaled = _whole_weights(weights)
+    return Fraction(sum(w * x for w, x in zip(scaled, incomes, strict=True)), sum(scaled))
+
+
+@lru_cache(maxsize=64)
+def _whole_weights(weights: tuple[Fraction, ...]) -> tuple[int, ...]:
+    denominator = lcm(*(w.denominator for w in weights))
+    return tuple(w.numerator * (denominator // w.denominator) for w in weights)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,6 +265,12 @@ class PrincipleExplanation(Frozen):
 
 
 def explain_principles(dset: DistributionSet, probs: Probabilities) -> PrincipleExplanation:
+    return _explain(dset, _weights(probs))
+
+
+@lru_cache(maxsize=1024)
+def _explain(dset: DistributionSet, weights: tuple[Fraction, ...]) -> PrincipleExplanation:
+    probs = dict(zip(INCOME_CLASSES, weights, strict=True))
     facts = tuple(
         DistributionFacts(number=d.number, floor=d.floor, range=d.range_, average=average(d, probs))
         for d in dset.distributions

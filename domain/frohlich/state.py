@@ -35,6 +35,7 @@ from domain.frohlich.events import (
     TallyLine,
 )
 from domain.frohlich.types import PrincipleChoice, Ranking
+from domain.walk import Scope
 
 RunStatus = Literal["new", "running", "completed", "failed"]
 
@@ -91,6 +92,9 @@ class State:
     discussion_ended: bool = False
     totals: CallTotals = field(default_factory=CallTotals)
     totals_by_phase: dict[str, CallTotals] = field(default_factory=dict)
+    # One token per agent for memoized walks of that agent's own history (``domain.walk``);
+    # derived data, so it takes no part in comparing states.
+    scopes: dict[str, Scope] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def seed(self) -> int:
@@ -117,6 +121,38 @@ def fold(events: list[Event] | tuple[Event, ...], state: State | None = None) ->
 
 def evolve(state: State, event: Event) -> State:
     """The reducer: the state after ``event``. Pure; ``state`` is left untouched."""
+    after = _evolve(state, event)
+    return replace(after, scopes=_scopes_after(after, event))
+
+
+def _scopes_after(state: State, event: Event) -> dict[str, Scope]:
+    """New tokens for the scopes ``event`` may change. In Phase 1 each agent works alone, so
+    an event of one agent (its calls, the utility agent's extractions for it, its answers,
+    draws, payoffs, memory) changes only that agent's walk. Anything else, and everything
+    from Phase 2 on (where events are public), refreshes every token."""
+    agent = _phase1_owner(state, event)
+    if agent is None:
+        return {name: Scope() for name in state.agents}
+    scopes = dict(state.scopes)
+    scopes[agent] = Scope()
+    return scopes
+
+
+def _phase1_owner(state: State, event: Event) -> str | None:
+    if state.phase >= 2:
+        return None
+    if isinstance(event, ModelCallRequested | ModelCallCompleted | ModelAttemptFailed):
+        # The address names the agent whose step the call serves, also for an extraction
+        # by the utility agent ("p1/alice/s1.1/ranking/1/extract/1").
+        address = event.request.address if isinstance(event, ModelCallRequested) else event.address
+        phase, _, rest = address.partition("/")
+        agent = rest.partition("/")[0]
+        return agent if phase == "p1" and agent in state.agents else None
+    agent = event.agent_name
+    return agent if agent in state.agents else None
+
+
+def _evolve(state: State, event: Event) -> State:
     if isinstance(event, RunStarted):
         config = FrohlichConfig.model_validate(event.config)
         agents = {a.name: AgentState(name=a.name) for a in config.agents}

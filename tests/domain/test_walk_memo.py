@@ -1,0 +1,104 @@
+"""The decider's shortcuts (memoized Phase-1 walks, closed Phase-2 rounds read off the
+records) decide exactly what a full walk decides, whatever order the answers arrive in, and
+a branch of a history never reuses the other branch's memo."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from domain.calls import ModelAnswer, ModelRequest, Usage
+from domain.events import ModelCallCompleted, ModelCallRequested
+from domain.frohlich import decide as decide_module
+from domain.frohlich import phase2
+from domain.frohlich.decide import decide
+from domain.frohlich.events import DiscussionEnded
+from domain.frohlich.state import State, evolve
+from domain.walk import Decision
+from runtime.simulated.model import SimulatedParticipant, SimulatedUtility, build_simulated
+from tests.support.driver import agreeable, make_config, start
+
+FIVE = ["ann", "ben", "cat", "dan", "eve"]
+
+
+def unmemoized(state: State, monkeypatch: pytest.MonkeyPatch) -> Decision:
+    with monkeypatch.context() as patch:
+        patch.setattr(decide_module, "memoized", lambda scope, name, begin: begin())
+        patch.setattr(phase2, "closed_round", lambda state, round_, names: None)
+        return decide(state)
+
+
+def completed(request: ModelRequest, text: str) -> ModelCallCompleted:
+    return ModelCallCompleted(
+        address=request.address,
+        agent=request.agent,
+        request_hash=request.request_hash(),
+        model=request.model,
+        answer=ModelAnswer(text=text, usage=Usage(input_tokens=1, output_tokens=1)),
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_memoized_decisions_equal_full_walks_in_any_answer_order(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Simulated participants give unreadable answers now and then, so retries, rejections
+    # and the utility agent's extractions all occur; answers arrive in random batches.
+    config = make_config(
+        seed=seed,
+        phase2_rounds=4,
+        agents=[{"name": n, "personality": "curious"} for n in FIVE],
+    )
+    models = {a.name: build_simulated(a, seed=config.seed) for a in config.agents}
+    utility = build_simulated(None, seed=config.seed)
+    assert isinstance(utility, SimulatedUtility)
+    rng = random.Random(seed)
+    state, _ = start(config)
+    pending: dict[str, ModelRequest] = {}
+    decisions = 0
+    while True:
+        decision = decide(state)
+        reference = unmemoized(state, monkeypatch)
+        assert decision.events == reference.events
+        assert decision.calls == reference.calls
+        assert decision.done == reference.done
+        decisions += 1
+        state = decision.state
+        if decision.done:
+            break
+        for request in decision.calls:
+            if request.address not in pending:
+                pending[request.address] = request
+                state = evolve(
+                    state, ModelCallRequested(request=request, request_hash=request.request_hash())
+                )
+        assert pending, "nothing to answer but the run is not done"
+        for address in rng.sample(sorted(pending), k=rng.randint(1, len(pending))):
+            request = pending.pop(address)
+            model = models.get(request.agent, utility)
+            assert isinstance(model, SimulatedParticipant | SimulatedUtility)
+            state = evolve(state, completed(request, model.respond(request, request.output_schema)))
+    assert state.status == "completed"
+    assert decisions > 50
+    ended = state.records["discussion/ended"]
+    assert isinstance(ended, DiscussionEnded)
+    assert ended.rounds_used >= 2  # so that closed rounds were read off the records
+
+
+def test_a_branch_does_not_see_the_memo_of_another_branch() -> None:
+    config = make_config()
+    state, _ = start(config)
+    first = decide(state)
+    state = first.state
+    request = next(r for r in first.calls if r.agent == "alice")
+    asked = evolve(state, ModelCallRequested(request=request, request_hash=request.request_hash()))
+    # Two histories from one state: alice answers well in one and nonsense in the other.
+    good = evolve(asked, completed(request, agreeable(request)))
+    bad = evolve(asked, completed(request, "no idea"))
+    good_events = decide(good).events
+    bad_events = decide(bad).events
+    assert good_events != bad_events
+    # Asked again, each branch still decides as before (the memo of one did not leak).
+    assert decide(good).events == good_events
+    assert decide(bad).events == bad_events
