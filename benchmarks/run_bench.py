@@ -4,7 +4,9 @@
                                    [--synchronous FULL] [--profile FILE]
 
 Runs the Frohlich experiment with simulated participants (and the simulated utility agent),
-every model call answering after a fixed latency, on a temporary SQLite ledger (WAL,
+every model call answering after a fixed latency counted from the call (woken on time by
+``runtime.simulated.latency``, not up to a millisecond late as ``asyncio.sleep`` would be), on
+a temporary SQLite ledger (WAL,
 ``synchronous`` FULL unless told otherwise), through the same ``Engine`` and ``LiveExecutor``
 the CLI uses. Prints:
 

@@ -38,6 +38,7 @@ class ProgressPrinter:
         self.console = console
         self.quiet = quiet
         self.rounds = config.phase2_rounds
+        self.phase1_announced = False
         self.width = max(len(a.name) for a in config.agents)
 
     def line(self, text: str) -> None:
@@ -55,9 +56,8 @@ class ProgressPrinter:
             elif event.step == "1.3":
                 self.line(f"{self.who(event.agent)} 1.3 {name} {event.round}/4")
             else:
-                if event.step == "1.1" and all(
-                    a.step == "" or a.name == event.agent for a in state.agents.values()
-                ):
+                if event.step == "1.1" and not self.phase1_announced:
+                    self.phase1_announced = True
                     self.line("[bold]Phase 1 · agents work alone, in parallel[/bold]")
                 self.line(f"{self.who(event.agent)} {event.step} {name}")
         elif isinstance(event, PayoffAwarded):

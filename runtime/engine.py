@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from domain.events import (
 )
 from domain.frohlich.decide import decide
 from domain.frohlich.state import State, evolve, initial_state
+from domain.walk import Decision
 from ledger import EventStore, NewEvent
 
 
@@ -107,6 +109,9 @@ class _Writer:
 
 
 class Engine:
+    """Runs one run to its end (or failure). ``on_event(event, state)`` sees every event as
+    it is recorded, with the state once the decision or answers it came with are folded."""
+
     def __init__(
         self,
         store: EventStore,
@@ -131,6 +136,10 @@ class Engine:
         state, head = await asyncio.get_running_loop().run_in_executor(
             pool, load_state, self.store, self.run_id
         )
+        # Everything alive now (the imported libraries, the folded history) lives for the
+        # whole run. Left in the collector's care, it makes every full collection a pause of
+        # 100 ms or more on the loop, which delays every answer waiting to be handled.
+        gc.freeze()
         # Shown by `maai runs` while this process works; a hard kill leaves it "running"
         # until the next resume, which is why any status but "completed" can be resumed.
         await asyncio.get_running_loop().run_in_executor(
@@ -152,6 +161,14 @@ class Engine:
                 self.on_event(event, state)
             unsent.extend(events)
 
+        def adopt(decision: Decision) -> None:
+            """Take the state ``decide`` reached: its events are folded into it already."""
+            nonlocal state
+            state = decision.state
+            for event in decision.events:
+                self.on_event(event, state)
+            unsent.extend(decision.events)
+
         def send() -> None:
             """Store everything recorded and not yet sent, in order, as one batch."""
             if unsent:
@@ -170,19 +187,8 @@ class Engine:
             while True:
                 await _check_writes(pending)
                 decision = decide(state)
+                adopt(decision)
                 new_calls = [c for c in decision.calls if c.address not in in_flight]
-                batch: list[Event] = list(decision.events)
-                for request in new_calls:
-                    again = request.address in state.requested
-                    hashes[request.address] = request.request_hash()
-                    batch.append(
-                        ModelCallRequested(
-                            request=request,
-                            request_hash=hashes[request.address],
-                            attempt=2 if again else 1,
-                        )
-                    )
-                record(batch)
                 for request in new_calls:
                     requests[request.address] = request
                     in_flight[request.address] = asyncio.create_task(
@@ -192,12 +198,28 @@ class Engine:
                 if decision.done:
                     send()
                     break
-                # The answers that came in last time, what they led to and the new requests
-                # go to the store as one append (one transaction, one fsync) per turn of the
-                # loop, queued behind the first steps of the new calls so that the write does
-                # not compete with them for the interpreter. A crash before the write only
-                # means the calls are asked again on resume.
+                # The new calls take their first steps (their requests go out, their latency
+                # starts) before they are hashed and recorded: that work then overlaps the
+                # wait for the answers instead of delaying the requests. Nothing of theirs
+                # can be recorded first: an attempt that fails at once is recorded through
+                # call_soon_threadsafe, queued behind this coroutine's next step.
                 await asyncio.sleep(0)
+                requested: list[Event] = []
+                for request in new_calls:
+                    hashes[request.address] = request.request_hash()
+                    requested.append(
+                        ModelCallRequested(
+                            request=request,
+                            request_hash=hashes[request.address],
+                            attempt=2 if request.address in state.requested else 1,
+                        )
+                    )
+                record(requested)
+                # What came in last time, what it led to and the new requests go to the
+                # store as one append (one transaction, one fsync) per turn of the loop,
+                # queued behind the new calls' next steps so that the write does not compete
+                # with them for the interpreter. A crash before the write only means the
+                # calls are asked again on resume.
                 loop.call_soon(send)
                 if not in_flight:
                     raise StuckError(f"run {self.run_id}: nothing to do but the run is not done")
@@ -252,8 +274,18 @@ class Engine:
             raise
 
 
+# Appends queued behind the one being written before the engine waits for the store. With
+# models that answer at once the engine would otherwise run ever further ahead of its writer:
+# more work lost to a crash, a longer flush on Ctrl-C and at the end. With real latencies the
+# writer keeps up and this never waits.
+MAX_QUEUED_APPENDS = 2
+
+
 async def _check_writes(pending: list[Future[object]]) -> None:
-    """Raise the first store error (e.g. another writer won) and drop finished writes."""
+    """Raise the first store error (e.g. another writer won), drop finished writes, and wait
+    while more than ``MAX_QUEUED_APPENDS`` are still queued."""
+    while len(pending) > MAX_QUEUED_APPENDS:
+        await asyncio.wrap_future(pending.pop(0))
     still = []
     for future in pending:
         if future.done():

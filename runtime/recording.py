@@ -344,9 +344,10 @@ class ModelCaller:
         for attempt in range(1, max_attempts + 1):
             started = self._clock()
             try:
+                # asyncio.timeout rather than wait_for: no extra task and loop turns per call.
                 with calling(request):
-                    response = await asyncio.wait_for(
-                        model.get_response(
+                    async with asyncio.timeout(self.retry.timeout_s):
+                        response = await model.get_response(
                             system_instructions=request.system,
                             input=request.input,
                             model_settings=ModelSettings(temperature=request.temperature),
@@ -357,9 +358,7 @@ class ModelCaller:
                             previous_response_id=None,
                             conversation_id=None,
                             prompt=None,
-                        ),
-                        timeout=self.retry.timeout_s,
-                    )
+                        )
             except Exception as exc:  # CancelledError is a BaseException and passes through.
                 latency_ms = (self._clock() - started) * 1000.0
                 failure = self._failure(request, attempt, exc, latency_ms)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,6 +26,7 @@ from domain.calls import ModelRequest, Purpose
 from domain.frohlich.config import AgentConfig
 from runtime.call_context import current_request
 from runtime.simulated.extract import extract
+from runtime.simulated.latency import sleep_until
 from runtime.simulated.persona import Persona, persona_for
 from runtime.simulated.phrases import Phrases, phrases_for
 from runtime.simulated.policy import SimulationError, answer
@@ -62,16 +64,24 @@ class _Simulated(Model):
                 "the simulated model needs the call's ModelRequest: set it with "
                 "runtime.call_context.calling(request) around get_response"
             )
+        # The latency counts from the call, as a provider's does: the time spent writing the
+        # answer stands for the provider's work, part of the latency and not added to it.
+        # Yielding once first starts the clocks of all the calls made together (a poll, a
+        # ballot) before any of them writes its answer, as their requests would all be sent.
+        answer_at = time.monotonic() + self.latency_ms / 1000
+        if self.latency_ms > 0:
+            await asyncio.sleep(0)
         schema = request.output_schema
         if schema is None and output_schema is not None and not output_schema.is_plain_text():
             schema = output_schema.json_schema()
         text = self.respond(request, schema)
-        if self.latency_ms > 0:
-            await asyncio.sleep(self.latency_ms / 1000)
         prompt_text = (system_instructions or "") + (
             input if isinstance(input, str) else request.input
         )
-        return _response(request, text, prompt_chars=len(prompt_text))
+        response = _response(request, text, prompt_chars=len(prompt_text))
+        if self.latency_ms > 0:
+            await sleep_until(answer_at)
+        return response
 
     async def stream_response(
         self,

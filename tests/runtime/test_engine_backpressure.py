@@ -1,0 +1,56 @@
+"""The engine never runs far ahead of its store: with models that answer at once and a slow
+store, it waits for the writer instead of queueing ever more appends."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ledger import EventStore
+from runtime import engine as engine_module
+from runtime.engine import MAX_QUEUED_APPENDS, Engine
+from runtime.executors import LiveExecutor
+from runtime.runs import start_run
+from tests.support.driver import make_config
+
+
+def test_a_slow_store_holds_the_engine_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = make_config(phase2_rounds=1)
+    lock = threading.Lock()
+    counts = {"submitted": 0, "finished": 0, "most_waiting": 0}
+    real_submit = engine_module._Writer.submit
+
+    def submit(self: Any, events: Any) -> Any:
+        with lock:
+            counts["submitted"] += 1
+            waiting = counts["submitted"] - counts["finished"]
+            counts["most_waiting"] = max(counts["most_waiting"], waiting)
+        return real_submit(self, events)
+
+    monkeypatch.setattr(engine_module._Writer, "submit", submit)
+    with EventStore.open(str(tmp_path / "ledger.db")) as store:
+        real_append = store.append
+
+        def slow_append(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(0.02)  # a slow disk; the simulated models answer at once
+            try:
+                return real_append(*args, **kwargs)
+            finally:
+                with lock:
+                    counts["finished"] += 1
+
+        monkeypatch.setattr(store, "append", slow_append)
+        run_id = start_run(store, config)
+        state = asyncio.run(Engine(store, run_id, LiveExecutor(config)).run())
+        assert state.status == "completed"
+        assert store.head(run_id) == len(list(store.read(run_id)))
+    assert counts["submitted"] > 20
+    # The one being written, the queued ones, and the one just handed over before the check.
+    assert counts["most_waiting"] <= MAX_QUEUED_APPENDS + 2
