@@ -24,9 +24,8 @@ PHASE2_KILLS = 15
 PARALLEL = 2  # kill-and-resume cycles at a time
 
 
-# With models that answer at once the engine runs ahead of the store's writer, and the last
-# events of a run are written in a burst right before the process exits: the last kill point
-# stays this many events short of the end, so the kill always lands before the exit.
+# The last kill point stays this many events short of the end, so that a poller that wakes a
+# little late still kills the child before the run completes.
 END_MARGIN = 60
 
 
@@ -51,8 +50,8 @@ ATTEMPTS = 3
 
 
 class MissedKill(Exception):
-    """The child finished the run before it could be killed (the poller was starved of CPU):
-    no crash happened, so the plan is tried again on a fresh ledger."""
+    """The child completed the run before the kill landed (the poller was starved of CPU):
+    no crash happened mid-run, so the plan is tried again on a fresh ledger."""
 
 
 @dataclass
@@ -108,6 +107,11 @@ def kill_at(store: EventStore, child: CliProcess, threshold: int) -> Kill:
         exit_code = child.kill()
     info = only_run(store)
     assert info is not None
+    if info.status == "completed":  # killed while exiting, or not at all
+        raise MissedKill(
+            f"maai {child.argv[0]} completed the run before the kill at seq {threshold} "
+            f"landed (exit code {exit_code})"
+        )
     state, killed_at = load_state(store, info.run_id)
     return Kill(threshold, killed_at, info.status, state.phase, exit_code, child.argv[0])
 
