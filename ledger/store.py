@@ -636,9 +636,12 @@ class EventStore:
                 raise InvalidEventError(
                     f"events[{index}] is a {type(new).__name__}, not a ledger.NewEvent"
                 )
-            texts.append(
-                normalized_json_text(new.payload, f"payload of events[{index}] ({new.type})")
-            )
+            try:
+                texts.append(normalized_json_text(new.payload, "payload"))
+            except InvalidEventError as exc:
+                # Named here, not passed in: formatting the name per event costs more than
+                # the check it would label.
+                raise InvalidEventError(f"events[{index}] ({new.type}): {exc}") from None
         recorded = _utcnow()
         batch = _Batch(run_id, expected_seq, list(events), texts, recorded)
 
