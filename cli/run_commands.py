@@ -18,12 +18,12 @@ from cli.progress import ProgressPrinter
 from cli.summary import print_summary
 from domain.frohlich.config import ConfigError, FrohlichConfig
 from ledger import EventStore, LedgerError
-from runtime import providers
 from runtime.engine import Engine, RunFailedError, load_state
-from runtime.executors import LiveExecutor
 from runtime.runs import ensure_started, load_config, new_run_id, start_run, summarize
-from runtime.tracing import run_trace
 from runtime.verify import verify_events
+
+# The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
+# commands that may call a model: `maai --help`, `show`, `replay` and `verify` start fast.
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -48,6 +48,8 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
 
 
 def _execute(store: EventStore, run_id: str, config: FrohlichConfig, quiet: bool) -> int:
+    from runtime.executors import LiveExecutor
+
     printer = ProgressPrinter(out, config, quiet=quiet)
     engine = Engine(store, run_id, LiveExecutor(config), on_event=printer.on_event)
     try:
@@ -71,6 +73,9 @@ def _execute(store: EventStore, run_id: str, config: FrohlichConfig, quiet: bool
 
 
 def _trace(run_id: str, config: FrohlichConfig) -> AbstractContextManager[str | None]:
+    from runtime import providers
+    from runtime.tracing import run_trace
+
     return run_trace(
         run_id,
         f"maai {config.name}",
@@ -97,6 +102,8 @@ def run(
     ] = False,
 ) -> None:
     """Run an experiment from a YAML config; prints the run id first, then live progress."""
+    from runtime import providers
+
     try:
         config = load_config(config_path, seed=seed)
         providers.check_credentials(config)
@@ -135,6 +142,8 @@ def resume(
         state, _ = load_state(store, run_id)
         print_summary(out, summarize(run_id, state))
         raise typer.Exit(EXIT_OK)
+    from runtime import providers
+
     try:
         providers.check_credentials(config)
     except providers.ProviderSetupError as exc:
