@@ -40,7 +40,9 @@ REPO = Path(__file__).resolve().parents[2]
 _MP_LOCK = threading.RLock()
 # "__main__": each child re-runs the parent's main script as ``__mp_main__`` (guarded by its
 # ``if __name__ == "__main__"``); preloading it once makes that a matter of cached imports.
-PRELOAD = ["__main__", "cli.app", "tests.e2e.launcher"]
+# ``runtime.executors`` and ``runtime.tracing`` bring the OpenAI Agents SDK, which the CLI
+# imports only when a command may call a model.
+PRELOAD = ["__main__", "cli.app", "runtime.executors", "runtime.tracing", "tests.e2e.launcher"]
 
 
 def hermetic_env(base: Mapping[str, str] = os.environ) -> dict[str, str]:
