@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--events", type=int, default=100_000, help="events per batched run")
     parser.add_argument("--single", type=int, default=2_000, help="events at 1 per commit")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (best)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (best)")
     parser.add_argument("--pg", default=os.environ.get("MAAI_TEST_POSTGRES_URL"))
     parser.add_argument("--synchronous", default="FULL", help="SQLite synchronous pragma")
     args = parser.parse_args(argv)

@@ -80,6 +80,7 @@ from ledger.errors import (
 )
 from ledger.migrate import SchemaStatus, head_revision, schema_status, upgrade_to_head
 from ledger.schema import events, runs
+from ledger.sqlite_writer import SqliteWriter
 from ledger.urls import StoreLocation, resolve_store_url
 
 SQLITE_SYNCHRONOUS: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -283,6 +284,9 @@ class EventStore:
         self._busy_timeout_s = busy_timeout_s
         self._read_chunk = read_chunk
         self._closed = False
+        self._sqlite_writer = (
+            SqliteWriter(engine, busy_timeout_s, location.display) if self._sqlite else None
+        )
         self.schema_revision = schema_revision
         """The schema revision of the database (always the code's head once open)."""
         self.upgraded_from = upgraded_from
@@ -496,6 +500,8 @@ class EventStore:
         """Release every pooled connection. Idempotent."""
         if not self._closed:
             self._closed = True
+            if self._sqlite_writer is not None:
+                self._sqlite_writer.close()
             self._engine.dispose()
 
     def __enter__(self) -> EventStore:
@@ -662,22 +668,13 @@ class EventStore:
         ]
 
     def _append_sqlite_transaction(self, batch: _Batch) -> Sequence[int]:
-        # The pooled sqlite3 connection itself, transaction included (it is in autocommit
-        # mode: isolation_level=None): SQLAlchemy's begin and commit, and its per-statement
-        # and per-row work, would cost about as much as SQLite's own. sqlite3 errors raised
-        # here are translated by _errors like any other.
-        with self._write_engine.connect() as conn:
-            raw = conn.connection.driver_connection
-            assert isinstance(raw, sqlite3.Connection)
-            raw.execute("BEGIN IMMEDIATE")
-            try:
-                positions = self._append_sqlite(raw, batch)
-                raw.execute("COMMIT")
-            except BaseException:
-                if raw.in_transaction:
-                    raw.execute("ROLLBACK")
-                raise
-            return positions
+        # On the sqlite3 connection itself, transaction included (it is in autocommit mode:
+        # isolation_level=None): SQLAlchemy's begin and commit, and its per-statement and
+        # per-row work, would cost about as much as SQLite's own. sqlite3 errors raised here
+        # are translated by _errors like any other.
+        assert self._sqlite_writer is not None
+        with self._sqlite_writer.transaction() as raw:
+            return self._append_sqlite(raw, batch)
 
     def _append_sqlite(self, raw: sqlite3.Connection, batch: _Batch) -> Sequence[int]:
         run_id, expected = batch.run_id, batch.expected_seq

@@ -95,3 +95,59 @@ def test_refused_open_of_a_new_file_leaves_no_file(
     with pytest.raises(RuntimeError, match="disk on fire"):
         EventStore.open(str(tmp_path / "new.db"))
     assert list(tmp_path.iterdir()) == []
+
+
+def _slow_appends(monkeypatch: pytest.MonkeyPatch, seconds: float) -> threading.Event:
+    """Every append's rows take ``seconds`` to build (inside the write transaction); the event
+    is set once the first append is inside."""
+    import ledger.store
+
+    inside = threading.Event()
+    real = ledger.store._Batch.build_rows
+
+    def slow(self: object, prev_hash: str) -> list[tuple[object, ...]]:
+        inside.set()
+        time.sleep(seconds)
+        return real(self, prev_hash)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ledger.store._Batch, "build_rows", slow)
+    return inside
+
+
+def test_threads_of_one_process_wait_for_each_others_appends_up_to_the_busy_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with EventStore.open(str(tmp_path / "x.db"), busy_timeout_s=0.2) as store:
+        store.create_run("r1", "test", {})
+        store.create_run("r2", "test", {})
+        inside = _slow_appends(monkeypatch, 1.0)
+        first = threading.Thread(
+            target=store.append, args=("r1", 0, [NewEvent(type="t", payload={})])
+        )
+        first.start()
+        assert inside.wait(5)
+        started = time.monotonic()
+        with pytest.raises(StoreBusyError, match="busy") as caught:
+            store.append("r2", 0, [NewEvent(type="t", payload={})])
+        assert 0.15 < time.monotonic() - started < 0.9
+        assert str(tmp_path / "x.db") in str(caught.value)
+        first.join()
+        assert (store.head("r1"), store.head("r2")) == (1, 0)
+
+
+def test_appends_of_two_threads_within_the_busy_timeout_both_land(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with EventStore.open(str(tmp_path / "x.db"), busy_timeout_s=10) as store:
+        store.create_run("r1", "test", {})
+        store.create_run("r2", "test", {})
+        inside = _slow_appends(monkeypatch, 0.3)
+        first = threading.Thread(
+            target=store.append, args=("r1", 0, [NewEvent(type="t", payload={})])
+        )
+        first.start()
+        assert inside.wait(5)
+        store.append("r2", 0, [NewEvent(type="t", payload={"n": 2})])
+        first.join()
+        assert (store.head("r1"), store.head("r2")) == (1, 1)
+        assert store.verify_chain("r1").ok and store.verify_chain("r2").ok
