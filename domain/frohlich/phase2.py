@@ -157,22 +157,25 @@ def _history_context(items: tuple[PublicItem, ...]) -> list[dict[str, Any]]:
     return out
 
 
+def _discussion_context(state: State, round_: int, **extra: str) -> dict[str, Any]:
+    """The facts a Phase-2 request carries. Built only with a request (callers pass it as a
+    function): the walk passes by a waiting request at every decision of the turn."""
+    return {
+        "step": "2.1",
+        "round": round_,
+        "rounds": config_of(state).phase2_rounds,
+        "history": _history_context(state.public),
+        **extra,
+    }
+
+
 def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade]:
     recorded = state.records.get(f"statement/{round_}/{name}")
     if isinstance(recorded, StatementMade):
         return recorded
     config = config_of(state)
     language = config.language
-
-    def context() -> dict[str, Any]:
-        # Built only with a request: the walk passes here at every decision of the turn.
-        return {
-            "step": "2.1",
-            "round": round_,
-            "rounds": config.phase2_rounds,
-            "history": _history_context(state.public),
-        }
-
+    context = partial(_discussion_context, state, round_)
     reasoning_text: str | None = None
     if config.agent(name).reasoning:
         address = f"p2/r{round_}/{name}/reasoning"
@@ -237,16 +240,7 @@ def group_answers(
         text = render_template(kind, language, **values, **_turn_values(state, round_))
         return render.with_feedback(text, feedback, language)
 
-    def context() -> dict[str, Any]:
-        # Built only with a request: the walk passes here at every answer that comes in.
-        return {
-            "step": "2.1",
-            "round": round_,
-            "rounds": config.phase2_rounds,
-            "history": _history_context(state.public),
-            **values,
-        }
-
+    context = partial(_discussion_context, state, round_, **values)
     walks = [
         elicit(
             state,

@@ -97,11 +97,15 @@ def test_refused_open_of_a_new_file_leaves_no_file(
     assert list(tmp_path.iterdir()) == []
 
 
-def _slow_appends(monkeypatch: pytest.MonkeyPatch, seconds: float) -> threading.Event:
-    """Every append's rows take ``seconds`` to build (inside the write transaction); the event
-    is set once the first append is inside."""
+def _append_in_flight(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch, seconds: float
+) -> threading.Thread:
+    """Runs "r1" and "r2" created; a thread's append to "r1" is inside its write transaction,
+    where building the rows takes ``seconds``."""
     import ledger.store
 
+    store.create_run("r1", "test", {})
+    store.create_run("r2", "test", {})
     inside = threading.Event()
     real = ledger.store._Batch.build_rows
 
@@ -111,21 +115,17 @@ def _slow_appends(monkeypatch: pytest.MonkeyPatch, seconds: float) -> threading.
         return real(self, prev_hash)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ledger.store._Batch, "build_rows", slow)
-    return inside
+    first = threading.Thread(target=store.append, args=("r1", 0, [NewEvent(type="t", payload={})]))
+    first.start()
+    assert inside.wait(5)
+    return first
 
 
 def test_threads_of_one_process_wait_for_each_others_appends_up_to_the_busy_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with EventStore.open(str(tmp_path / "x.db"), busy_timeout_s=0.2) as store:
-        store.create_run("r1", "test", {})
-        store.create_run("r2", "test", {})
-        inside = _slow_appends(monkeypatch, 1.0)
-        first = threading.Thread(
-            target=store.append, args=("r1", 0, [NewEvent(type="t", payload={})])
-        )
-        first.start()
-        assert inside.wait(5)
+        first = _append_in_flight(store, monkeypatch, 1.0)
         started = time.monotonic()
         with pytest.raises(StoreBusyError, match="busy") as caught:
             store.append("r2", 0, [NewEvent(type="t", payload={})])
@@ -139,14 +139,7 @@ def test_appends_of_two_threads_within_the_busy_timeout_both_land(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with EventStore.open(str(tmp_path / "x.db"), busy_timeout_s=10) as store:
-        store.create_run("r1", "test", {})
-        store.create_run("r2", "test", {})
-        inside = _slow_appends(monkeypatch, 0.3)
-        first = threading.Thread(
-            target=store.append, args=("r1", 0, [NewEvent(type="t", payload={})])
-        )
-        first.start()
-        assert inside.wait(5)
+        first = _append_in_flight(store, monkeypatch, 0.3)
         store.append("r2", 0, [NewEvent(type="t", payload={"n": 2})])
         first.join()
         assert (store.head("r1"), store.head("r2")) == (1, 1)
