@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from typing import Final
 
 from sqlalchemy import Engine
 from sqlalchemy.pool import PoolProxiedConnection
 
-from ledger.errors import StoreBusyError
+from ledger.batch import Batch, found_prev_hash
+from ledger.envelope import GENESIS_HASH
+from ledger.errors import ConcurrencyError, RunNotFoundError, StoreBusyError
+
+_INSERT: Final = (
+    "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"
+    " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 class SqliteWriter:
@@ -66,3 +74,52 @@ class SqliteWriter:
         """Give the connection back to the pool (the store disposes of the pool next)."""
         with self._lock:
             self._release()
+
+
+def append_rows(raw: sqlite3.Connection, batch: Batch) -> Sequence[int]:
+    """Claim the run's head, chain and insert the batch's rows (inside the caller's
+    transaction); returns the positions in seq order."""
+    run_id, expected = batch.run_id, batch.expected_seq
+    if not batch.events:
+        actual = head(raw, run_id)
+        if actual != expected:
+            raise ConcurrencyError(run_id, expected, actual)
+        return []
+    claimed = raw.execute(
+        "UPDATE runs SET head_seq = ?, updated_at = ? WHERE run_id = ? AND head_seq = ?",
+        (batch.new_head, batch.recorded_text, run_id, expected),
+    ).rowcount
+    if claimed != 1:
+        raise ConcurrencyError(run_id, expected, head(raw, run_id))
+    prev_hash = GENESIS_HASH
+    if expected > 0:
+        found = raw.execute(
+            "SELECT hash FROM events WHERE run_id = ? AND seq = ?", (run_id, expected)
+        ).fetchone()
+        prev_hash = found_prev_hash(run_id, expected, found)
+    rows = batch.build_rows(prev_hash)
+    raw.executemany(_INSERT, rows)
+    last = int(raw.execute("SELECT last_insert_rowid()").fetchone()[0])
+    first = last - len(rows) + 1
+    # One writer at a time and AUTOINCREMENT make a batch's positions consecutive; a
+    # cheap check of the first keeps that assumption from ever being silently wrong.
+    (stored_first,) = raw.execute(
+        "SELECT position FROM events WHERE run_id = ? AND seq = ?", (run_id, rows[0][1])
+    ).fetchone()
+    if stored_first == first:
+        return range(first, last + 1)
+    return [
+        int(p)
+        for (p,) in raw.execute(
+            "SELECT position FROM events WHERE run_id = ? AND seq > ? ORDER BY seq",
+            (run_id, expected),
+        )
+    ]
+
+
+def head(raw: sqlite3.Connection, run_id: str) -> int:
+    """The run's head seq; :class:`RunNotFoundError` if there is no such run."""
+    found = raw.execute("SELECT head_seq FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+    if found is None:
+        raise RunNotFoundError(run_id)
+    return int(found[0])

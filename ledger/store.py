@@ -1,8 +1,13 @@
 """The event store: runs, append-only hash-chained events, optimistic concurrency.
 
 One :class:`EventStore` wraps one SQLAlchemy engine and may be shared by threads; every call
-takes its own pooled connection and transaction. Several processes may open the same
-database; appends to one run are serialized by the database, never by this process.
+takes its own pooled connection and transaction, except SQLite appends, which go through one
+connection the store keeps for them (:mod:`ledger.sqlite_writer`). Several processes may open
+the same database; appends to one run are serialized by the database.
+
+The append paths of the two backends are :mod:`ledger.sqlite_writer` and
+:mod:`ledger.postgres_writer`, both inserting the rows of a :class:`~ledger.batch.Batch`;
+checks on a SQLite file before it is opened are in :mod:`ledger.sqlite_files`.
 
 How an append stays race-free on both backends: inside one transaction it first runs
 ``UPDATE runs SET head_seq = :new WHERE run_id = :id AND head_seq = :expected`` and checks
@@ -15,14 +20,11 @@ reported as :class:`~ledger.errors.ConcurrencyError`, and a fork of history cann
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shlex
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal
 
@@ -39,13 +41,14 @@ from sqlalchemy import (
     func,
     insert,
     select,
-    text,
     type_coerce,
     update,
 )
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from ledger import postgres_writer, sqlite_writer
+from ledger.batch import Batch, Row
 from ledger.envelope import (
     GENESIS_HASH,
     Appended,
@@ -55,9 +58,6 @@ from ledger.envelope import (
     StoredEvent,
     check_label,
     check_run_id,
-    envelope_hash,
-    format_recorded_at,
-    json_string,
     normalize_json,
     normalized_json_text,
     parse_canonical_json,
@@ -78,13 +78,13 @@ from ledger.errors import (
     StoreBusyError,
     StoreUnreachableError,
 )
-from ledger.migrate import SchemaStatus, head_revision, schema_status, upgrade_to_head
+from ledger.migrate import SchemaStatus, schema_status, upgrade_to_head
 from ledger.schema import events, runs
+from ledger.sqlite_files import check_sqlite_path, remove_if_empty
 from ledger.sqlite_writer import SqliteWriter
 from ledger.urls import StoreLocation, resolve_store_url
 
 SQLITE_SYNCHRONOUS: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
-SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 INITIAL_STATUS: Final = "created"
 DEFAULT_READ_CHUNK: Final = 500
 
@@ -96,23 +96,8 @@ _SQLITE_READ: Final = (
     f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? AND seq > ? AND seq <= ?"
     " ORDER BY seq LIMIT ?"
 )
-_SQLITE_INSERT: Final = (
-    "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"
-    " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
 _MAX_SEQ: Final = 2**63 - 1
 
-Row = tuple[Any, ...]
-
-# Built once: constructing a statement costs more than running it on a warm connection.
-_PG_CLAIM: Final = (
-    update(runs)
-    .where(runs.c.run_id == bindparam("p_run_id"), runs.c.head_seq == bindparam("p_expected"))
-    .values(head_seq=bindparam("p_new"), updated_at=bindparam("p_now"))
-)
-_PG_PREV_HASH: Final = select(events.c.hash).where(
-    events.c.run_id == bindparam("p_run_id"), events.c.seq == bindparam("p_seq")
-)
 _PG_READ: Final = (
     select(
         events.c.position,
@@ -134,109 +119,6 @@ _PG_READ: Final = (
     .order_by(events.c.seq)
     .limit(bindparam("p_limit"))
 )
-# One statement per batch whatever its size, with the rows as one JSON array of arrays that
-# PostgreSQL takes apart. A multi-row VALUES list is new SQL text for every batch size, which
-# psycopg re-parses each time (5 ms for 100 rows), and text arrays of payloads cost psycopg a
-# regex escape per quote; this costs one string join, since the payloads are already JSON.
-# Positions come back keyed by seq: the order of RETURNING rows is not promised.
-_PG_INSERT: Final = text(
-    "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"
-    " prev_hash, hash)"
-    " SELECT :run_id, CAST(e->>0 AS BIGINT), e->>1, CAST(e->>2 AS INTEGER), e->3, e->>4,"
-    " :recorded_at, e->>5, e->>6"
-    " FROM jsonb_array_elements(CAST(:rows AS JSONB)) AS e"
-    " RETURNING seq, position"
-).bindparams(bindparam("recorded_at", type_=DateTime(timezone=True)))
-
-
-def _pg_rows_json(rows: list[Row]) -> str:
-    encode = json_string
-    return (
-        "["
-        + ",".join(
-            f"[{r[1]},{encode(r[2])},{r[3]},{r[4]},"
-            f"{'null' if r[5] is None else encode(r[5])},{encode(r[7])},{encode(r[8])}]"
-            for r in rows
-        )
-        + "]"
-    )
-
-
-class _Batch:
-    """One append's events, with the rows to insert once the previous hash is known."""
-
-    def __init__(
-        self,
-        run_id: str,
-        expected_seq: int,
-        events: list[NewEvent],
-        texts: list[str],
-        recorded: datetime,
-    ) -> None:
-        self.run_id = run_id
-        self.expected_seq = expected_seq
-        self.events = events
-        self.texts = texts
-        self.recorded = recorded
-        self.recorded_text = format_recorded_at(recorded)
-        self.new_head = expected_seq + len(events)
-        self.rows: list[Row] = []
-
-    def build_rows(self, prev_hash: str) -> list[Row]:
-        """``(run_id, seq, type, schema_version, payload text, agent, recorded_at text,
-        prev_hash, hash)`` per event, hash-chained from ``prev_hash``.
-
-        The envelope text is :func:`~ledger.envelope.envelope_json`, written out here with
-        what every event of a batch shares formatted once (tests hold the two equal): this
-        loop runs for every event stored, and the general function's keyword call and string
-        concatenations cost as much as hashing."""
-        rows = []
-        run_id, recorded_text = self.run_id, self.recorded_text
-        shared = f',"recorded_at":{json_string(recorded_text)},"run_id":{json_string(run_id)}'
-        names: dict[str | None, str] = {None: "null"}
-        sha256 = hashlib.sha256
-        seq = self.expected_seq
-        for new, payload_json in zip(self.events, self.texts, strict=True):
-            seq += 1
-            type_, agent, version = new.type, new.agent, new.schema_version
-            type_json = names.get(type_) or names.setdefault(type_, json_string(type_))
-            agent_json = names.get(agent) or names.setdefault(agent, json_string(agent))
-            envelope = (
-                f'{{"agent":{agent_json},"payload":{payload_json},"prev_hash":"{prev_hash}"'
-                f'{shared},"schema_version":{version:d},"seq":{seq:d},"type":{type_json}}}'
-            )
-            try:
-                data = envelope.encode()
-            except UnicodeEncodeError:
-                # The general function names the event and the position of the bad text.
-                envelope_hash(
-                    run_id=run_id,
-                    seq=seq,
-                    type=type_,
-                    schema_version=version,
-                    payload_json=payload_json,
-                    agent=agent,
-                    recorded_at=recorded_text,
-                    prev_hash=prev_hash,
-                )
-                raise
-            digest = sha256(data).hexdigest()
-            rows.append(
-                (
-                    run_id,
-                    seq,
-                    type_,
-                    version,
-                    payload_json,
-                    agent,
-                    recorded_text,
-                    prev_hash,
-                    digest,
-                )
-            )
-            prev_hash = digest
-        self.rows = rows
-        return rows
 
 
 _parse_time: Final = datetime.fromisoformat
@@ -354,7 +236,7 @@ class EventStore:
     ) -> EventStore:
         assert location.path is not None
         path = location.path
-        created = _check_sqlite_path(path, location=location, upgrade=upgrade)
+        created = check_sqlite_path(path, location=location, upgrade=upgrade)
         engine = create_engine(
             location.url,
             connect_args={"timeout": busy_timeout_s, "isolation_level": None},
@@ -391,7 +273,7 @@ class EventStore:
         except BaseException:
             engine.dispose()
             if created:
-                _remove_if_empty(path)
+                remove_if_empty(path)
             raise
         return store
 
@@ -649,7 +531,7 @@ class EventStore:
                 # the check it would label.
                 raise InvalidEventError(f"events[{index}] ({new.type}): {exc}") from None
         recorded = _utcnow()
-        batch = _Batch(run_id, expected_seq, list(events), texts, recorded)
+        batch = Batch(run_id, expected_seq, list(events), texts, recorded)
 
         with self._errors(f"appending to run {run_id!r}"):
             try:
@@ -657,7 +539,7 @@ class EventStore:
                     positions = self._append_sqlite_transaction(batch)
                 else:
                     with self._write_engine.begin() as conn:
-                        positions = self._append_postgres(conn, batch)
+                        positions = postgres_writer.append_rows(conn, batch)
             except (sa_exc.IntegrityError, sqlite3.IntegrityError) as exc:
                 if not _is_seq_conflict(exc):
                     raise
@@ -667,98 +549,14 @@ class EventStore:
             for position, row in zip(positions, batch.rows, strict=True)
         ]
 
-    def _append_sqlite_transaction(self, batch: _Batch) -> Sequence[int]:
+    def _append_sqlite_transaction(self, batch: Batch) -> Sequence[int]:
         # On the sqlite3 connection itself, transaction included (it is in autocommit mode:
         # isolation_level=None): SQLAlchemy's begin and commit, and its per-statement and
         # per-row work, would cost about as much as SQLite's own. sqlite3 errors raised here
         # are translated by _errors like any other.
         assert self._sqlite_writer is not None
         with self._sqlite_writer.transaction() as raw:
-            return self._append_sqlite(raw, batch)
-
-    def _append_sqlite(self, raw: sqlite3.Connection, batch: _Batch) -> Sequence[int]:
-        run_id, expected = batch.run_id, batch.expected_seq
-        if not batch.events:
-            actual = self._head_sqlite(raw, run_id)
-            if actual != expected:
-                raise ConcurrencyError(run_id, expected, actual)
-            return []
-        claimed = raw.execute(
-            "UPDATE runs SET head_seq = ?, updated_at = ? WHERE run_id = ? AND head_seq = ?",
-            (batch.new_head, batch.recorded_text, run_id, expected),
-        ).rowcount
-        if claimed != 1:
-            raise ConcurrencyError(run_id, expected, self._head_sqlite(raw, run_id))
-        prev_hash = GENESIS_HASH
-        if expected > 0:
-            found = raw.execute(
-                "SELECT hash FROM events WHERE run_id = ? AND seq = ?", (run_id, expected)
-            ).fetchone()
-            prev_hash = self._found_prev_hash(run_id, expected, found)
-        rows = batch.build_rows(prev_hash)
-        raw.executemany(_SQLITE_INSERT, rows)
-        last = int(raw.execute("SELECT last_insert_rowid()").fetchone()[0])
-        first = last - len(rows) + 1
-        # One writer at a time and AUTOINCREMENT make a batch's positions consecutive; a
-        # cheap check of the first keeps that assumption from ever being silently wrong.
-        (stored_first,) = raw.execute(
-            "SELECT position FROM events WHERE run_id = ? AND seq = ?", (run_id, rows[0][1])
-        ).fetchone()
-        if stored_first == first:
-            return range(first, last + 1)
-        return [
-            int(p)
-            for (p,) in raw.execute(
-                "SELECT position FROM events WHERE run_id = ? AND seq > ? ORDER BY seq",
-                (run_id, expected),
-            )
-        ]
-
-    @staticmethod
-    def _head_sqlite(raw: sqlite3.Connection, run_id: str) -> int:
-        found = raw.execute("SELECT head_seq FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        if found is None:
-            raise RunNotFoundError(run_id)
-        return int(found[0])
-
-    def _append_postgres(self, conn: Connection, batch: _Batch) -> Sequence[int]:
-        run_id, expected = batch.run_id, batch.expected_seq
-        if not batch.events:
-            actual = self._head(conn, run_id)
-            if actual != expected:
-                raise ConcurrencyError(run_id, expected, actual)
-            return []
-        claimed = conn.execute(
-            _PG_CLAIM,
-            {
-                "p_run_id": run_id,
-                "p_expected": expected,
-                "p_new": batch.new_head,
-                "p_now": batch.recorded,
-            },
-        ).rowcount
-        if claimed != 1:
-            raise ConcurrencyError(run_id, expected, self._head(conn, run_id))
-        prev_hash = GENESIS_HASH
-        if expected > 0:
-            found = conn.execute(_PG_PREV_HASH, {"p_run_id": run_id, "p_seq": expected}).first()
-            prev_hash = self._found_prev_hash(run_id, expected, found)
-        rows = batch.build_rows(prev_hash)
-        result = conn.execute(
-            _PG_INSERT,
-            {"run_id": run_id, "recorded_at": batch.recorded, "rows": _pg_rows_json(rows)},
-        )
-        by_seq = {int(seq): int(position) for seq, position in result}
-        return [by_seq[r[1]] for r in rows]
-
-    @staticmethod
-    def _found_prev_hash(run_id: str, seq: int, found: Any) -> str:
-        if found is None:
-            raise LedgerError(
-                f"run {run_id!r}: the head is at seq {seq} but that event is missing;"
-                " the ledger is damaged (see verify_chain)"
-            )
-        return str(found[0])
+            return sqlite_writer.append_rows(raw, batch)
 
     def _head_or_none(self, run_id: str) -> int | None:
         try:
@@ -951,66 +749,3 @@ def _is_seq_conflict(exc: sa_exc.IntegrityError | sqlite3.IntegrityError) -> boo
         return diag.constraint_name == "uq_events_run_id_seq"
     text = str(orig)
     return "UNIQUE constraint failed: events.run_id, events.seq" in text
-
-
-def _remove_if_empty(path: Path) -> None:
-    """Nothing half-created: remove a database file this process created but could not
-    finish, unless it has tables by now (another process may have been creating it too)."""
-    try:
-        conn = sqlite3.connect(path, timeout=0.1)
-        try:
-            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return
-    if tables == 0:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            with suppress(OSError):
-                os.unlink(f"{path}{suffix}")
-
-
-def _check_sqlite_path(path: Path, *, location: StoreLocation, upgrade: bool) -> bool:
-    """Refuse a path SQLite should not open, before SQLite touches it. Returns whether the
-    file does not exist yet (and will be created)."""
-    if path.is_dir():
-        raise NotADatabaseError(f"{path} is a folder, not a SQLite database file")
-    if path.exists():
-        if not os.access(path, os.R_OK | os.W_OK):
-            raise StoreUnreachableError(f"cannot open {path}: no permission to read and write it")
-        try:
-            with open(path, "rb") as handle:
-                header = handle.read(len(SQLITE_MAGIC))
-        except OSError as exc:
-            raise StoreUnreachableError(f"cannot read {path}: {exc.strerror}") from None
-        # A zero-length file is what SQLite itself treats as an empty database.
-        if header and header != SQLITE_MAGIC:
-            raise NotADatabaseError(f"{path} is not a SQLite database; it was left untouched")
-        if not os.access(path.parent, os.W_OK | os.X_OK):
-            raise StoreUnreachableError(
-                f"cannot use {path}: its folder is not writable (SQLite keeps its write-ahead"
-                " log next to the database)"
-            )
-        return False
-    folder = path.parent
-    if location.is_default:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreUnreachableError(
-                f"cannot create the ledger folder {folder}: {exc.strerror}"
-            ) from None
-    if not folder.exists():
-        raise StoreUnreachableError(f"cannot create {path}: folder {folder} does not exist")
-    if not folder.is_dir():
-        raise StoreUnreachableError(f"cannot create {path}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise StoreUnreachableError(f"cannot create {path}: folder {folder} is not writable")
-    if not upgrade:
-        raise SchemaBehindError(
-            f"there is no ledger at {path} (upgrade=False creates none)."
-            f" Run: maai db upgrade --db {shlex.quote(str(path))}",
-            current=None,
-            head=head_revision(),
-        )
-    return True

@@ -102,19 +102,19 @@ def _append_in_flight(
 ) -> threading.Thread:
     """Runs "r1" and "r2" created; a thread's append to "r1" is inside its write transaction,
     where building the rows takes ``seconds``."""
-    import ledger.store
+    import ledger.batch
 
     store.create_run("r1", "test", {})
     store.create_run("r2", "test", {})
     inside = threading.Event()
-    real = ledger.store._Batch.build_rows
+    real = ledger.batch.Batch.build_rows
 
     def slow(self: object, prev_hash: str) -> list[tuple[object, ...]]:
         inside.set()
         time.sleep(seconds)
         return real(self, prev_hash)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ledger.store._Batch, "build_rows", slow)
+    monkeypatch.setattr(ledger.batch.Batch, "build_rows", slow)
     first = threading.Thread(target=store.append, args=("r1", 0, [NewEvent(type="t", payload={})]))
     first.start()
     assert inside.wait(5)
