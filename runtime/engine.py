@@ -131,6 +131,9 @@ class Engine:
             return await self._run(pool)
         finally:
             pool.shutdown(wait=True)
+            # Back in the collector's care (see _run): a process that goes on to other work,
+            # or runs another experiment, must not keep this run's garbage forever.
+            gc.unfreeze()
 
     async def _run(self, pool: ThreadPoolExecutor) -> State:
         state, head = await asyncio.get_running_loop().run_in_executor(

@@ -1,5 +1,6 @@
-"""The engine never runs far ahead of its store: with models that answer at once and a slow
-store, it waits for the writer instead of queueing ever more appends."""
+"""What the engine holds while it runs: it never runs far ahead of its store (with models
+that answer at once and a slow store, it waits for the writer instead of queueing ever more
+appends), and it gives the garbage collector back when the run ends."""
 
 from __future__ import annotations
 
@@ -54,3 +55,15 @@ def test_a_slow_store_holds_the_engine_back(
     assert counts["submitted"] > 20
     # The one being written, the queued ones, and the one just handed over before the check.
     assert counts["most_waiting"] <= MAX_QUEUED_APPENDS + 2
+
+
+def test_a_finished_run_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The engine freezes what is alive while it runs (no full collections of the loaded
+    history); once the run is over, nothing stays frozen."""
+    import gc
+
+    config = make_config(phase2_rounds=1)
+    with EventStore.open(str(tmp_path / "ledger.db")) as store:
+        run_id = start_run(store, config)
+        asyncio.run(Engine(store, run_id, LiveExecutor(config)).run())
+    assert gc.get_freeze_count() == 0
