@@ -28,6 +28,9 @@ _INSERT: Final = (
 
 
 class SqliteWriter:
+    """The write side of one SQLite store: one pooled connection, taken on the first append
+    and kept until :meth:`close`, used by one thread at a time."""
+
     def __init__(self, engine: Engine, busy_timeout_s: float, display: str) -> None:
         self._engine = engine
         self._busy_timeout_s = busy_timeout_s
