@@ -9,8 +9,8 @@ from sqlalchemy import Connection, DateTime, bindparam, select, text, update
 
 from ledger.batch import Batch, Row, found_prev_hash
 from ledger.envelope import GENESIS_HASH, json_string
-from ledger.errors import ConcurrencyError, RunNotFoundError
-from ledger.schema import events, runs
+from ledger.errors import ConcurrencyError
+from ledger.schema import events, read_head, runs
 
 # Built once: constructing a statement costs more than running it on a warm connection.
 _CLAIM: Final = (
@@ -49,20 +49,12 @@ def _rows_json(rows: list[Row]) -> str:
     )
 
 
-def head(conn: Connection, run_id: str) -> int:
-    """The run's head seq; :class:`RunNotFoundError` if there is no such run."""
-    found = conn.execute(select(runs.c.head_seq).where(runs.c.run_id == run_id)).scalar()
-    if found is None:
-        raise RunNotFoundError(run_id)
-    return int(found)
-
-
 def append_rows(conn: Connection, batch: Batch) -> Sequence[int]:
     """Claim the run's head, chain and insert the batch's rows (inside the caller's
     transaction); returns the positions in seq order."""
     run_id, expected = batch.run_id, batch.expected_seq
     if not batch.events:
-        actual = head(conn, run_id)
+        actual = read_head(conn, run_id)
         if actual != expected:
             raise ConcurrencyError(run_id, expected, actual)
         return []
@@ -76,7 +68,7 @@ def append_rows(conn: Connection, batch: Batch) -> Sequence[int]:
         },
     ).rowcount
     if claimed != 1:
-        raise ConcurrencyError(run_id, expected, head(conn, run_id))
+        raise ConcurrencyError(run_id, expected, read_head(conn, run_id))
     prev_hash = GENESIS_HASH
     if expected > 0:
         found = conn.execute(_PREV_HASH, {"p_run_id": run_id, "p_seq": expected}).first()

@@ -15,6 +15,7 @@ from sqlalchemy import (
     BigInteger,
     CheckConstraint,
     Column,
+    Connection,
     DateTime,
     Dialect,
     ForeignKey,
@@ -24,9 +25,12 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    select,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeDecorator, TypeEngine
+
+from ledger.errors import RunNotFoundError
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -117,3 +121,12 @@ events = Table(
     # AUTOINCREMENT: a position is never reused, even if the newest rows were ever deleted.
     sqlite_autoincrement=True,
 )
+
+
+def read_head(conn: Connection, run_id: str) -> int:
+    """The run's head seq, through a SQLAlchemy connection on either backend;
+    :class:`~ledger.errors.RunNotFoundError` if there is no such run."""
+    found = conn.execute(select(runs.c.head_seq).where(runs.c.run_id == run_id)).scalar()
+    if found is None:
+        raise RunNotFoundError(run_id)
+    return int(found)

@@ -79,7 +79,7 @@ from ledger.errors import (
     StoreUnreachableError,
 )
 from ledger.migrate import SchemaStatus, schema_status, upgrade_to_head
-from ledger.schema import events, runs
+from ledger.schema import events, read_head, runs
 from ledger.sqlite_files import check_sqlite_path, remove_if_empty
 from ledger.sqlite_writer import SqliteWriter
 from ledger.urls import StoreLocation, resolve_store_url
@@ -492,14 +492,7 @@ class EventStore:
         """The run's head seq: the seq of its last event, 0 for an empty run."""
         self._check_open()
         with self._errors(f"reading the head of run {run_id!r}"), self._engine.connect() as conn:
-            return self._head(conn, run_id)
-
-    @staticmethod
-    def _head(conn: Connection, run_id: str) -> int:
-        head = conn.execute(select(runs.c.head_seq).where(runs.c.run_id == run_id)).scalar()
-        if head is None:
-            raise RunNotFoundError(run_id)
-        return int(head)
+            return read_head(conn, run_id)
 
     # ------------------------------------------------------------------ events
 
@@ -561,7 +554,7 @@ class EventStore:
     def _head_or_none(self, run_id: str) -> int | None:
         try:
             with self._engine.connect() as conn:
-                return self._head(conn, run_id)
+                return read_head(conn, run_id)
         except (LedgerError, sa_exc.SQLAlchemyError):
             return None
 
@@ -576,7 +569,7 @@ class EventStore:
         """
         self._check_open()
         with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
-            self._head(conn, run_id)
+            read_head(conn, run_id)
         return self._stream(run_id, from_seq, _MAX_SEQ)
 
     def _stream(self, run_id: str, after: int, upto: int) -> Iterator[StoredEvent]:
@@ -642,7 +635,7 @@ class EventStore:
         """
         self._check_open()
         with self._errors(f"verifying run {run_id!r}"), self._engine.connect() as conn:
-            head = self._head(conn, run_id)
+            head = read_head(conn, run_id)
         expected_seq = 1
         prev_hash = GENESIS_HASH
         checked = 0
