@@ -49,16 +49,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from domain.frohlich.config import FrohlichConfig, parse_config
-from domain.frohlich.state import State
-from domain.walk import Decision
-from ledger import EventStore
-from runtime import engine as engine_module
-from runtime import providers
-from runtime.engine import Engine
-from runtime.executors import LiveExecutor
-from runtime.runs import start_run
-from runtime.simulated.model import SimulatedUtility
+from maai.domain.frohlich.config import FrohlichConfig, parse_config
+from maai.domain.frohlich.state import State
+from maai.domain.walk import Decision
+from maai.ledger import EventStore
+from maai.runtime import engine as engine_module
+from maai.runtime import providers
+from maai.runtime.engine import Engine
+from maai.runtime.executors import LiveExecutor
+from maai.runtime.runs import start_run
+from maai.runtime.simulated.model import SimulatedUtility
 
 PRINCIPLES = ("a", "b", "c", "d", None)
 CERTAINTIES = ("very_unsure", "unsure", "no_opinion", "sure", "very_sure")

@@ -14,7 +14,7 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from cli import export_commands, ledger_commands, run_commands
+    from maai.cli import export_commands, ledger_commands, run_commands
 
     run_commands.register(app)
     export_commands.register(app)

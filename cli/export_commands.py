@@ -12,20 +12,19 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from maai.ledger import EventStore
+from maai.projections.agent_log import UnknownAgentError, agent_log
+from maai.projections.history import History, UnreadableEventError, history_from_stored
+from maai.projections.jsonout import dumps
+from maai.projections.leaks import audit_leaks
+from maai.projections.protocol import all_rules, audit_protocol
+from maai.projections.tables import render_tables
+from maai.projections.transcript import transcript
+from maai.projections.votes import describe_value, vote_audit
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-
-from cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
-from ledger import EventStore
-from projections.agent_log import UnknownAgentError, agent_log
-from projections.history import History, UnreadableEventError, history_from_stored
-from projections.jsonout import dumps
-from projections.leaks import audit_leaks
-from projections.protocol import all_rules, audit_protocol
-from projections.tables import render_tables
-from projections.transcript import transcript
-from projections.votes import describe_value, vote_audit
 
 EXIT_VIOLATIONS = 1
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.markup import escape
-
-from domain.events import Event, ModelAttemptFailed, RunFailed
-from domain.frohlich.config import FrohlichConfig
-from domain.frohlich.events import (
+from maai.domain.events import Event, ModelAttemptFailed, RunFailed
+from maai.domain.frohlich.config import FrohlichConfig
+from maai.domain.frohlich.events import (
     AnswerMissing,
     AnswerRejected,
     BallotResolved,
@@ -19,8 +16,10 @@ from domain.frohlich.events import (
     StatementMade,
     StepStarted,
 )
-from domain.frohlich.render import cents, tally_text
-from domain.frohlich.state import State
+from maai.domain.frohlich.render import cents, tally_text
+from maai.domain.frohlich.state import State
+from rich.console import Console
+from rich.markup import escape
 
 STEP_NAMES = {
     "1.1": "initial ranking",

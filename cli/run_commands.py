@@ -11,16 +11,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from maai.cli.common import open_store_or_exit
+from maai.cli.progress import ProgressPrinter
+from maai.cli.summary import print_summary
+from maai.domain.frohlich.config import ConfigError, FrohlichConfig
+from maai.ledger import EventStore, LedgerError
+from maai.runtime.engine import Engine, RunFailedError, load_state
+from maai.runtime.runs import ensure_started, load_config, new_run_id, start_run, summarize
+from maai.runtime.verify import verify_events
 from rich.console import Console
-
-from cli.common import open_store_or_exit
-from cli.progress import ProgressPrinter
-from cli.summary import print_summary
-from domain.frohlich.config import ConfigError, FrohlichConfig
-from ledger import EventStore, LedgerError
-from runtime.engine import Engine, RunFailedError, load_state
-from runtime.runs import ensure_started, load_config, new_run_id, start_run, summarize
-from runtime.verify import verify_events
 
 # The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
 # commands that may call a model: `maai --help`, `show`, `replay` and `verify` start fast.
@@ -48,7 +47,7 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
 
 
 def _execute(store: EventStore, run_id: str, config: FrohlichConfig, quiet: bool) -> int:
-    from runtime.executors import LiveExecutor
+    from maai.runtime.executors import LiveExecutor
 
     printer = ProgressPrinter(out, config, quiet=quiet)
     engine = Engine(store, run_id, LiveExecutor(config), on_event=printer.on_event)
@@ -73,8 +72,8 @@ def _execute(store: EventStore, run_id: str, config: FrohlichConfig, quiet: bool
 
 
 def _trace(run_id: str, config: FrohlichConfig) -> AbstractContextManager[str | None]:
-    from runtime import providers
-    from runtime.tracing import run_trace
+    from maai.runtime import providers
+    from maai.runtime.tracing import run_trace
 
     return run_trace(
         run_id,
@@ -102,7 +101,7 @@ def run(
     ] = False,
 ) -> None:
     """Run an experiment from a YAML config; prints the run id first, then live progress."""
-    from runtime import providers
+    from maai.runtime import providers
 
     try:
         config = load_config(config_path, seed=seed)
@@ -142,7 +141,7 @@ def resume(
         state, _ = load_state(store, run_id)
         print_summary(out, summarize(run_id, state))
         raise typer.Exit(EXIT_OK)
-    from runtime import providers
+    from maai.runtime import providers
 
     try:
         providers.check_credentials(config)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from maai.domain.frohlich.render import cents
+from maai.runtime.runs import RunSummary
 from rich.console import Console
 from rich.table import Table
-
-from domain.frohlich.render import cents
-from runtime.runs import RunSummary
 
 
 def print_summary(console: Console, summary: RunSummary) -> None:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from maai.domain.calls import ModelAnswer, ModelRequest
 from pydantic import BaseModel, ConfigDict
-
-from domain.calls import ModelAnswer, ModelRequest
 
 
 class Event(BaseModel):

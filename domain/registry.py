@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.events import (
+from maai.domain.events import (
     Event,
     ModelAttemptFailed,
     ModelCallCompleted,
@@ -19,7 +19,7 @@ from domain.events import (
     RunFailed,
     RunStarted,
 )
-from domain.frohlich.events import FROHLICH_EVENTS
+from maai.domain.frohlich.events import FROHLICH_EVENTS
 
 COMMON_EVENTS: tuple[type[Event], ...] = (
     RunStarted,

@@ -13,8 +13,8 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
-from domain.calls import ModelRequest
-from domain.events import Event
+from maai.domain.calls import ModelRequest
+from maai.domain.events import Event
 
 T = TypeVar("T")
 

@@ -1,7 +1,7 @@
 """maai's event store: runs and their append-only, hash-chained events on SQLite or
 PostgreSQL. Knows nothing about any experiment. See docs/ledger.md."""
 
-from ledger.envelope import (
+from maai.ledger.envelope import (
     GENESIS_HASH,
     Appended,
     ChainReport,
@@ -12,7 +12,7 @@ from ledger.envelope import (
     envelope_hash,
     format_recorded_at,
 )
-from ledger.errors import (
+from maai.ledger.errors import (
     AmbiguousRunIdError,
     BadStoreUrlError,
     ChainBrokenError,
@@ -27,9 +27,9 @@ from ledger.errors import (
     StoreBusyError,
     StoreUnreachableError,
 )
-from ledger.migrate import head_revision
-from ledger.store import EventStore
-from ledger.urls import StoreLocation, default_db_path, resolve_store_url
+from maai.ledger.migrate import head_revision
+from maai.ledger.store import EventStore
+from maai.ledger.urls import StoreLocation, default_db_path, resolve_store_url
 
 __all__ = [
     "GENESIS_HASH",

@@ -7,8 +7,8 @@ import hashlib
 from datetime import datetime
 from typing import Any
 
-from ledger.envelope import NewEvent, envelope_hash, format_recorded_at, json_string
-from ledger.errors import LedgerError
+from maai.ledger.envelope import NewEvent, envelope_hash, format_recorded_at, json_string
+from maai.ledger.errors import LedgerError
 
 Row = tuple[Any, ...]
 """``(run_id, seq, type, schema_version, payload text, agent, recorded_at text, prev_hash,

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple
 
+from maai.ledger.errors import ChainBrokenError, InvalidEventError
 from pydantic import BaseModel, ConfigDict
-
-from ledger.errors import ChainBrokenError, InvalidEventError
 
 GENESIS_HASH: Final[str] = "0" * 64
 """The ``prev_hash`` of the first event (seq 1) of every run."""

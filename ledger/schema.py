@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from maai.ledger.errors import RunNotFoundError
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -29,8 +30,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeDecorator, TypeEngine
-
-from ledger.errors import RunNotFoundError
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",

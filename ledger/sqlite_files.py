@@ -10,9 +10,9 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Final
 
-from ledger.errors import NotADatabaseError, SchemaBehindError, StoreUnreachableError
-from ledger.migrate import head_revision
-from ledger.urls import StoreLocation
+from maai.ledger.errors import NotADatabaseError, SchemaBehindError, StoreUnreachableError
+from maai.ledger.migrate import head_revision
+from maai.ledger.urls import StoreLocation
 
 SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 

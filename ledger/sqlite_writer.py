@@ -14,12 +14,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Final
 
+from maai.ledger.batch import Batch, found_prev_hash
+from maai.ledger.envelope import GENESIS_HASH
+from maai.ledger.errors import ConcurrencyError, RunNotFoundError, StoreBusyError
 from sqlalchemy import Engine
 from sqlalchemy.pool import PoolProxiedConnection
-
-from ledger.batch import Batch, found_prev_hash
-from ledger.envelope import GENESIS_HASH
-from ledger.errors import ConcurrencyError, RunNotFoundError, StoreBusyError
 
 _INSERT: Final = (
     "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"

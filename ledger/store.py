@@ -29,6 +29,42 @@ from types import TracebackType
 from typing import Any, Final, Literal
 
 import psycopg
+from maai.ledger import postgres_writer, sqlite_writer
+from maai.ledger.batch import Batch, Row
+from maai.ledger.envelope import (
+    GENESIS_HASH,
+    Appended,
+    ChainReport,
+    NewEvent,
+    RunInfo,
+    StoredEvent,
+    check_label,
+    check_run_id,
+    normalize_json,
+    normalized_json_text,
+    parse_canonical_json,
+    parse_json,
+    stored_event,
+)
+from maai.ledger.errors import (
+    AmbiguousRunIdError,
+    ChainBrokenError,
+    ConcurrencyError,
+    InvalidEventError,
+    LedgerError,
+    NotADatabaseError,
+    RunExistsError,
+    RunNotFoundError,
+    SchemaBehindError,
+    SchemaTooNewError,
+    StoreBusyError,
+    StoreUnreachableError,
+)
+from maai.ledger.migrate import SchemaStatus, schema_status, upgrade_to_head
+from maai.ledger.schema import events, read_head, runs
+from maai.ledger.sqlite_files import check_sqlite_path, remove_if_empty
+from maai.ledger.sqlite_writer import SqliteWriter
+from maai.ledger.urls import StoreLocation, resolve_store_url
 from sqlalchemy import (
     Connection,
     DateTime,
@@ -46,43 +82,6 @@ from sqlalchemy import (
 )
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.pool import ConnectionPoolEntry
-
-from ledger import postgres_writer, sqlite_writer
-from ledger.batch import Batch, Row
-from ledger.envelope import (
-    GENESIS_HASH,
-    Appended,
-    ChainReport,
-    NewEvent,
-    RunInfo,
-    StoredEvent,
-    check_label,
-    check_run_id,
-    normalize_json,
-    normalized_json_text,
-    parse_canonical_json,
-    parse_json,
-    stored_event,
-)
-from ledger.errors import (
-    AmbiguousRunIdError,
-    ChainBrokenError,
-    ConcurrencyError,
-    InvalidEventError,
-    LedgerError,
-    NotADatabaseError,
-    RunExistsError,
-    RunNotFoundError,
-    SchemaBehindError,
-    SchemaTooNewError,
-    StoreBusyError,
-    StoreUnreachableError,
-)
-from ledger.migrate import SchemaStatus, schema_status, upgrade_to_head
-from ledger.schema import events, read_head, runs
-from ledger.sqlite_files import check_sqlite_path, remove_if_empty
-from ledger.sqlite_writer import SqliteWriter
-from ledger.urls import StoreLocation, resolve_store_url
 
 SQLITE_SYNCHRONOUS: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
 INITIAL_STATUS: Final = "created"

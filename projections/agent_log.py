@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.events import Event, RunFailed
-from domain.frohlich.events import (
+from maai.domain.events import Event, RunFailed
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     DistributionsDrawn,
@@ -21,10 +21,10 @@ from domain.frohlich.events import (
     RoundUnpaid,
     StatementMade,
 )
-from projections.calls import Call, collect_calls, site_of
-from projections.history import Entry, History
-from projections.jsonout import scrub
-from projections.outcome import outcome_json, phase2_payment_json, usage_json
+from maai.projections.calls import Call, collect_calls, site_of
+from maai.projections.history import Entry, History
+from maai.projections.jsonout import scrub
+from maai.projections.outcome import outcome_json, phase2_payment_json, usage_json
 
 FORMAT = "maai.agent_log/1"
 

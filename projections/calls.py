@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from domain.calls import ModelRequest
-from domain.events import Event, ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
-from domain.frohlich.events import (
+from maai.domain.calls import ModelRequest
+from maai.domain.events import Event, ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerRejected,
     AnswerUndecided,
@@ -21,7 +21,7 @@ from domain.frohlich.events import (
     ReasoningRecorded,
     StatementMade,
 )
-from projections.history import Entry, History
+from maai.projections.history import Entry, History
 
 
 @dataclass(frozen=True, slots=True)

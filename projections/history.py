@@ -15,10 +15,10 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, TypeVar, overload
 
-from domain import registry
-from domain.events import Event, RunCompleted, RunFailed, RunStarted
-from domain.frohlich.config import FrohlichConfig
-from ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
+from maai.domain import registry
+from maai.domain.events import Event, RunCompleted, RunFailed, RunStarted
+from maai.domain.frohlich.config import FrohlichConfig
+from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
 
 E = TypeVar("E", bound=Event)
 F = TypeVar("F", bound=Event)

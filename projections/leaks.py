@@ -18,9 +18,9 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from domain.events import ModelCallCompleted, ModelCallRequested
-from domain.frohlich import render
-from domain.frohlich.events import (
+from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.frohlich import render
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerRejected,
     AnswerUndecided,
@@ -31,10 +31,10 @@ from domain.frohlich.events import (
     ReasoningRecorded,
     StatementMade,
 )
-from domain.frohlich.prompts import render as render_template
-from domain.frohlich.rules import base_set
-from domain.frohlich.steps import constraint_note, payoff_summary
-from projections.history import History
+from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.rules import base_set
+from maai.domain.frohlich.steps import constraint_note, payoff_summary
+from maai.projections.history import History
 
 MIN_MEMORY_WORDS = 8
 MIN_CHARS = 20

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.frohlich.events import (
+from maai.domain.frohlich.events import (
     BallotResolved,
     DiscussionEnded,
     DistributionsDrawn,
     GroupDistributionChosen,
 )
-from domain.frohlich.types import PrincipleChoice
-from projections.calls import Call, site_of
-from projections.history import History
+from maai.domain.frohlich.types import PrincipleChoice
+from maai.projections.calls import Call, site_of
+from maai.projections.history import History
 
 
 def choice_json(choice: PrincipleChoice | None) -> dict[str, Any] | None:

@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from domain.events import RunCompleted, RunStarted
+from maai.domain.events import RunCompleted, RunStarted
 
 # Importing the rule modules registers their rules, in this order.
-from projections import protocol_general, protocol_phase1, protocol_phase2  # noqa: F401
-from projections.history import History
-from projections.protocol_base import RULES, Audit, Rule, Violation
+from maai.projections import protocol_general, protocol_phase1, protocol_phase2  # noqa: F401
+from maai.projections.history import History
+from maai.projections.protocol_base import RULES, Audit, Rule, Violation
 
 
 def lifecycle(history: History) -> Iterator[Violation]:

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
-from domain.frohlich import rules
-from domain.frohlich.config import FrohlichConfig
-from domain.frohlich.events import AnswerAccepted, AnswerMissing, DistributionsDrawn
-from domain.frohlich.types import IncomeClass, PrincipleChoice
-from projections.history import Entry, History
+from maai.domain.frohlich import rules
+from maai.domain.frohlich.config import FrohlichConfig
+from maai.domain.frohlich.events import AnswerAccepted, AnswerMissing, DistributionsDrawn
+from maai.domain.frohlich.types import IncomeClass, PrincipleChoice
+from maai.projections.history import Entry, History
 
 
 @dataclass(frozen=True)

@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from domain.calls import Purpose
-from domain.events import ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
-from domain.frohlich import parsing
-from domain.frohlich.events import (
+from maai.domain.calls import Purpose
+from maai.domain.events import ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
+from maai.domain.frohlich import parsing
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     AnswerRejected,
     AnswerUndecided,
     MemoryUpdated,
 )
-from projections.protocol_base import Audit, Violation, rule
+from maai.projections.protocol_base import Audit, Violation, rule
 
 _ELICITED = {
     Purpose.RANKING: "ranking",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from domain.frohlich import rules
-from domain.frohlich.config import Multiplier
-from domain.frohlich.events import (
+from maai.domain.frohlich import rules
+from maai.domain.frohlich.config import Multiplier
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     DistributionsDrawn,
@@ -16,11 +16,11 @@ from domain.frohlich.events import (
     RoundUnpaid,
     SpeakingOrderDrawn,
 )
-from domain.frohlich.steps import counterfactual_rows
-from domain.frohlich.types import INCOME_CLASSES
-from domain.random_streams import draw_choice
-from projections.calls import site_of
-from projections.protocol_base import Audit, Violation, dset, rule
+from maai.domain.frohlich.steps import counterfactual_rows
+from maai.domain.frohlich.types import INCOME_CLASSES
+from maai.domain.random_streams import draw_choice
+from maai.projections.calls import site_of
+from maai.projections.protocol_base import Audit, Violation, dset, rule
 
 ROUNDS = 4
 RANKING_STEPS = ("1.1", "1.2", "1.4", "2.3")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from domain.frohlich import parsing, rules
-from domain.frohlich.events import (
+from maai.domain.frohlich import parsing, rules
+from maai.domain.frohlich.events import (
     BallotResolved,
     DiscussionEnded,
     DistributionsDrawn,
@@ -17,8 +17,8 @@ from domain.frohlich.events import (
     SpeakingOrderDrawn,
     StatementMade,
 )
-from domain.frohlich.types import PrincipleChoice
-from projections.protocol_base import Audit, Violation, rule
+from maai.domain.frohlich.types import PrincipleChoice
+from maai.projections.protocol_base import Audit, Violation, rule
 
 
 def _orders(audit: Audit) -> dict[int, list[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from domain.frohlich.events import (
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     BallotResolved,
@@ -16,8 +16,8 @@ from domain.frohlich.events import (
     RoundUnpaid,
     StatementMade,
 )
-from projections.calls import collect_calls, site_of
-from projections.history import Entry, History
+from maai.projections.calls import collect_calls, site_of
+from maai.projections.history import Entry, History
 
 Row = dict[str, Any]
 

@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from projections import table_rows as rows
-from projections.history import History
+from maai.projections import table_rows as rows
+from maai.projections.history import History
 
 Row = dict[str, Any]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.events import Event
-from domain.frohlich import render
-from domain.frohlich.events import (
+from maai.domain.events import Event
+from maai.domain.frohlich import render
+from maai.domain.frohlich.events import (
     BallotResolved,
     DiscussionEnded,
     DistributionsDrawn,
@@ -18,7 +18,7 @@ from domain.frohlich.events import (
     SpeakingOrderDrawn,
     StatementMade,
 )
-from projections.history import History
+from maai.projections.history import History
 
 
 def transcript(history: History) -> str:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.events import Event
-from domain.frohlich.events import (
+from maai.domain.events import Event
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     AnswerRejected,
@@ -18,9 +18,9 @@ from domain.frohlich.events import (
     PollResolved,
     StatementMade,
 )
-from projections.calls import site_of
-from projections.history import History
-from projections.outcome import choice_json
+from maai.projections.calls import site_of
+from maai.projections.history import History
+from maai.projections.outcome import choice_json
 
 Row = dict[str, Any]
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from domain.calls import ModelRequest
+from maai.domain.calls import ModelRequest
 
 current_request: ContextVar[ModelRequest | None] = ContextVar("current_request", default=None)
 

@@ -16,19 +16,19 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
-from domain import registry
-from domain.calls import ModelAnswer, ModelRequest
-from domain.events import (
+from maai.domain import registry
+from maai.domain.calls import ModelAnswer, ModelRequest
+from maai.domain.events import (
     Event,
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
     RunFailed,
 )
-from domain.frohlich.decide import decide
-from domain.frohlich.state import State, evolve, initial_state
-from domain.walk import Decision
-from ledger import EventStore, NewEvent
+from maai.domain.frohlich.decide import decide
+from maai.domain.frohlich.state import State, evolve, initial_state
+from maai.domain.walk import Decision
+from maai.ledger import EventStore, NewEvent
 
 
 class AttemptReport(Protocol):

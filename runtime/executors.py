@@ -7,12 +7,11 @@ import os
 from collections.abc import Callable, Mapping
 
 from agents import Model
-
-from domain.calls import ModelAnswer, ModelRequest
-from domain.events import ModelAttemptFailed
-from domain.frohlich.config import FrohlichConfig
-from runtime import providers
-from runtime.recording import AttemptFailure, Caller, ModelCaller
+from maai.domain.calls import ModelAnswer, ModelRequest
+from maai.domain.events import ModelAttemptFailed
+from maai.domain.frohlich.config import FrohlichConfig
+from maai.runtime import providers
+from maai.runtime.recording import AttemptFailure, Caller, ModelCaller
 
 
 def attempt_event(failure: AttemptFailure) -> ModelAttemptFailed:
@@ -52,7 +51,7 @@ class LiveExecutor:
         return model
 
     def _build(self, who: str) -> Model:
-        from runtime.simulated import build_simulated
+        from maai.runtime.simulated import build_simulated
 
         if who == providers.UTILITY:
             utility = self.config.utility

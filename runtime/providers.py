@@ -30,9 +30,8 @@ from typing import Literal
 from agents import Model
 from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
+from maai.domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig
 from openai import AsyncOpenAI
-
-from domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig
 
 SIMULATED = "simulated"
 OPENAI_PREFIX = "openai:"
@@ -145,9 +144,9 @@ def _api_key(route: ModelRoute, env: Mapping[str, str], *, who: str, model: str)
 
 def _build_simulated(*, who: str, agent: AgentConfig | None, seed: int) -> Model:
     try:
-        simulated = importlib.import_module("runtime.simulated")
+        simulated = importlib.import_module("maai.runtime.simulated")
     except ModuleNotFoundError as exc:
-        if exc.name not in ("runtime.simulated", "runtime"):
+        if exc.name not in ("maai.runtime.simulated", "maai.runtime"):
             raise
         raise ProviderSetupError(
             f"{describe_who(who)}: the simulated participant (runtime.simulated) is not installed"

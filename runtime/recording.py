@@ -33,13 +33,12 @@ from agents.exceptions import ModelBehaviorError
 from agents.items import TResponseOutputItem
 from agents.strict_schema import ensure_strict_json_schema
 from agents.usage import Usage as SdkUsage
+from maai.domain.calls import ModelAnswer, ModelRequest, Purpose, Usage
+from maai.domain.frohlich.config import RetryConfig
+from maai.runtime.call_context import calling
+from maai.runtime.providers import describe_who, scrub
 from openai.types.responses import ResponseOutputMessage, ResponseOutputRefusal, ResponseOutputText
 from pydantic import BaseModel, ConfigDict, TypeAdapter
-
-from domain.calls import ModelAnswer, ModelRequest, Purpose, Usage
-from domain.frohlich.config import RetryConfig
-from runtime.call_context import calling
-from runtime.providers import describe_who, scrub
 
 RAW_FORMAT = "agents.ModelResponse/1"
 _MAX_MESSAGE_CHARS = 500

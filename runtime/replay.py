@@ -14,9 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from agents import Model
-
-from domain.calls import ModelAnswer, ModelRequest
-from runtime.recording import AttemptFailure, Caller, ModelCaller, ModelCallError, OnAttemptFailed
+from maai.domain.calls import ModelAnswer, ModelRequest
+from maai.runtime.recording import (
+    AttemptFailure,
+    Caller,
+    ModelCaller,
+    ModelCallError,
+    OnAttemptFailed,
+)
 
 
 class ReplayError(RuntimeError):

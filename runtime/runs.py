@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from domain.events import RunStarted
-from domain.frohlich.config import ConfigError, FrohlichConfig, parse_config
-from domain.frohlich.state import State
-from ledger import ConcurrencyError, EventStore
-from runtime.engine import load_state, to_new_event
+from maai.domain.events import RunStarted
+from maai.domain.frohlich.config import ConfigError, FrohlichConfig, parse_config
+from maai.domain.frohlich.state import State
+from maai.ledger import ConcurrencyError, EventStore
+from maai.runtime.engine import load_state, to_new_event
 
 KIND = "frohlich"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from domain import registry
-from domain.calls import ModelRequest
-from domain.events import (
+from maai.domain import registry
+from maai.domain.calls import ModelRequest
+from maai.domain.events import (
     Event,
     ModelAttemptFailed,
     ModelCallCompleted,
@@ -20,9 +20,9 @@ from domain.events import (
     RunFailed,
     RunStarted,
 )
-from domain.frohlich.decide import decide
-from domain.frohlich.state import State, evolve, initial_state
-from ledger import StoredEvent
+from maai.domain.frohlich.decide import decide
+from maai.domain.frohlich.state import State, evolve, initial_state
+from maai.ledger import StoredEvent
 
 # Events that record what the outside world did, not what the protocol derives.
 _OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed)

@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
+from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, Principle
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from domain.frohlich.types import INCOME_CLASSES, IncomeClass, Principle
 
 
 class Strict(BaseModel):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from functools import partial
 
-from domain.events import RunCompleted
-from domain.frohlich.events import StepStarted
-from domain.frohlich.phase1 import phase1_agent
-from domain.frohlich.phase2 import phase2
-from domain.frohlich.state import State, evolve
-from domain.frohlich.steps import config_of
-from domain.walk import Decision, Emit, Walk, memoized, parallel, run_walk, wait
+from maai.domain.events import RunCompleted
+from maai.domain.frohlich.events import StepStarted
+from maai.domain.frohlich.phase1 import phase1_agent
+from maai.domain.frohlich.phase2 import phase2
+from maai.domain.frohlich.state import State, evolve
+from maai.domain.frohlich.steps import config_of
+from maai.domain.walk import Decision, Emit, Walk, memoized, parallel, run_walk, wait
 
 PHASE2_STARTED = StepStarted(step="2.1").key
 

@@ -12,18 +12,18 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from domain.calls import ModelRequest, Purpose
-from domain.frohlich import extraction, parsing
-from domain.frohlich.events import (
+from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.frohlich import extraction, parsing
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerKind,
     AnswerMissing,
     AnswerRejected,
     AnswerUndecided,
 )
-from domain.frohlich.prompts import render
-from domain.frohlich.state import State
-from domain.walk import Call, Emit, Walk, wait
+from maai.domain.frohlich.prompts import render
+from maai.domain.frohlich.state import State
+from maai.domain.walk import Call, Emit, Walk, wait
 
 PARSERS: dict[str, Callable[[str], Any]] = {
     "ranking": parsing.parse_ranking,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
-from domain.events import Event
-from domain.frohlich.types import Frozen, IncomeClass, PrincipleChoice
+from maai.domain.events import Event
+from maai.domain.frohlich.types import Frozen, IncomeClass, PrincipleChoice
 
 AnswerKind = Literal["ranking", "choice", "ballot", "poll"]
 ParseSource = Literal["parser", "utility"]

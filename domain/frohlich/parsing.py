@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from domain.frohlich.amounts import AmountMention, find_amounts
-from domain.frohlich.parsing_ranking import parse_ranking
-from domain.frohlich.parsing_text import (
+from maai.domain.frohlich.amounts import AmountMention, find_amounts
+from maai.domain.frohlich.parsing_ranking import parse_ranking
+from maai.domain.frohlich.parsing_text import (
     LETTERS,
     Invalid,
     Mention,
@@ -23,7 +23,7 @@ from domain.frohlich.parsing_text import (
     clean_text,
     find_mentions,
 )
-from domain.frohlich.types import Principle, PrincipleChoice
+from maai.domain.frohlich.types import Principle, PrincipleChoice
 
 __all__ = [
     "VOTE_PROPOSAL_PHRASE",

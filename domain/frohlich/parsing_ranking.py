@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from domain.frohlich.parsing_text import (
+from maai.domain.frohlich.parsing_text import (
     BY_NUMBER,
     CANONICAL_ORDER,
     LETTERS,
@@ -25,7 +25,7 @@ from domain.frohlich.parsing_text import (
     find_mentions,
     identify_principle,
 )
-from domain.frohlich.types import Certainty, Principle, Ranking
+from maai.domain.frohlich.types import Certainty, Principle, Ranking
 
 _ORDINALS: tuple[tuple[int, str], ...] = (
     (1, r"first|1st|best|top|most\s+(?:preferred|just|favou?red)|favou?rite|number\s+one"),

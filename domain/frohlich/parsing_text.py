@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Generic, TypeAlias, TypeVar, Union
 
-from domain.frohlich.types import Principle
+from maai.domain.frohlich.types import Principle
 
 T = TypeVar("T")
 

@@ -6,13 +6,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from domain.calls import Purpose
-from domain.frohlich import render, rules
-from domain.frohlich.elicit import Elicited, elicit
-from domain.frohlich.events import DistributionsDrawn, PayoffAwarded, RoundUnpaid
-from domain.frohlich.prompts import render as render_template
-from domain.frohlich.state import State
-from domain.frohlich.steps import (
+from maai.domain.calls import Purpose
+from maai.domain.frohlich import render, rules
+from maai.domain.frohlich.elicit import Elicited, elicit
+from maai.domain.frohlich.events import DistributionsDrawn, PayoffAwarded, RoundUnpaid
+from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.state import State
+from maai.domain.frohlich.steps import (
     builder,
     config_of,
     constraint_note,
@@ -22,8 +22,8 @@ from domain.frohlich.steps import (
     probabilities,
     step_started,
 )
-from domain.frohlich.types import PrincipleChoice
-from domain.walk import Emit, Walk, wait
+from maai.domain.frohlich.types import PrincipleChoice
+from maai.domain.walk import Emit, Walk, wait
 
 ROUNDS = 4
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from domain.calls import Purpose
-from domain.frohlich import parsing, render, rules
-from domain.frohlich.elicit import elicit
-from domain.frohlich.events import (
+from maai.domain.calls import Purpose
+from maai.domain.frohlich import parsing, render, rules
+from maai.domain.frohlich.elicit import elicit
+from maai.domain.frohlich.events import (
     AnswerKind,
     BallotResolved,
     DiscussionEnded,
@@ -23,9 +23,9 @@ from domain.frohlich.events import (
     StatementMade,
     TallyLine,
 )
-from domain.frohlich.prompts import render as render_template
-from domain.frohlich.state import PublicItem, State
-from domain.frohlich.steps import (
+from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.state import PublicItem, State
+from maai.domain.frohlich.steps import (
     builder,
     config_of,
     memory_update,
@@ -35,9 +35,9 @@ from domain.frohlich.steps import (
     probabilities,
     step_started,
 )
-from domain.frohlich.types import PrincipleChoice
-from domain.random_streams import draw_choice
-from domain.walk import Call, Emit, Walk, parallel, wait
+from maai.domain.frohlich.types import PrincipleChoice
+from maai.domain.random_streams import draw_choice
+from maai.domain.walk import Call, Emit, Walk, parallel, wait
 
 
 def phase2(state: State) -> Walk[None]:

@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
 
-from domain.frohlich import rules
-from domain.frohlich.events import Counterfactual, TallyLine
-from domain.frohlich.prompts import render
-from domain.frohlich.state import AgentState, PublicItem
-from domain.frohlich.types import INCOME_CLASSES, IncomeClass, PrincipleChoice
+from maai.domain.frohlich import rules
+from maai.domain.frohlich.events import Counterfactual, TallyLine
+from maai.domain.frohlich.prompts import render
+from maai.domain.frohlich.state import AgentState, PublicItem
+from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, PrincipleChoice
 
 
 def dollars(amount: int | Fraction) -> str:

@@ -14,17 +14,16 @@ from fractions import Fraction
 from functools import lru_cache
 from math import lcm
 
-from pydantic import Field, field_validator, model_validator
-
-from domain.frohlich.config import BASE_DISTRIBUTIONS, FrohlichConfig, Multiplier
-from domain.frohlich.types import (
+from maai.domain.frohlich.config import BASE_DISTRIBUTIONS, FrohlichConfig, Multiplier
+from maai.domain.frohlich.types import (
     INCOME_CLASSES,
     Frozen,
     IncomeClass,
     Principle,
     PrincipleChoice,
 )
-from domain.random_streams import draw_uniform, draw_weighted, exact_weight, shuffle, stream
+from maai.domain.random_streams import draw_uniform, draw_weighted, exact_weight, shuffle, stream
+from pydantic import Field, field_validator, model_validator
 
 Probabilities = Mapping[IncomeClass, Fraction]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from domain.calls import ModelAnswer
-from domain.events import (
+from maai.domain.calls import ModelAnswer
+from maai.domain.events import (
     Event,
     ModelAttemptFailed,
     ModelCallCompleted,
@@ -20,8 +20,8 @@ from domain.events import (
     RunFailed,
     RunStarted,
 )
-from domain.frohlich.config import FrohlichConfig
-from domain.frohlich.events import (
+from maai.domain.frohlich.config import FrohlichConfig
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     BallotResolved,
@@ -34,8 +34,8 @@ from domain.frohlich.events import (
     StepStarted,
     TallyLine,
 )
-from domain.frohlich.types import PrincipleChoice, Ranking
-from domain.walk import Scope
+from maai.domain.frohlich.types import PrincipleChoice, Ranking
+from maai.domain.walk import Scope
 
 RunStatus = Literal["new", "running", "completed", "failed"]
 

@@ -8,20 +8,20 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from domain.calls import ModelRequest, Purpose
-from domain.frohlich import parsing, render, rules
-from domain.frohlich.config import FrohlichConfig
-from domain.frohlich.events import (
+from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.frohlich import parsing, render, rules
+from maai.domain.frohlich.config import FrohlichConfig
+from maai.domain.frohlich.events import (
     Counterfactual,
     MemoryUpdated,
     PayoffAwarded,
     Scope,
     StepStarted,
 )
-from domain.frohlich.prompts import render as render_template
-from domain.frohlich.state import State
-from domain.frohlich.types import IncomeClass, PrincipleChoice
-from domain.walk import Call, Emit, Walk, wait
+from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.state import State
+from maai.domain.frohlich.types import IncomeClass, PrincipleChoice
+from maai.domain.walk import Call, Emit, Walk, wait
 
 
 def config_of(state: State) -> FrohlichConfig:

@@ -4,8 +4,7 @@ inside the transaction that serializes concurrent upgraders) in ``config.attribu
 from __future__ import annotations
 
 from alembic import context
-
-from ledger.schema import metadata
+from maai.ledger.schema import metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None or context.is_offline_mode():

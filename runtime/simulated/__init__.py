@@ -5,14 +5,14 @@ It is a simulation, named as one everywhere it appears (model ``simulated``, res
 ``sim-...``), so that a whole experiment runs without a network or an API key.
 """
 
-from runtime.simulated.model import (
+from maai.runtime.simulated.model import (
     MODEL_NAME,
     SimulatedParticipant,
     SimulatedUtility,
     build_simulated,
 )
-from runtime.simulated.persona import Persona, persona_for
-from runtime.simulated.policy import SimulationError
+from maai.runtime.simulated.persona import Persona, persona_for
+from maai.runtime.simulated.policy import SimulationError
 
 __all__ = [
     "MODEL_NAME",

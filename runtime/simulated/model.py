@@ -20,16 +20,15 @@ from agents.handoffs import Handoff
 from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
 from agents.tool import Tool
 from agents.usage import Usage
+from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.frohlich.config import AgentConfig
+from maai.runtime.call_context import current_request
+from maai.runtime.simulated.extract import extract
+from maai.runtime.simulated.latency import sleep_until
+from maai.runtime.simulated.persona import Persona, persona_for
+from maai.runtime.simulated.phrases import Phrases, phrases_for
+from maai.runtime.simulated.policy import SimulationError, answer
 from openai.types.responses import ResponseOutputMessage, ResponseOutputText
-
-from domain.calls import ModelRequest, Purpose
-from domain.frohlich.config import AgentConfig
-from runtime.call_context import current_request
-from runtime.simulated.extract import extract
-from runtime.simulated.latency import sleep_until
-from runtime.simulated.persona import Persona, persona_for
-from runtime.simulated.phrases import Phrases, phrases_for
-from runtime.simulated.policy import SimulationError, answer
 
 MODEL_NAME = "simulated"
 
@@ -62,7 +61,7 @@ class _Simulated(Model):
         if request is None:
             raise SimulationError(
                 "the simulated model needs the call's ModelRequest: set it with "
-                "runtime.call_context.calling(request) around get_response"
+                "maai.runtime.call_context.calling(request) around get_response"
             )
         # The latency counts from the call, as a provider's does: the time spent writing the
         # answer stands for the provider's work, part of the latency and not added to it.

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from domain.frohlich.config import AgentConfig, PersonaConfig
-from domain.frohlich.types import Certainty, Principle
+from maai.domain.frohlich.config import AgentConfig, PersonaConfig
+from maai.domain.frohlich.types import Certainty, Principle
 
 T = TypeVar("T")
 

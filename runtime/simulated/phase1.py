@@ -6,13 +6,13 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from domain.frohlich.config import BASE_DISTRIBUTIONS
-from domain.frohlich.types import Certainty, Principle
-from runtime.simulated import render
-from runtime.simulated.facts import has_feedback, numbers
-from runtime.simulated.persona import Persona
-from runtime.simulated.phrases import Phrases
-from runtime.simulated.reading import Stance
+from maai.domain.frohlich.config import BASE_DISTRIBUTIONS
+from maai.domain.frohlich.types import Certainty, Principle
+from maai.runtime.simulated import render
+from maai.runtime.simulated.facts import has_feedback, numbers
+from maai.runtime.simulated.persona import Persona
+from maai.runtime.simulated.phrases import Phrases
+from maai.runtime.simulated.reading import Stance
 
 _CERTAINTIES = tuple(Certainty)
 # How often a participant strays to its second-best principle in a round, by certainty.

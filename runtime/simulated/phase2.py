@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.simulated import render
-from runtime.simulated.facts import Item, as_int, as_str, has_feedback, history, progress
-from runtime.simulated.group import GroupView, Position, current_position
-from runtime.simulated.persona import Persona, unit
-from runtime.simulated.phase1 import reasons, retry_prefix, slips
-from runtime.simulated.phrases import Phrases
-from runtime.simulated.reading import Stance, stance_in
+from maai.runtime.simulated import render
+from maai.runtime.simulated.facts import Item, as_int, as_str, has_feedback, history, progress
+from maai.runtime.simulated.group import GroupView, Position, current_position
+from maai.runtime.simulated.persona import Persona, unit
+from maai.runtime.simulated.phase1 import reasons, retry_prefix, slips
+from maai.runtime.simulated.phrases import Phrases
+from maai.runtime.simulated.reading import Stance, stance_in
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from domain.frohlich.types import Certainty, Principle
+from maai.domain.frohlich.types import Certainty, Principle
 
 A, B = Principle.FLOOR, Principle.AVERAGE
 C, D = Principle.FLOOR_CONSTRAINT, Principle.RANGE_CONSTRAINT

@@ -3,10 +3,10 @@ the persona and the request (address, purpose, context)."""
 
 from __future__ import annotations
 
-from domain.calls import ModelRequest, Purpose
-from runtime.simulated import memory, phase1, phase2
-from runtime.simulated.persona import Persona, stream
-from runtime.simulated.phrases import Phrases
+from maai.domain.calls import ModelRequest, Purpose
+from maai.runtime.simulated import memory, phase1, phase2
+from maai.runtime.simulated.persona import Persona, stream
+from maai.runtime.simulated.phrases import Phrases
 
 
 class SimulationError(RuntimeError):

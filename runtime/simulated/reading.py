@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from domain.frohlich.types import Certainty, Principle
+from maai.domain.frohlich.types import Certainty, Principle
 
 
 @dataclass(frozen=True)

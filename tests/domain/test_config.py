@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from domain.frohlich.config import ConfigError, parse_config
-from domain.frohlich.types import IncomeClass
-from runtime.runs import load_config
+from maai.domain.frohlich.config import ConfigError, parse_config
+from maai.domain.frohlich.types import IncomeClass
+from maai.runtime.runs import load_config
 
 CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))
 

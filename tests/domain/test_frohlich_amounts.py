@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from domain.frohlich.amounts import find_amounts, parse_amount
+from maai.domain.frohlich.amounts import find_amounts, parse_amount
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 import yaml
-
-from domain.frohlich.amounts import parse_amount
-from domain.frohlich.parsing import (
+from maai.domain.frohlich.amounts import parse_amount
+from maai.domain.frohlich.parsing import (
     Invalid,
     Parsed,
     Undecided,
@@ -19,7 +18,7 @@ from domain.frohlich.parsing import (
     parse_ranking,
     parse_vote_proposal,
 )
-from domain.frohlich.types import Certainty, Principle, PrincipleChoice, Ranking
+from maai.domain.frohlich.types import Certainty, Principle, PrincipleChoice, Ranking
 
 CORPUS: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "parser_corpus.yaml").read_text(encoding="utf-8")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from domain.frohlich.parsing import (
+from maai.domain.frohlich.parsing import (
     VOTE_PROPOSAL_PHRASE,
     Invalid,
     Parsed,
@@ -17,7 +16,7 @@ from domain.frohlich.parsing import (
     parse_vote_proposal,
     truncate_words,
 )
-from domain.frohlich.types import Principle, PrincipleChoice
+from maai.domain.frohlich.types import Principle, PrincipleChoice
 
 
 def test_the_proposal_phrase_is_detected_as_the_prompts_will_state_it() -> None:

@@ -6,9 +6,8 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-
-from domain.frohlich.config import FrohlichConfig, Multiplier
-from domain.frohlich.rules import (
+from maai.domain.frohlich.config import FrohlichConfig, Multiplier
+from maai.domain.frohlich.rules import (
     DEFAULT_PROBABILITIES,
     Distribution,
     DistributionSet,
@@ -30,7 +29,7 @@ from domain.frohlich.rules import (
     speaking_order,
     tally,
 )
-from domain.frohlich.types import IncomeClass, Principle, PrincipleChoice
+from maai.domain.frohlich.types import IncomeClass, Principle, PrincipleChoice
 
 BASE = base_set()
 A, B, C, D = (

@@ -10,8 +10,7 @@ from fractions import Fraction
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from domain.frohlich.rules import (
+from maai.domain.frohlich.rules import (
     DistributionSet,
     apply_principle,
     average,
@@ -21,7 +20,7 @@ from domain.frohlich.rules import (
     scale,
     speaking_order,
 )
-from domain.frohlich.types import INCOME_CLASSES, IncomeClass, Principle, PrincipleChoice
+from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, Principle, PrincipleChoice
 
 # A few shared values make ties in floors, ranges and averages common.
 INCOMES = st.one_of(st.integers(1, 200_000), st.sampled_from([10_000, 15_000, 20_000, 30_000]))

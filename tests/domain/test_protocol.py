@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from domain.calls import ModelRequest, Purpose
-from domain.events import ModelCallCompleted, ModelCallRequested, RunCompleted
-from domain.frohlich.decide import decide
-from domain.frohlich.events import (
+from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunCompleted
+from maai.domain.frohlich.decide import decide
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     AnswerRejected,
@@ -23,8 +23,9 @@ from domain.frohlich.events import (
     SpeakingOrderDrawn,
     StatementMade,
 )
-from domain.frohlich.state import fold
-from domain.frohlich.types import Principle, PrincipleChoice
+from maai.domain.frohlich.state import fold
+from maai.domain.frohlich.types import Principle, PrincipleChoice
+
 from tests.support.driver import NAMES, agreeable, drive, make_config, start
 
 

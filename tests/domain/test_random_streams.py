@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from domain.random_streams import (
+from maai.domain.random_streams import (
     draw_choice,
     draw_uniform,
     draw_weighted,
@@ -46,7 +45,7 @@ def test_draws_are_pinned() -> None:
 
 def test_draws_are_the_same_in_a_fresh_process_with_another_hash_seed() -> None:
     code = (
-        "from domain.random_streams import stream;"
+        "from maai.domain.random_streams import stream;"
         "print(repr(stream(42, 'phase1/alice/round3/class').random()))"
     )
     out = subprocess.run(

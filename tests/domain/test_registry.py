@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from maai.domain import registry
+from maai.domain.frohlich.events import SpeakingOrderDrawn
 
-from domain import registry
-from domain.frohlich.events import SpeakingOrderDrawn
 from tests.support.driver import agreeable, drive, make_config
 
 

@@ -7,16 +7,16 @@ from __future__ import annotations
 import random
 
 import pytest
+from maai.domain.calls import ModelAnswer, ModelRequest, Usage
+from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.frohlich import decide as decide_module
+from maai.domain.frohlich import phase2
+from maai.domain.frohlich.decide import decide
+from maai.domain.frohlich.events import DiscussionEnded
+from maai.domain.frohlich.state import State, evolve
+from maai.domain.walk import Decision
+from maai.runtime.simulated.model import SimulatedParticipant, SimulatedUtility, build_simulated
 
-from domain.calls import ModelAnswer, ModelRequest, Usage
-from domain.events import ModelCallCompleted, ModelCallRequested
-from domain.frohlich import decide as decide_module
-from domain.frohlich import phase2
-from domain.frohlich.decide import decide
-from domain.frohlich.events import DiscussionEnded
-from domain.frohlich.state import State, evolve
-from domain.walk import Decision
-from runtime.simulated.model import SimulatedParticipant, SimulatedUtility, build_simulated
 from tests.support.driver import agreeable, make_config, start
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]

@@ -18,8 +18,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain import registry
-from domain.events import (
+from maai.domain import registry
+from maai.domain.events import (
     Event,
     ModelAttemptFailed,
     ModelCallCompleted,
@@ -27,7 +27,7 @@ from domain.events import (
     RunFailed,
     RunStarted,
 )
-from ledger import EventStore, RunInfo, StoredEvent
+from maai.ledger import EventStore, RunInfo, StoredEvent
 
 TELEMETRY = (ModelCallRequested, ModelAttemptFailed)
 GROUP = "(group)"

@@ -2,7 +2,7 @@
 
 Two ways, both real OS processes that a test can SIGKILL or SIGINT at any moment:
 
-- ``real=True``: ``python -m cli ...``, exactly what a user runs (``cli/__main__.py`` calls
+- ``real=True``: ``python -m maai ...``, exactly what a user runs (``maai/__main__.py`` calls
   the same ``cli.app.main`` as the ``maai`` console script). Importing the OpenAI Agents SDK
   costs a few seconds per process, so only some tests start the CLI this way.
 - the default: a child forked from a multiprocessing *forkserver* that imported ``cli.app``
@@ -42,7 +42,13 @@ _MP_LOCK = threading.RLock()
 # ``if __name__ == "__main__"``); preloading it once makes that a matter of cached imports.
 # ``runtime.executors`` and ``runtime.tracing`` bring the OpenAI Agents SDK, which the CLI
 # imports only when a command may call a model.
-PRELOAD = ["__main__", "cli.app", "runtime.executors", "runtime.tracing", "tests.e2e.launcher"]
+PRELOAD = [
+    "__main__",
+    "maai.cli.app",
+    "maai.runtime.executors",
+    "maai.runtime.tracing",
+    "tests.e2e.launcher",
+]
 
 
 def hermetic_env(base: Mapping[str, str] = os.environ) -> dict[str, str]:
@@ -80,7 +86,7 @@ def _child_main(argv: list[str], log_path: str, env: dict[str, str], nice: int =
     sys.argv = ["maai", *argv]
     code = 0
     try:
-        from cli.app import main
+        from maai.cli.app import main
 
         main()
     except SystemExit as exc:
@@ -193,7 +199,7 @@ class Launcher:
         env: Mapping[str, str] | None = None,
         nice: int = 0,
     ) -> CliProcess:
-        """Start ``maai ARGS``; ``real``: as ``python -m cli`` in a fresh interpreter.
+        """Start ``maai ARGS``; ``real``: as ``python -m maai`` in a fresh interpreter.
         ``nice`` (forked children only) lowers the child's CPU priority, so that a test
         polling it for the moment to kill it is not starved of CPU on a busy machine."""
         assert not (real and nice), "nice is for forked children"
@@ -206,7 +212,7 @@ class Launcher:
             if real:
                 with open(log, "wb") as sink:
                     proc = subprocess.Popen(
-                        [sys.executable, "-m", "cli", *argv],
+                        [sys.executable, "-m", "maai", *argv],
                         cwd=REPO,
                         env=child_env,
                         stdin=subprocess.DEVNULL,

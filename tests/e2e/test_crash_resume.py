@@ -12,9 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledger import EventStore
-from runtime.engine import load_state
-from runtime.runs import KIND, load_config
+from maai.ledger import EventStore
+from maai.runtime.engine import load_state
+from maai.runtime.runs import KIND, load_config
+
 from tests.e2e.history import differences, domain_history, only_run, seqs_gapless, wait_for
 from tests.e2e.launcher import CliProcess, Launcher
 from tests.e2e.runs import DEFAULT_CONFIG, Reference, References
@@ -234,7 +235,7 @@ def test_killed_before_the_first_event_resumes(
 def test_ctrl_c_exits_130_interrupted_and_resume_completes(
     cli: Launcher, references: References, latency_config: Path, tmp_path: Path
 ) -> None:
-    """Through the real entry point (``python -m cli``): SIGINT in the middle of Phase 1."""
+    """Through the real entry point (``python -m maai``): SIGINT in the middle of Phase 1."""
     ref = references.of(latency_config)
     db = str(tmp_path / "ctrl-c.db")
     EventStore.open(db).close()

@@ -7,14 +7,14 @@ from pathlib import Path
 from string import Template
 
 import pytest
+from maai.cli.app import app
+from maai.domain.calls import Purpose
+from maai.domain.events import ModelCallRequested
+from maai.domain.frohlich import prompts
+from maai.ledger import EventStore
+from maai.runtime.verify import verify_events
 from typer.testing import CliRunner
 
-from cli.app import app
-from domain.calls import Purpose
-from domain.events import ModelCallRequested
-from domain.frohlich import prompts
-from ledger import EventStore
-from runtime.verify import verify_events
 from tests.e2e.history import decode
 from tests.e2e.runs import Recorded, run_in_process, write_config
 

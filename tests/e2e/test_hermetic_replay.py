@@ -11,18 +11,18 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from maai.cli.app import app
+from maai.domain.calls import ModelAnswer, ModelRequest
+from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.ledger import EventStore
+from maai.runtime import executors, providers
+from maai.runtime.engine import Engine, load_state
+from maai.runtime.executors import RecordedExecutor
+from maai.runtime.recording import ModelCaller
+from maai.runtime.replay import ReplayCaller
+from maai.runtime.runs import load_config, start_run, summarize
 from typer.testing import CliRunner
 
-from cli.app import app
-from domain.calls import ModelAnswer, ModelRequest
-from domain.events import ModelCallCompleted, ModelCallRequested
-from ledger import EventStore
-from runtime import executors, providers
-from runtime.engine import Engine, load_state
-from runtime.executors import RecordedExecutor
-from runtime.recording import ModelCaller
-from runtime.replay import ReplayCaller
-from runtime.runs import load_config, start_run, summarize
 from tests.e2e.history import decode, differences, domain_history
 from tests.e2e.runs import Recorded
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from ledger import EventStore
-from runtime.verify import verify_events
+from maai.ledger import EventStore
+from maai.runtime.verify import verify_events
+
 from tests.e2e.history import (
     differences,
     domain_history,

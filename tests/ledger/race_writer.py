@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ledger import ConcurrencyError, EventStore, LedgerError, NewEvent
+from maai.ledger import ConcurrencyError, EventStore, LedgerError, NewEvent
 
 
 def main() -> int:

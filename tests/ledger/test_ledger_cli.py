@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from maai.cli.app import app
+from maai.ledger import EventStore, NewEvent, head_revision
 from typer.testing import CliRunner
-
-from cli.app import app
-from ledger import EventStore, NewEvent, head_revision
 
 runner = CliRunner()
 

@@ -10,16 +10,15 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import ValidationError
-
-from ledger import GENESIS_HASH, InvalidEventError, NewEvent, StoredEvent, format_recorded_at
-from ledger.envelope import (
+from maai.ledger import GENESIS_HASH, InvalidEventError, NewEvent, StoredEvent, format_recorded_at
+from maai.ledger.envelope import (
     canonical_json,
     envelope_hash,
     envelope_json,
     normalize_json,
     stored_event,
 )
+from pydantic import ValidationError
 
 
 def reference(value: Any) -> str:

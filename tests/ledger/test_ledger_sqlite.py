@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from maai.ledger import EventStore, NewEvent, StoreBusyError, StoreUnreachableError
 
-from ledger import EventStore, NewEvent, StoreBusyError, StoreUnreachableError
 from tests.ledger.helpers import unwritable
 
 
@@ -86,12 +86,12 @@ def test_refused_open_of_a_new_file_leaves_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """If creating a new ledger fails half-way, the half-made file is removed."""
-    import ledger.store
+    from maai.ledger import store as ledger_store
 
     def broken_upgrade(connection: object) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(ledger.store, "upgrade_to_head", broken_upgrade)
+    monkeypatch.setattr(ledger_store, "upgrade_to_head", broken_upgrade)
     with pytest.raises(RuntimeError, match="disk on fire"):
         EventStore.open(str(tmp_path / "new.db"))
     assert list(tmp_path.iterdir()) == []
@@ -102,19 +102,19 @@ def _append_in_flight(
 ) -> threading.Thread:
     """Runs "r1" and "r2" created; a thread's append to "r1" is inside its write transaction,
     where building the rows takes ``seconds``."""
-    import ledger.batch
+    from maai.ledger import batch as ledger_batch
 
     store.create_run("r1", "test", {})
     store.create_run("r2", "test", {})
     inside = threading.Event()
-    real = ledger.batch.Batch.build_rows
+    real = ledger_batch.Batch.build_rows
 
     def slow(self: object, prev_hash: str) -> list[tuple[object, ...]]:
         inside.set()
         time.sleep(seconds)
         return real(self, prev_hash)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ledger.batch.Batch, "build_rows", slow)
+    monkeypatch.setattr(ledger_batch.Batch, "build_rows", slow)
     first = threading.Thread(target=store.append, args=("r1", 0, [NewEvent(type="t", payload={})]))
     first.start()
     assert inside.wait(5)

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from ledger import (
+from maai.ledger import (
     BadStoreUrlError,
     EventStore,
     LedgerError,

@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 from alembic.script import ScriptDirectory
-
-from ledger.migrate import REVISIONS, alembic_config, head_revision
+from maai.ledger.migrate import REVISIONS, alembic_config, head_revision
 
 
 def test_the_listed_revisions_are_the_shipped_scripts_oldest_first() -> None:

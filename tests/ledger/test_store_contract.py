@@ -18,11 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import inspect
-from sqlalchemy.engine import make_url
-
-import ledger.store
-from ledger import (
+from maai.ledger import (
     GENESIS_HASH,
     AmbiguousRunIdError,
     Appended,
@@ -42,6 +38,10 @@ from ledger import (
     format_recorded_at,
     head_revision,
 )
+from maai.ledger import store as ledger_store
+from sqlalchemy import inspect
+from sqlalchemy.engine import make_url
+
 from tests.ledger.helpers import RunSql
 
 RACE_WRITER = Path(__file__).with_name("race_writer.py")
@@ -516,7 +516,7 @@ def test_recorded_at_round_trips_to_the_microsecond(
         datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
     ]
     for i, moment in enumerate(moments):
-        monkeypatch.setattr(ledger.store, "_utcnow", lambda moment=moment: moment)
+        monkeypatch.setattr(ledger_store, "_utcnow", lambda moment=moment: moment)
         (stored,) = store.append("r1", i, [ev(i)])
         assert stored.recorded_at == moment
     read = list(store.read("r1"))
@@ -635,8 +635,7 @@ def test_migrations_from_empty(store_url: str, run_sql: RunSql) -> None:
 def test_migrated_schema_matches_the_code(store: EventStore) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
-
-    from ledger.schema import metadata
+    from maai.ledger.schema import metadata
 
     with store._engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"compare_type": True})

@@ -14,12 +14,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from domain.calls import ModelRequest
-from domain.events import Event
-from domain.frohlich.config import FrohlichConfig
-from ledger import StoredEvent
-from projections.history import History, chain, history_from_stored
-from runtime.simulated.model import build_simulated
+from maai.domain.calls import ModelRequest
+from maai.domain.events import Event
+from maai.domain.frohlich.config import FrohlichConfig
+from maai.ledger import StoredEvent
+from maai.projections.history import History, chain, history_from_stored
+from maai.runtime.simulated.model import build_simulated
+
 from tests.support.driver import drive, make_config
 
 GOLDEN = Path(__file__).parent / "golden"

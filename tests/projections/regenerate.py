@@ -14,14 +14,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from projections.agent_log import agent_log
-from projections.history import History
-from projections.jsonout import dumps
-from projections.leaks import audit_leaks
-from projections.protocol import audit_protocol
-from projections.tables import render_tables
-from projections.transcript import transcript
-from projections.votes import vote_audit
+from maai.projections.agent_log import agent_log
+from maai.projections.history import History
+from maai.projections.jsonout import dumps
+from maai.projections.leaks import audit_leaks
+from maai.projections.protocol import audit_protocol
+from maai.projections.tables import render_tables
+from maai.projections.transcript import transcript
+from maai.projections.votes import vote_audit
+
 from tests.projections.recording import (
     GOLDEN,
     golden_config,

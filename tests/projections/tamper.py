@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from domain.events import Event, RunStarted
+from maai.domain.events import Event, RunStarted
 
 E = TypeVar("E", bound=Event)
 

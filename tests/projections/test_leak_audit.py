@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.events import Event, ModelCallCompleted, ModelCallRequested
-from domain.frohlich import render
-from domain.frohlich.events import (
+from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested
+from maai.domain.frohlich import render
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     DistributionsDrawn,
     MemoryUpdated,
@@ -15,8 +15,9 @@ from domain.frohlich.events import (
     ReasoningRecorded,
     StatementMade,
 )
-from projections.history import History, history_from_events
-from projections.leaks import Leak, audit_leaks
+from maai.projections.history import History, history_from_events
+from maai.projections.leaks import Leak, audit_leaks
+
 from tests.projections.tamper import find, index_of
 
 Where = Callable[[ModelCallRequested], bool]

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
-from domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
-from domain.frohlich import rules
-from domain.frohlich.events import (
+from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.frohlich import rules
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     BallotResolved,
@@ -25,9 +24,10 @@ from domain.frohlich.events import (
     StepStarted,
     TallyLine,
 )
-from domain.frohlich.types import IncomeClass, Principle, PrincipleChoice
-from projections.history import History, history_from_events
-from projections.protocol import all_rules, audit_protocol
+from maai.domain.frohlich.types import IncomeClass, Principle, PrincipleChoice
+from maai.projections.history import History, history_from_events
+from maai.projections.protocol import all_rules, audit_protocol
+
 from tests.projections.tamper import find, index_of, removed, replaced, with_config
 
 Tamper = Callable[[list[Event]], list[Event]]

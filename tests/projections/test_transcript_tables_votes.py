@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
-from domain.events import Event, ModelCallRequested
-from domain.frohlich.events import (
+from maai.domain.events import Event, ModelCallRequested
+from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerRejected,
     AnswerUndecided,
@@ -14,10 +14,10 @@ from domain.frohlich.events import (
     ReasoningRecorded,
     StatementMade,
 )
-from projections.history import History, history_from_events
-from projections.tables import TABLES, data_dictionary, render_tables
-from projections.transcript import transcript
-from projections.votes import vote_audit
+from maai.projections.history import History, history_from_events
+from maai.projections.tables import TABLES, data_dictionary, render_tables
+from maai.projections.transcript import transcript
+from maai.projections.votes import vote_audit
 
 
 def test_transcript_is_public_only(golden: History) -> None:

@@ -9,6 +9,9 @@ from typing import Any
 from agents import Model, ModelResponse, ModelSettings, ModelTracing
 from agents.agent_output import AgentOutputSchemaBase
 from agents.usage import Usage as SdkUsage
+from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.frohlich.extraction import RANKING_SCHEMA
+from maai.runtime.call_context import current_request
 from openai.types.responses import (
     ResponseOutputMessage,
     ResponseOutputRefusal,
@@ -16,10 +19,6 @@ from openai.types.responses import (
     ResponseReasoningItem,
 )
 from openai.types.responses.response_reasoning_item import Summary
-
-from domain.calls import ModelRequest, Purpose
-from domain.frohlich.extraction import RANKING_SCHEMA
-from runtime.call_context import current_request
 
 
 def message(text: str, *, refusal: str | None = None) -> ResponseOutputMessage:

@@ -18,7 +18,7 @@ def imported_after(args: list[str], cwd: Path) -> set[str]:
         "import sys, atexit\n"
         f"atexit.register(lambda: print('IMPORTED', *[m for m in {HEAVY!r} if m in sys.modules]))\n"
         f"sys.argv = ['maai', *{args!r}]\n"
-        "from cli.app import main\n"
+        "from maai.cli.app import main\n"
         "main()\n"
     )
     done = subprocess.run(

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 from agents.strict_schema import ensure_strict_json_schema
-
-from domain.frohlich.extraction import (
+from maai.domain.frohlich.extraction import (
     SCHEMAS,
     ChoiceExtraction,
     Extraction,
@@ -23,7 +22,7 @@ from domain.frohlich.extraction import (
     schema_for,
     schema_instructions,
 )
-from domain.frohlich.types import Certainty, Principle
+from maai.domain.frohlich.types import Certainty, Principle
 
 
 @pytest.mark.parametrize("model_cls", list(SCHEMAS))

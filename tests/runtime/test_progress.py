@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 
+from maai.cli.progress import ProgressPrinter
+from maai.domain.frohlich.events import SpeakingOrderDrawn, StatementMade, StepStarted
+from maai.domain.frohlich.state import initial_state
 from rich.console import Console
 
-from cli.progress import ProgressPrinter
-from domain.frohlich.events import SpeakingOrderDrawn, StatementMade, StepStarted
-from domain.frohlich.state import initial_state
 from tests.support.driver import make_config
 
 

@@ -11,9 +11,8 @@ from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig, UtilityConfig
-from runtime.providers import (
+from maai.domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig, UtilityConfig
+from maai.runtime.providers import (
     NO_KEY_PLACEHOLDER,
     ProviderSetupError,
     build_model,
@@ -150,9 +149,9 @@ def test_simulated_is_built_by_the_simulation_package(monkeypatch: pytest.Monkey
         built.append((agent, seed))
         return sentinel
 
-    fake = types.ModuleType("runtime.simulated")
+    fake = types.ModuleType("maai.runtime.simulated")
     fake.build_simulated = build_simulated  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "runtime.simulated", fake)
+    monkeypatch.setitem(sys.modules, "maai.runtime.simulated", fake)
     alice = AgentConfig(name="alice", personality="careful")
     assert build_model("simulated", None, who="alice", env={}, agent=alice, seed=5) is sentinel
     assert build_model("simulated", None, who="bob", env={}) is sentinel

@@ -13,18 +13,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from domain.calls import ModelAnswer, ModelRequest, Purpose, canonical_json
-from domain.frohlich.config import ProviderConfig, RetryConfig
-from domain.frohlich.extraction import (
+from maai.domain.calls import ModelAnswer, ModelRequest, Purpose, canonical_json
+from maai.domain.frohlich.config import ProviderConfig, RetryConfig
+from maai.domain.frohlich.extraction import (
     CHOICE_SCHEMA,
     ChoiceExtraction,
     ExtractionFailure,
     parse_extraction,
     request_schema_fields,
 )
-from runtime.providers import NO_KEY_PLACEHOLDER, build_model
-from runtime.recording import (
+from maai.runtime.providers import NO_KEY_PLACEHOLDER, build_model
+from maai.runtime.recording import (
     AttemptFailure,
     ErrorKind,
     ModelCaller,
@@ -32,6 +31,7 @@ from runtime.recording import (
     answer_to_sdk_response,
     response_to_raw,
 )
+
 from tests.runtime.loopback_http import LoopbackServer, Received, Reply, chat_completion, error_body
 from tests.runtime.loopback_http import loopback_server as _loopback_server
 

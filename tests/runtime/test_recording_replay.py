@@ -13,12 +13,11 @@ from agents import ModelResponse
 from agents.usage import Usage as SdkUsage
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from domain.calls import ModelAnswer, ModelRequest, Purpose, canonical_json
-from domain.frohlich.config import RetryConfig
-from domain.frohlich.extraction import RANKING_SCHEMA
-from runtime.call_context import current_request
-from runtime.recording import (
+from maai.domain.calls import ModelAnswer, ModelRequest, Purpose, canonical_json
+from maai.domain.frohlich.config import RetryConfig
+from maai.domain.frohlich.extraction import RANKING_SCHEMA
+from maai.runtime.call_context import current_request
+from maai.runtime.recording import (
     AttemptFailure,
     ErrorKind,
     ModelCaller,
@@ -28,7 +27,8 @@ from runtime.recording import (
     response_text,
     response_to_raw,
 )
-from runtime.replay import ReplayCaller, ReplayMismatchError, ReplayMissError
+from maai.runtime.replay import ReplayCaller, ReplayMismatchError, ReplayMissError
+
 from tests.runtime.fake_models import EchoModel, ExplodingModel, message, session
 
 

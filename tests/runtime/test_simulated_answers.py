@@ -7,13 +7,12 @@ import re
 from typing import Any
 
 import pytest
-
-from domain.calls import ModelRequest, Purpose
-from domain.frohlich.config import BASE_DISTRIBUTIONS, AgentConfig, PersonaConfig
-from domain.frohlich.types import Principle
-from runtime.simulated import Persona, persona_for
-from runtime.simulated.phrases import EN
-from runtime.simulated.policy import SimulationError, answer
+from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.frohlich.config import BASE_DISTRIBUTIONS, AgentConfig, PersonaConfig
+from maai.domain.frohlich.types import Principle
+from maai.runtime.simulated import Persona, persona_for
+from maai.runtime.simulated.phrases import EN
+from maai.runtime.simulated.policy import SimulationError, answer
 
 SEED = 11
 TABLE = [list(d) for d in BASE_DISTRIBUTIONS]
@@ -225,7 +224,7 @@ def test_missing_context_keys_are_tolerated() -> None:
 
 
 def test_parsers_read_well_formed_answers() -> None:
-    from domain.frohlich import parsing
+    from maai.domain.frohlich import parsing
 
     for i in range(30):
         p = careful(f"agent{i}")

@@ -7,14 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-from domain.calls import ModelRequest, Purpose
-from domain.frohlich.config import BASE_DISTRIBUTIONS, AgentConfig, PersonaConfig
-from domain.frohlich.types import Principle
-from runtime.simulated import persona_for
-from runtime.simulated.extract import canonical
-from runtime.simulated.phrases import EN
-from runtime.simulated.policy import answer
+from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.frohlich.config import BASE_DISTRIBUTIONS, AgentConfig, PersonaConfig
+from maai.domain.frohlich.types import Principle
+from maai.runtime.simulated import persona_for
+from maai.runtime.simulated.extract import canonical
+from maai.runtime.simulated.phrases import EN
+from maai.runtime.simulated.policy import answer
 
 SEED = 5
 CALLS = 400

@@ -11,19 +11,18 @@ from typing import Any
 import pytest
 from agents import Agent, ModelSettings, ModelTracing, RunConfig, Runner
 from agents.items import ModelResponse
-from pydantic import BaseModel
-
-from domain.calls import ModelRequest, Purpose
-from domain.frohlich.config import AgentConfig, PersonaConfig
-from runtime.call_context import calling
-from runtime.simulated import (
+from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.frohlich.config import AgentConfig, PersonaConfig
+from maai.runtime.call_context import calling
+from maai.runtime.simulated import (
     SimulatedParticipant,
     SimulatedUtility,
     SimulationError,
     build_simulated,
     persona_for,
 )
-from runtime.simulated.extract import canonical
+from maai.runtime.simulated.extract import canonical
+from pydantic import BaseModel
 
 
 def request(purpose: Purpose, agent: str = "alice", **context: Any) -> ModelRequest:
@@ -192,7 +191,7 @@ def test_extraction_reads_only_what_is_written(
 
 
 def test_extraction_follows_the_engine_schema() -> None:
-    from domain.frohlich import extraction
+    from maai.domain.frohlich import extraction
 
     for kind, text in [("ranking", RANKING), ("choice", "I choose (a)."), ("poll", "Yes.")]:
         model_cls = extraction.EXTRACTION_FOR_KIND[kind]
@@ -203,7 +202,7 @@ def test_extraction_follows_the_engine_schema() -> None:
 
 
 def test_extraction_follows_the_utility_models() -> None:
-    from domain.frohlich import extraction as utility
+    from maai.domain.frohlich import extraction as utility
 
     cases: list[tuple[str, type[BaseModel], str]] = [
         ("ranking", utility.RankingExtraction, RANKING),

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from domain.frohlich.config import AgentConfig, PersonaConfig
-from domain.frohlich.types import Certainty, Principle
-from runtime.simulated import Persona, persona_for
-from runtime.simulated.persona import stream, unit
+from maai.domain.frohlich.config import AgentConfig, PersonaConfig
+from maai.domain.frohlich.types import Certainty, Principle
+from maai.runtime.simulated import Persona, persona_for
+from maai.runtime.simulated.persona import stream, unit
 
 NAMES = ("alice", "bob", "carol", "dave", "eve")
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.calls import ModelAnswer, ModelRequest, Purpose, Usage
-from domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
-from domain.frohlich.config import FrohlichConfig, parse_config
-from domain.frohlich.decide import decide
-from domain.frohlich.state import State, evolve, initial_state
+from maai.domain.calls import ModelAnswer, ModelRequest, Purpose, Usage
+from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.frohlich.config import FrohlichConfig, parse_config
+from maai.domain.frohlich.decide import decide
+from maai.domain.frohlich.state import State, evolve, initial_state
 
 Responder = Callable[[ModelRequest], str]
 
