@@ -49,9 +49,10 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from sqlalchemy.engine import make_url
+
 from maai.ledger import EventStore, LedgerError, NewEvent, envelope_hash, format_recorded_at
 from maai.ledger.envelope import GENESIS_HASH, canonical_json
-from sqlalchemy.engine import make_url
 
 BATCH = 100
 AGENTS = ("alice", "bob", "carol", "dave")

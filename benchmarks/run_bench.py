@@ -49,16 +49,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from maai.domain import experiments
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
+from maai.domain.frohlich.simulated import SimulatedUtility
 from maai.domain.frohlich.state import State
 from maai.domain.walk import Decision
 from maai.ledger import EventStore
-from maai.runtime import engine as engine_module
 from maai.runtime import providers
 from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
-from maai.runtime.simulated.model import SimulatedUtility
+from maai.runtime.simulated import SimulatedModel
 
 PRINCIPLES = ("a", "b", "c", "d", None)
 CERTAINTIES = ("very_unsure", "unsure", "no_opinion", "sure", "very_sure")
@@ -209,8 +210,8 @@ def run_once(config: FrohlichConfig, latency_ms: float, synchronous: str, folder
     decides: dict[int, int] = defaultdict(int)
     appends = 0
     phase2_at: float | None = None
-    engine_globals = vars(engine_module)  # the engine calls decide() through its own name
-    real_decide: Callable[[State], Decision] = engine_globals["decide"]
+    frohlich = experiments.get("frohlich")
+    real_decide: Callable[[State], Decision] = frohlich.decide
 
     def timed_decide(state: State) -> Decision:
         nonlocal phase2_at
@@ -233,16 +234,18 @@ def run_once(config: FrohlichConfig, latency_ms: float, synchronous: str, folder
             return real_append(*args, **kwargs)
 
         store.append = counted_append  # type: ignore[method-assign]
-        utility = SimulatedUtility(seed=config.seed, latency_ms=latency_ms)
+        utility = SimulatedModel(SimulatedUtility(seed=config.seed))
+        utility.latency_ms = latency_ms
         executor = LiveExecutor(config, models={providers.UTILITY: utility})
-        engine = Engine(store, run_id, executor)
-        engine_globals["decide"] = timed_decide
-        try:
-            started = time.perf_counter()
-            state = asyncio.run(engine.run())
-            wall = time.perf_counter() - started
-        finally:
-            engine_globals["decide"] = real_decide
+
+        class TimedFrohlich(type(frohlich)):  # type: ignore[misc]
+            def decide(self, state: State) -> Decision:
+                return timed_decide(state)
+
+        engine = Engine(store, run_id, executor, experiment=TimedFrohlich())
+        started = time.perf_counter()
+        state = asyncio.run(engine.run())
+        wall = time.perf_counter() - started
         events = store.head(run_id)
     addresses = recorded_addresses(path, run_id)
     phase1_wall = (phase2_at if phase2_at is not None else started + wall) - started

@@ -8,9 +8,10 @@ from contextlib import contextmanager
 from typing import Annotated, NoReturn
 
 import typer
-from maai.ledger import EventStore, LedgerError
 from rich.console import Console
 from rich.markup import escape
+
+from maai.ledger import EventStore, LedgerError
 
 STORE_ERROR_EXIT = 2
 """Exit status for a ledger error (unreachable store, bad URL, unknown run, ...)."""

@@ -12,19 +12,21 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
-from maai.ledger import EventStore
-from maai.projections.agent_log import UnknownAgentError, agent_log
-from maai.projections.history import History, UnreadableEventError, history_from_stored
-from maai.projections.jsonout import dumps
-from maai.projections.leaks import audit_leaks
-from maai.projections.protocol import all_rules, audit_protocol
-from maai.projections.tables import render_tables
-from maai.projections.transcript import transcript
-from maai.projections.votes import describe_value, vote_audit
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from maai.domain.experiment import ExperimentViews
+from maai.domain.experiments import UnknownExperimentError
+from maai.ledger import EventStore
+from maai.projections.history import (
+    History,
+    UnknownAgentError,
+    UnreadableEventError,
+    history_from_stored,
+)
+from maai.projections.jsonout import dumps
 
 EXIT_VIOLATIONS = 1
 
@@ -32,7 +34,8 @@ out = Console(highlight=False, soft_wrap=True)
 
 audit_app = typer.Typer(
     name="audit",
-    help="Check a run's history: votes, information leaks (SPEC §6), protocol rules.",
+    help="Check a run's history: votes, information leaks, protocol rules (each experiment's "
+    "rules: docs/experiments.md).",
     no_args_is_help=True,
 )
 
@@ -51,10 +54,17 @@ def _load(store: EventStore, run_id: str) -> History:
     with exit_on_ledger_error():
         info = store.get_run(run_id)
         try:
-            return history_from_stored(info.run_id, store.read(info.run_id), info.status)
-        except UnreadableEventError as exc:
+            history = history_from_stored(info.run_id, store.read(info.run_id), info.status)
+        except (UnreadableEventError, UnknownExperimentError) as exc:
             fail(f"run {info.run_id}: {exc}")
-    raise AssertionError("unreachable")  # pragma: no cover -- fail() always raises
+    if history.experiment is None:
+        fail(f"run {info.run_id}: has no run.started event, so its experiment is unknown")
+    return history
+
+
+def _views(history: History) -> ExperimentViews:
+    assert history.experiment is not None
+    return history.experiment.views()
 
 
 def _write(path: Path, text: str) -> None:
@@ -126,19 +136,26 @@ def export(
             with exit_on_ledger_error():
                 ids = ids or [run.run_id for run in store.list_runs()]
             histories = [_load(store, run_id) for run_id in ids]
-            files = render_tables(histories)
-            for name, text in files.items():
-                _write(out_dir / name, text)
-            typer.echo(
-                f"wrote {len(files)} files for {len(histories)} run(s) to {out_dir}", err=True
-            )
+            by_experiment: dict[str, list[History]] = {}
+            for history in histories:
+                assert history.experiment is not None
+                by_experiment.setdefault(history.experiment.name, []).append(history)
+            written = 0
+            for name, group in sorted(by_experiment.items()):
+                # Runs of different experiments have different tables: one folder each.
+                folder = out_dir if len(by_experiment) == 1 else out_dir / name
+                files = _views(group[0]).tables(group)
+                for file_name, text in files.items():
+                    _write(folder / file_name, text)
+                written += len(files)
+            typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
             return
         history = _load(store, ids[0])
     if fmt is Format.TRANSCRIPT:
-        _emit(transcript(history), output)
+        _emit(_views(history).transcript(history), output)
         return
     try:
-        log = agent_log(history, agent)
+        log = _views(history).agent_log(history, agent)
     except UnknownAgentError as exc:
         fail(f"run {history.run_id}: {exc}")
     _emit(dumps(log), output)
@@ -151,11 +168,14 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
     with its event seq and hash."""
     with open_store_or_exit(db) as store:
         history = _load(store, run_id)
-    report = vote_audit(history)
+    report = _views(history).audit_votes(history)
+    if report is None:
+        assert history.experiment is not None
+        fail(f"run {history.run_id}: the {history.experiment.name} experiment has no votes")
     if as_json:
         typer.echo(dumps(report), nl=False)
         return
-    out.print(_vote_table(history.run_id, report["rows"]))
+    out.print(_vote_table(history, report["rows"]))
     outcome = report["outcome"]
     if outcome is None:
         out.print("outcome: the discussion has not ended")
@@ -167,12 +187,13 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
 
 @audit_app.command("leaks")
 def audit_leaks_command(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) -> None:
-    """Check SPEC §6 over every recorded prompt: no prompt of an agent contains another
-    agent's reasoning, memory, results, ballots or bank balance, nor the Phase-2 payment
-    table before the discussion ended. Exits 1 when anything leaked."""
+    """Check every recorded prompt against the experiment's information rules: no prompt of an
+    agent contains another agent's private material (Frohlich: reasoning, memory, results,
+    ballots, bank balance; the Phase-2 payment table before the discussion ended; see
+    docs/frohlich.md). Exits 1 when anything leaked."""
     with open_store_or_exit(db) as store:
         history = _load(store, run_id)
-    report = audit_leaks(history)
+    report = _views(history).audit_leaks(history)
     if as_json:
         typer.echo(dumps(report.to_json()), nl=False)
     else:
@@ -196,17 +217,18 @@ def audit_protocol_command(
         bool, typer.Option("--rules", help="Also list the rules checked.")
     ] = False,
 ) -> None:
-    """Check the history against the protocol rules of SPEC §1-§7 (rounds, tables,
-    multipliers, payoffs, balances, speaking orders, polls, ballots, consensus, attempts,
-    memory limits, randomness). Exits 1 on any violation."""
+    """Check the history against the experiment's protocol rules (Frohlich, docs/frohlich.md:
+    rounds, tables, multipliers, payoffs, balances, speaking orders, polls, ballots,
+    consensus, attempts, memory limits, randomness). Exits 1 on any violation."""
     with open_store_or_exit(db) as store:
         history = _load(store, run_id)
-    report = audit_protocol(history)
+    views = _views(history)
+    report = views.audit_protocol(history)
     if as_json:
         typer.echo(dumps(report.to_json()), nl=False)
     else:
         if list_rules:
-            for rule in all_rules():
+            for rule in views.protocol_rules():
                 out.print(f"{rule.id} ({rule.spec}): {rule.description}")
         for v in report.violations:
             where = f"seq {v.seq}" if v.seq is not None else "run"
@@ -224,8 +246,10 @@ def audit_protocol_command(
 TEXT_LIMIT = 160
 
 
-def _vote_table(run_id: str, rows: list[dict[str, Any]]) -> Table:
-    table = Table(title=f"votes of run {run_id} (full texts: --json)", show_lines=True, expand=True)
+def _vote_table(history: History, rows: list[dict[str, Any]]) -> Table:
+    describe_value = _views(history).describe_vote  # type: ignore[attr-defined]
+    title = f"votes of run {history.run_id} (full texts: --json)"
+    table = Table(title=title, show_lines=True, expand=True)
     for column in ("seq", "r.t", "kind", "agent", "read by"):
         table.add_column(column, no_wrap=True)
     table.add_column("value", ratio=1, overflow="fold")

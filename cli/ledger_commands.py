@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import typer
-from maai.cli.common import DbOption, err_console, exit_on_ledger_error, open_store_or_exit
 from rich.console import Console
 from rich.table import Table
+
+from maai.cli.common import DbOption, err_console, exit_on_ledger_error, open_store_or_exit
 
 db_app = typer.Typer(
     name="db",

@@ -11,15 +11,25 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from maai.cli.common import open_store_or_exit
-from maai.cli.progress import ProgressPrinter
-from maai.cli.summary import print_summary
-from maai.domain.frohlich.config import ConfigError, FrohlichConfig
-from maai.ledger import EventStore, LedgerError
-from maai.runtime.engine import Engine, RunFailedError, load_state
-from maai.runtime.runs import ensure_started, load_config, new_run_id, start_run, summarize
-from maai.runtime.verify import verify_events
 from rich.console import Console
+from rich.markup import escape
+
+from maai.cli.common import DbOption, open_store_or_exit
+from maai.cli.summary import print_summary
+from maai.domain.config import ConfigError, ExperimentConfig
+from maai.domain.experiment import Experiment
+from maai.ledger import EventStore, LedgerError
+from maai.runtime import config_files
+from maai.runtime.engine import Engine, RunFailedError, load_state
+from maai.runtime.runs import (
+    ensure_started,
+    experiment_of,
+    load_config,
+    new_run_id,
+    start_run,
+    stored_config,
+)
+from maai.runtime.verify import verify_events
 
 # The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
 # commands that may call a model: `maai --help`, `show`, `replay` and `verify` start fast.
@@ -33,24 +43,32 @@ EXIT_INTERRUPTED = 130
 err = Console(stderr=True)
 out = Console()
 
-DbOption = Annotated[
-    str | None,
-    typer.Option(
-        "--db", help="Ledger URL or SQLite path (default: $MAAI_DB or the user data dir)."
-    ),
-]
-
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
-def _execute(store: EventStore, run_id: str, config: FrohlichConfig, quiet: bool) -> int:
+def _execute(
+    store: EventStore, run_id: str, experiment: Experiment, config: ExperimentConfig, quiet: bool
+) -> int:
     from maai.runtime.executors import LiveExecutor
 
-    printer = ProgressPrinter(out, config, quiet=quiet)
-    engine = Engine(store, run_id, LiveExecutor(config), on_event=printer.on_event)
+    on_event = None
+    if not quiet:
+        progress = experiment.views().progress(config)
+
+        def on_event(event: object, state: object) -> None:
+            for line in progress.lines(event, state):
+                out.print(line, highlight=False, soft_wrap=True)
+
+    engine = Engine(
+        store,
+        run_id,
+        LiveExecutor(config, experiment=experiment),
+        experiment=experiment,
+        on_event=on_event,
+    )
     try:
         state = asyncio.run(engine.run())
     except KeyboardInterrupt:
@@ -67,11 +85,11 @@ def _execute(store: EventStore, run_id: str, config: FrohlichConfig, quiet: bool
     except LedgerError as exc:
         err.print(f"[red]stopped:[/red] {exc}", soft_wrap=True, highlight=False)
         return EXIT_CONFLICT
-    print_summary(out, summarize(run_id, state, "completed"))
+    print_summary(out, experiment.summarize(run_id, state, "completed"))
     return EXIT_OK
 
 
-def _trace(run_id: str, config: FrohlichConfig) -> AbstractContextManager[str | None]:
+def _trace(run_id: str, config: ExperimentConfig) -> AbstractContextManager[str | None]:
     from maai.runtime import providers
     from maai.runtime.tracing import run_trace
 
@@ -93,18 +111,29 @@ def _sigterm_as_interrupt() -> None:
 
 
 def run(
-    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="Experiment YAML file.")],
+    config_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="CONFIG",
+            help="An experiment YAML file, or the name of a packaged example (`default`, "
+            "`openai`, ...) or of an experiment (`frohlich`: its default example). "
+            "`maai init` copies the examples out.",
+        ),
+    ],
     db: DbOption = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Override the config's seed.")] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only the run id and summary.")
     ] = False,
 ) -> None:
-    """Run an experiment from a YAML config; prints the run id first, then live progress."""
+    """Run an experiment from a YAML config; prints the run id first, then live progress.
+
+    The config's `experiment:` key names the experiment (docs/experiments.md)."""
     from maai.runtime import providers
 
     try:
-        config = load_config(config_path, seed=seed)
+        config = load_config(config_files.resolve(config_path), seed=seed)
+        experiment = experiment_of(config)
         providers.check_credentials(config)
     except (ConfigError, providers.ProviderSetupError) as exc:
         raise _fail(str(exc)) from None
@@ -115,16 +144,19 @@ def run(
     with _trace(run_id, config) as trace_id:
         start_run(store, config, run_id=run_id, trace_id=trace_id)
         out.print(f"run id: [bold]{run_id}[/bold]", highlight=False)
-        code = _execute(store, run_id, config, quiet)
+        code = _execute(store, run_id, experiment, config, quiet)
     raise typer.Exit(code)
 
 
-def _config_of(store: EventStore, run_id: str) -> tuple[str, FrohlichConfig]:
+def _config_of(store: EventStore, run_id: str) -> tuple[str, Experiment, ExperimentConfig]:
     try:
         info = store.get_run(run_id)
+        experiment, config = stored_config(store, info.run_id)
     except LedgerError as exc:
         raise _fail(str(exc)) from None
-    return info.run_id, FrohlichConfig.model_validate(info.config)
+    except ConfigError as exc:
+        raise _fail(f"run {run_id}: {exc}") from None
+    return info.run_id, experiment, config
 
 
 def resume(
@@ -134,12 +166,12 @@ def resume(
 ) -> None:
     """Continue an interrupted or failed run from its last event."""
     store = open_store_or_exit(db)
-    run_id, config = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     info = store.get_run(run_id)
     if info.status == "completed":
         err.print(f"run {run_id} is already completed; nothing to resume")
-        state, _ = load_state(store, run_id)
-        print_summary(out, summarize(run_id, state))
+        state, _ = load_state(store, run_id, experiment)
+        print_summary(out, experiment.summarize(run_id, state))
         raise typer.Exit(EXIT_OK)
     from maai.runtime import providers
 
@@ -154,7 +186,7 @@ def resume(
     out.print(f"resuming run [bold]{run_id}[/bold]", highlight=False)
     _sigterm_as_interrupt()
     with _trace(run_id, config):
-        code = _execute(store, run_id, config, quiet)
+        code = _execute(store, run_id, experiment, config, quiet)
     raise typer.Exit(code)
 
 
@@ -165,11 +197,11 @@ def replay(
 ) -> None:
     """Rebuild a run from its events alone (no model, no network) and print its summary."""
     store = open_store_or_exit(db)
-    run_id, _ = _config_of(store, run_id)
-    state, _ = load_state(store, run_id)
-    summary = summarize(run_id, state, store.get_run(run_id).status)
+    run_id, experiment, _ = _config_of(store, run_id)
+    state, _ = load_state(store, run_id, experiment)
+    summary = experiment.summarize(run_id, state, store.get_run(run_id).status)
     if as_json:
-        typer.echo(json.dumps(summary.as_dict(), indent=2, sort_keys=True))
+        typer.echo(json.dumps(summary.data, indent=2, sort_keys=True))
     else:
         print_summary(out, summary)
 
@@ -183,11 +215,11 @@ def verify(
     Every recorded request and derived event must be exactly what the current code would
     produce at that point; a difference names the event's seq and address."""
     store = open_store_or_exit(db)
-    run_id, _ = _config_of(store, run_id)
+    run_id, experiment, _ = _config_of(store, run_id)
     chain = store.verify_chain(run_id)
     if not chain.ok:
         raise _fail(f"hash chain broken at seq {chain.first_bad_seq}: {chain.reason}", EXIT_FAILED)
-    report = verify_events(store.read(run_id))
+    report = verify_events(store.read(run_id), experiment)
     if not report.ok:
         for divergence in report.divergences:
             err.print(
@@ -206,15 +238,34 @@ def show(
 ) -> None:
     """Status, phase, round, outcome and payoffs of one run."""
     store = open_store_or_exit(db)
-    run_id, _ = _config_of(store, run_id)
-    state, head = load_state(store, run_id)
+    run_id, experiment, _ = _config_of(store, run_id)
+    state, head = load_state(store, run_id, experiment)
     info = store.get_run(run_id)
     out.print(
-        f"run [bold]{run_id}[/bold]  created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}"
+        f"run [bold]{run_id}[/bold]  {escape(experiment.name)}  "
+        f"created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}",
+        highlight=False,
     )
-    print_summary(out, summarize(run_id, state, info.status))
+    print_summary(out, experiment.summarize(run_id, state, info.status))
+
+
+def init(
+    folder: Annotated[
+        Path, typer.Argument(help="Where to write the example configs (default: here).")
+    ] = Path("."),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+) -> None:
+    """Write the packaged example configs (every experiment's) into FOLDER."""
+    try:
+        written = config_files.write_examples(folder, force=force)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write to {folder}: {exc.strerror or exc}") from None
+    for path in written:
+        out.print(f"wrote {path}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
-    for command in (run, resume, replay, verify, show):
+    for command in (run, resume, replay, verify, show, init):
         app.command()(command)

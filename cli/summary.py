@@ -1,43 +1,36 @@
-"""The end-of-run summary table (``run``, ``resume``, ``replay``, ``show``)."""
+"""The end-of-run summary (``run``, ``resume``, ``replay``, ``show``) of any experiment."""
 
 from __future__ import annotations
 
-from maai.domain.frohlich.render import cents
-from maai.runtime.runs import RunSummary
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from maai.domain.experiment import Summary
 
-def print_summary(console: Console, summary: RunSummary) -> None:
-    console.print(
-        f"status: [bold]{summary.status}[/bold]   phase: {summary.phase}   "
-        f"round: {summary.round}   outcome: [bold]{summary.outcome}[/bold]",
-        highlight=False,
-    )
+
+def print_summary(console: Console, summary: Summary) -> None:
+    head = [f"status: [bold]{escape(summary.status)}[/bold]"]
+    head += [f"{label}: {escape(value)}" for label, value in summary.headline]
+    head.append(f"outcome: [bold]{escape(summary.outcome)}[/bold]")
+    console.print("   ".join(head), highlight=False)
     if summary.failure:
-        console.print(f"[red]failure:[/red] {summary.failure}", highlight=False, soft_wrap=True)
-    table = Table(title=None, show_edge=False)
-    table.add_column("agent")
-    table.add_column("Phase 1", justify="right")
-    table.add_column("Phase 2", justify="right")
-    table.add_column("bank balance", justify="right")
-    table.add_column("missing answers")
-    for agent in summary.agents:
-        table.add_row(
-            agent.name,
-            cents(agent.phase1_cents),
-            "—" if agent.phase2_cents is None else cents(agent.phase2_cents),
-            cents(agent.bank_cents),
-            ", ".join(agent.missing) or "—",
+        console.print(
+            f"[red]failure:[/red] {escape(summary.failure)}", highlight=False, soft_wrap=True
         )
-    console.print(table)
-    phases = "; ".join(
-        f"{phase}: {t['calls']} calls, {t['input_tokens'] + t['output_tokens']} tokens"
-        for phase, t in summary.by_phase.items()
-    )
-    console.print(
-        f"model calls: {summary.calls} ({phases}); tokens in/out: "
-        f"{summary.input_tokens}/{summary.output_tokens}; "
-        f"failed attempts: {summary.failed_attempts}",
-        highlight=False,
-    )
+    if summary.table is not None:
+        table = Table(title=None, show_edge=False)
+        for i, column in enumerate(summary.table.columns):
+            cells = [row[i] for row in summary.table.rows]
+            numeric = i > 0 and all(map(_numeric, cells)) and any(c != "—" for c in cells)
+            table.add_column(column, justify="right" if numeric else "left")
+        for row in summary.table.rows:
+            table.add_row(*(escape(cell) for cell in row))
+        console.print(table)
+    for line in summary.footer:
+        console.print(escape(line), highlight=False)
+
+
+def _numeric(cell: str) -> bool:
+    text = cell.strip().lstrip("$-").replace(",", "").replace(".", "")
+    return text.isdigit() or cell.strip() == "—"

@@ -8,31 +8,18 @@ check, on verify, that current code would issue exactly the same request.
 from __future__ import annotations
 
 import hashlib
-import json
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from maai.canonical import canonical_json
 
-class Purpose(StrEnum):
-    """Why a call is made. The simulated participant learns this from the engine, never
-    from the prompt text."""
-
-    RANKING = "ranking"  # rank the four principles with a certainty
-    CHOICE = "choice"  # choose a principle (with amount) in a Phase-1 round
-    REASONING = "reasoning"  # private reasoning before a Phase-2 statement
-    STATEMENT = "statement"  # public Phase-2 statement (may propose a vote)
-    POLL = "poll"  # yes/no: hold the vote now?
-    BALLOT = "ballot"  # secret ballot
-    MEMORY = "memory"  # rewrite memory after a step
-    MEMORY_SHORTEN = "memory_shorten"  # memory was over the limit: shorten it
-    EXTRACT = "extract"  # utility agent: structured extraction from a participant's text
-
-
-def canonical_json(value: Any) -> str:
-    """The one serialization used for hashing: sorted keys, no whitespace, UTF-8 kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# Purposes generic pieces use; an experiment names its own (a ``StrEnum`` of its own, or plain
+# strings). The simulated participant learns a call's purpose from the engine, never from the
+# prompt text.
+MEMORY = "memory"  # rewrite memory after a step
+MEMORY_SHORTEN = "memory_shorten"  # memory was over the limit: shorten it
+EXTRACT = "extract"  # utility agent: structured extraction from a participant's text
 
 
 class ModelRequest(BaseModel):
@@ -46,7 +33,7 @@ class ModelRequest(BaseModel):
 
     address: str
     agent: str
-    purpose: Purpose
+    purpose: str
     model: str
     system: str
     input: str

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+
 from maai.domain.calls import ModelAnswer, ModelRequest
-from pydantic import BaseModel, ConfigDict
 
 
 class Event(BaseModel):
@@ -38,6 +39,17 @@ class RunStarted(Event):
     seed: int
     trace_id: str | None = None
     code_version: str = ""
+    # maai, Python and key package versions, the git commit of a source checkout
+    # (maai.runtime.provenance); absent in runs recorded before it was kept.
+    provenance: dict[str, Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_provenance(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A run recorded before provenance was kept must re-encode to its stored payload.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("provenance") is None:
+            data.pop("provenance", None)
+        return data
 
     @property
     def key(self) -> str:

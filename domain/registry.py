@@ -1,13 +1,15 @@
 """Event types by their stored name, and the upcasting of old payloads.
 
-The ledger stores (type, schema_version, payload); this module turns those back into typed
-events. When an event's shape changes, bump its VERSION and register an upcaster that lifts
-the old payload, so ledgers written by older code stay readable.
+The ledger stores (type, schema_version, payload); a registry turns those back into typed
+events. Each experiment builds its own from the events every run has (``COMMON_EVENTS``) and
+the types it declares itself. When an event's shape changes, bump its VERSION and give the
+registry an upcaster that lifts the old payload, so ledgers written by older code stay
+readable.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from maai.domain.events import (
@@ -19,7 +21,6 @@ from maai.domain.events import (
     RunFailed,
     RunStarted,
 )
-from maai.domain.frohlich.events import FROHLICH_EVENTS
 
 COMMON_EVENTS: tuple[type[Event], ...] = (
     RunStarted,
@@ -30,35 +31,58 @@ COMMON_EVENTS: tuple[type[Event], ...] = (
     ModelCallCompleted,
 )
 
-EVENT_TYPES: dict[str, type[Event]] = {cls.TYPE: cls for cls in COMMON_EVENTS + FROHLICH_EVENTS}
-
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
-# (type, from_version) -> function lifting a payload to from_version + 1
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+"""Lifts a payload from one schema version to the next."""
 
 
 class UnknownEventError(ValueError):
     pass
 
 
+class EventRegistry:
+    """The event types one experiment's runs may hold, by stored type name."""
+
+    def __init__(
+        self,
+        types: Iterable[type[Event]],
+        upcasters: Mapping[tuple[str, int], Upcaster] | None = None,
+    ) -> None:
+        self.types: dict[str, type[Event]] = {}
+        for cls in (*COMMON_EVENTS, *types):
+            if not cls.TYPE:
+                raise ValueError(f"event class {cls.__name__} has no TYPE")
+            known = self.types.get(cls.TYPE)
+            if known is not None and known is not cls:
+                raise ValueError(
+                    f"event type {cls.TYPE!r} is declared twice: by {known.__qualname__} and "
+                    f"{cls.__qualname__}"
+                )
+            self.types[cls.TYPE] = cls
+        # (type, from_version) -> function lifting a payload to from_version + 1
+        self.upcasters: dict[tuple[str, int], Upcaster] = dict(upcasters or {})
+
+    def encode(self, event: Event) -> tuple[str, int, dict[str, Any], str | None]:
+        """(type, schema_version, payload, agent) for the store."""
+        return encode(event)
+
+    def decode(self, type_: str, schema_version: int, payload: dict[str, Any]) -> Event:
+        cls = self.types.get(type_)
+        if cls is None:
+            raise UnknownEventError(f"unknown event type {type_!r}")
+        if schema_version > cls.VERSION:
+            raise UnknownEventError(
+                f"event {type_!r} has schema version {schema_version}, newer than this code's "
+                f"{cls.VERSION}: upgrade maai to read this ledger"
+            )
+        while schema_version < cls.VERSION:
+            upcast = self.upcasters.get((type_, schema_version))
+            if upcast is None:
+                raise UnknownEventError(f"no upcaster for {type_!r} version {schema_version}")
+            payload = upcast(payload)
+            schema_version += 1
+        return cls.model_validate(payload)
+
+
 def encode(event: Event) -> tuple[str, int, dict[str, Any], str | None]:
-    """(type, schema_version, payload, agent) for the store."""
+    """(type, schema_version, payload, agent) for the store; the same for every experiment."""
     return event.TYPE, event.VERSION, event.model_dump(mode="json"), event.agent_name
-
-
-def decode(type_: str, schema_version: int, payload: dict[str, Any]) -> Event:
-    cls = EVENT_TYPES.get(type_)
-    if cls is None:
-        raise UnknownEventError(f"unknown event type {type_!r}")
-    if schema_version > cls.VERSION:
-        raise UnknownEventError(
-            f"event {type_!r} has schema version {schema_version}, newer than this code's "
-            f"{cls.VERSION}: upgrade maai to read this ledger"
-        )
-    while schema_version < cls.VERSION:
-        upcast = UPCASTERS.get((type_, schema_version))
-        if upcast is None:
-            raise UnknownEventError(f"no upcaster for {type_!r} version {schema_version}")
-        payload = upcast(payload)
-        schema_version += 1
-    return cls.model_validate(payload)

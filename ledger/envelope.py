@@ -27,13 +27,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple
 
-from maai.ledger.errors import ChainBrokenError, InvalidEventError
 from pydantic import BaseModel, ConfigDict
+
+from maai.canonical import canonical_json, json_string
+from maai.ledger.errors import ChainBrokenError, InvalidEventError
 
 GENESIS_HASH: Final[str] = "0" * 64
 """The ``prev_hash`` of the first event (seq 1) of every run."""
@@ -43,45 +45,14 @@ _RUN_ID_RE: Final = re.compile(RUN_ID_PATTERN)
 # A JSON "\u0000" escape that is not itself an escaped backslash followed by "u0000".
 _NUL_ESCAPE_RE: Final = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 
-_str = json.encoder.encode_basestring
-json_string = _str
-"""A str as JSON text, exactly as ``json.dumps(ensure_ascii=False)`` writes it."""
+_str = json_string
 
-
-def _unserializable(value: object) -> Any:
-    raise TypeError(f"an object of type {type(value).__name__} is not JSON")
-
-
-_reference_encoder = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
-# The C encoder that json.dumps uses, built once: calling it directly skips per-call set-up
-# (about a quarter of the time for a typical payload). markers=None turns off the circular
-# reference check, whose shared dict would not be thread-safe; a cycle ends in RecursionError.
-# c_make_encoder and scan_once are the json module's own (undocumented, untyped) C parts.
-_make_encoder: Callable[..., Callable[[Any, int], Sequence[str]]] | None = getattr(
-    json.encoder, "c_make_encoder", None
-)
-_c_encoder = (
-    _make_encoder(None, _unserializable, _str, None, ":", ",", True, False, False)
-    if _make_encoder is not None
-    else None
-)
 _Scanner = Callable[[str, int], tuple[Any, int]]
 _scan: _Scanner = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _scan_normalizing: _Scanner = json.JSONDecoder(
     parse_float=lambda token: _normalize_float(token)
 ).scan_once  # type: ignore[attr-defined]
 _decoder = json.JSONDecoder()
-
-
-def canonical_json(value: Any) -> str:
-    """The canonical JSON text of ``value``: what ``json.dumps(value, sort_keys=True,
-    separators=(",", ":"), ensure_ascii=False, allow_nan=False)`` returns (no normalization;
-    see :func:`normalize_json`)."""
-    if _c_encoder is None or isinstance(value, str):
-        return _reference_encoder.encode(value)
-    return "".join(_c_encoder(value, 0))
 
 
 def parse_json(text: str) -> Any:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from sqlalchemy import Connection, DateTime, bindparam, select, text, update
+
 from maai.ledger.batch import Batch, Row, found_prev_hash
 from maai.ledger.envelope import GENESIS_HASH, json_string
 from maai.ledger.errors import ConcurrencyError
 from maai.ledger.schema import events, read_head, runs
-from sqlalchemy import Connection, DateTime, bindparam, select, text, update
 
 # Built once: constructing a statement costs more than running it on a warm connection.
 _CLAIM: Final = (

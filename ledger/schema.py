@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from maai.ledger.errors import RunNotFoundError
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -30,6 +29,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeDecorator, TypeEngine
+
+from maai.ledger.errors import RunNotFoundError
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",

@@ -14,11 +14,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Final
 
+from sqlalchemy import Engine
+from sqlalchemy.pool import PoolProxiedConnection
+
 from maai.ledger.batch import Batch, found_prev_hash
 from maai.ledger.envelope import GENESIS_HASH
 from maai.ledger.errors import ConcurrencyError, RunNotFoundError, StoreBusyError
-from sqlalchemy import Engine
-from sqlalchemy.pool import PoolProxiedConnection
 
 _INSERT: Final = (
     "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"

@@ -29,6 +29,24 @@ from types import TracebackType
 from typing import Any, Final, Literal
 
 import psycopg
+from sqlalchemy import (
+    Connection,
+    DateTime,
+    Engine,
+    Text,
+    bindparam,
+    cast,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    type_coerce,
+    update,
+)
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.pool import ConnectionPoolEntry
+
 from maai.ledger import postgres_writer, sqlite_writer
 from maai.ledger.batch import Batch, Row
 from maai.ledger.envelope import (
@@ -65,23 +83,6 @@ from maai.ledger.schema import events, read_head, runs
 from maai.ledger.sqlite_files import check_sqlite_path, remove_if_empty
 from maai.ledger.sqlite_writer import SqliteWriter
 from maai.ledger.urls import StoreLocation, resolve_store_url
-from sqlalchemy import (
-    Connection,
-    DateTime,
-    Engine,
-    Text,
-    bindparam,
-    cast,
-    create_engine,
-    event,
-    func,
-    insert,
-    select,
-    type_coerce,
-    update,
-)
-from sqlalchemy import exc as sa_exc
-from sqlalchemy.pool import ConnectionPoolEntry
 
 SQLITE_SYNCHRONOUS: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
 INITIAL_STATUS: Final = "created"

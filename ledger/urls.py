@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from maai.ledger.errors import BadStoreUrlError
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
+
+from maai.ledger.errors import BadStoreUrlError
 
 ENV_VAR = "MAAI_DB"
 DEFAULT_CONNECT_TIMEOUT_S = 5

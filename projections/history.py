@@ -15,9 +15,11 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, TypeVar, overload
 
-from maai.domain import registry
+from maai.domain import experiments
+from maai.domain.config import ExperimentConfig
 from maai.domain.events import Event, RunCompleted, RunFailed, RunStarted
-from maai.domain.frohlich.config import FrohlichConfig
+from maai.domain.experiment import Experiment
+from maai.domain.registry import EventRegistry, UnknownEventError, encode
 from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
 
 E = TypeVar("E", bound=Event)
@@ -26,6 +28,19 @@ G = TypeVar("G", bound=Event)
 
 FIXED_TIME = "2025-01-01T00:00:00.000000+00:00"
 """The recorded_at of events chained in memory (tests, golden files)."""
+
+
+class UnknownAgentError(KeyError):
+    """A projection asked for an agent the run does not have."""
+
+    def __init__(self, name: str, names: list[str]) -> None:
+        super().__init__(name)
+        self.name = name
+        self.names = names
+
+    def __str__(self) -> str:
+        known = ", ".join(self.names) or "none"
+        return f"no agent named {self.name!r} (agents: {known})"
 
 
 class UnreadableEventError(ValueError):
@@ -45,6 +60,13 @@ class History:
     run_id: str
     entries: tuple[Entry, ...]
     stored_status: str | None = None  # the store's status of the run, where known
+    experiment: Experiment | None = None  # the experiment its first event names
+
+    def __post_init__(self) -> None:
+        if self.experiment is None and self.entries:
+            first = self.entries[0].event
+            if isinstance(first, RunStarted):
+                object.__setattr__(self, "experiment", experiments.get(first.experiment))
 
     @overload
     def of(self, kind: type[E], /) -> list[tuple[Entry, E]]: ...
@@ -67,19 +89,20 @@ class History:
         return found[0][1] if found else None
 
     @cached_property
-    def config(self) -> FrohlichConfig | None:
-        """The run's config as recorded; ``None`` when missing or unreadable (audits report
-        that instead of crashing)."""
-        if self.started is None:
+    def config(self) -> Any:
+        """The run's config as recorded (its experiment's config model); ``None`` when
+        missing or unreadable (audits report that instead of crashing)."""
+        if self.started is None or self.experiment is None:
             return None
         try:
-            return FrohlichConfig.model_validate(self.started.config)
+            config: ExperimentConfig = self.experiment.config_of(self.started)
         except ValueError:
             return None
+        return config
 
     @property
     def agent_names(self) -> list[str]:
-        return [a.name for a in self.config.agents] if self.config else []
+        return self.config.agent_names() if self.config else []
 
     @property
     def completed(self) -> bool:
@@ -98,20 +121,32 @@ class History:
         return "running" if self.entries else "new"
 
 
+_COMMON = EventRegistry(())
+
+
 def history_from_stored(
-    run_id: str, stored: Iterable[StoredEvent], status: str | None = None
+    run_id: str,
+    stored: Iterable[StoredEvent],
+    status: str | None = None,
+    experiment: Experiment | None = None,
 ) -> History:
+    """Decode a stored run with its experiment's event types (named by the caller, or by the
+    run's first event, ``run.started``)."""
     entries = []
+    registry = experiment.registry if experiment is not None else _COMMON
     for record in stored:
         try:
             event = registry.decode(record.type, record.schema_version, record.payload)
-        except (registry.UnknownEventError, ValueError) as exc:
+            if experiment is None and isinstance(event, RunStarted):
+                experiment = experiments.get(event.experiment)
+                registry = experiment.registry
+        except (UnknownEventError, ValueError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UnreadableEventError(f"seq {record.seq} ({record.type}): {first}") from None
         entries.append(
             Entry(record.seq, record.hash, format_recorded_at(record.recorded_at), event)
         )
-    return History(run_id, tuple(entries), status)
+    return History(run_id, tuple(entries), status, experiment)
 
 
 def chain(
@@ -122,7 +157,7 @@ def chain(
     prev = GENESIS_HASH
     moment = datetime.fromisoformat(recorded_at)
     for seq, event in enumerate(events, 1):
-        type_, version, payload, agent = registry.encode(event)
+        type_, version, payload, agent = encode(event)
         payload = _normalized(payload)
         digest = envelope_hash(
             run_id=run_id,
@@ -159,6 +194,9 @@ def _normalized(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def history_from_events(
-    events: Sequence[Event], run_id: str = "memory", status: str | None = None
+    events: Sequence[Event],
+    run_id: str = "memory",
+    status: str | None = None,
+    experiment: Experiment | None = None,
 ) -> History:
-    return history_from_stored(run_id, chain(events, run_id), status)
+    return history_from_stored(run_id, chain(events, run_id), status, experiment)

@@ -14,9 +14,9 @@ import gc
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from maai.domain import registry
+from maai.domain import experiments
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.events import (
     Event,
@@ -25,8 +25,8 @@ from maai.domain.events import (
     ModelCallRequested,
     RunFailed,
 )
-from maai.domain.frohlich.decide import decide
-from maai.domain.frohlich.state import State, evolve, initial_state
+from maai.domain.experiment import Experiment
+from maai.domain.registry import encode
 from maai.domain.walk import Decision
 from maai.ledger import EventStore, NewEvent
 
@@ -59,8 +59,17 @@ class StuckError(RuntimeError):
     """``decide`` asked for nothing, yet the protocol is not finished: a bug, never normal."""
 
 
-def load_state(store: EventStore, run_id: str) -> tuple[State, int]:
-    state = initial_state()
+State = Any
+"""An experiment's run state (see ``maai.domain.experiment.RunState``)."""
+
+
+def load_state(
+    store: EventStore, run_id: str, experiment: Experiment | None = None
+) -> tuple[State, int]:
+    """Fold a stored run: its state and head seq."""
+    experiment = experiment or experiments.get(store.get_run(run_id).kind)
+    registry, evolve = experiment.registry, experiment.evolve
+    state = experiment.initial_state()
     head = 0
     for stored in store.read(run_id):
         state = evolve(state, registry.decode(stored.type, stored.schema_version, stored.payload))
@@ -69,7 +78,7 @@ def load_state(store: EventStore, run_id: str) -> tuple[State, int]:
 
 
 def to_new_event(event: Event) -> NewEvent:
-    type_, version, payload, agent = registry.encode(event)
+    type_, version, payload, agent = encode(event)
     return NewEvent(type=type_, schema_version=version, payload=payload, agent=agent)
 
 
@@ -118,11 +127,14 @@ class Engine:
         run_id: str,
         executor: CallExecutor,
         *,
+        experiment: Experiment | None = None,
         on_event: Callable[[Event, State], None] | None = None,
     ) -> None:
         self.store = store
         self.run_id = run_id
         self.executor = executor
+        # Named by the caller, or the one the stored run names.
+        self.experiment = experiment or experiments.get(store.get_run(run_id).kind)
         self.on_event = on_event or (lambda event, state: None)
 
     async def run(self) -> State:
@@ -136,8 +148,10 @@ class Engine:
             gc.unfreeze()
 
     async def _run(self, pool: ThreadPoolExecutor) -> State:
+        experiment = self.experiment
+        evolve, decide = experiment.evolve, experiment.decide
         state, head = await asyncio.get_running_loop().run_in_executor(
-            pool, load_state, self.store, self.run_id
+            pool, load_state, self.store, self.run_id, experiment
         )
         # Everything alive now (the imported libraries, the folded history) lives for the
         # whole run. Left in the collector's care, it makes every full collection a pause of
@@ -254,7 +268,7 @@ class Engine:
                     request, error = failure
                     await _cancel(in_flight.values())
                     reason = (
-                        f"model call failed: agent {request.agent}, step {request.purpose.value} "
+                        f"model call failed: agent {request.agent}, step {request.purpose} "
                         f"({request.address}), model {request.model}: {error}"
                     )
                     record([RunFailed(reason=reason, address=request.address, agent=request.agent)])

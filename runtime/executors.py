@@ -7,9 +7,12 @@ import os
 from collections.abc import Callable, Mapping
 
 from agents import Model
+
+from maai.domain import experiments
 from maai.domain.calls import ModelAnswer, ModelRequest
+from maai.domain.config import ExperimentConfig
 from maai.domain.events import ModelAttemptFailed
-from maai.domain.frohlich.config import FrohlichConfig
+from maai.domain.experiment import Experiment
 from maai.runtime import providers
 from maai.runtime.recording import AttemptFailure, Caller, ModelCaller
 
@@ -32,16 +35,19 @@ class LiveExecutor:
 
     def __init__(
         self,
-        config: FrohlichConfig,
+        config: ExperimentConfig,
         *,
+        experiment: Experiment | None = None,
         caller: Caller | None = None,
         env: Mapping[str, str] = os.environ,
         models: Mapping[str, Model] | None = None,
     ) -> None:
         self.config = config
+        self.experiment = experiment or experiments.get(config.experiment)
         self.caller = caller or ModelCaller(config.retry)
         self.env = env
         self._models: dict[str, Model] = dict(models or {})
+        self._users = {user.who: user for user in config.model_users()}
 
     def model_for(self, who: str) -> Model:
         model = self._models.get(who)
@@ -51,25 +57,18 @@ class LiveExecutor:
         return model
 
     def _build(self, who: str) -> Model:
-        from maai.runtime.simulated import build_simulated
+        user = self._users.get(who)
+        if user is None:
+            raise providers.ProviderSetupError(f"{providers.describe_who(who)}: not in the config")
+        if user.model == providers.SIMULATED:
+            from maai.runtime.simulated import SimulatedModel
 
-        if who == providers.UTILITY:
-            utility = self.config.utility
-            if utility.model == providers.SIMULATED:
-                return build_simulated(None, seed=self.config.seed)
-            return providers.build_model(
-                utility.model,
-                utility.provider,
-                who=who,
-                env=self.env,
-                timeout_s=self.config.retry.timeout_s,
-            )
-        agent = self.config.agent(who)
-        if agent.model == providers.SIMULATED:
-            return build_simulated(agent, seed=self.config.seed)
+            if who == providers.UTILITY:
+                return SimulatedModel(self.experiment.simulated_utility(self.config))
+            return SimulatedModel(self.experiment.simulated_participant(self.config, who))
         return providers.build_model(
-            agent.model,
-            agent.provider,
+            user.model,
+            user.provider,
             who=who,
             env=self.env,
             timeout_s=self.config.retry.timeout_s,

@@ -19,7 +19,6 @@ so that error text can be scrubbed of them (``scrub``).
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import threading
@@ -30,8 +29,9 @@ from typing import Literal
 from agents import Model
 from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
-from maai.domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig
 from openai import AsyncOpenAI
+
+from maai.domain.config import UTILITY, ExperimentConfig, ProviderConfig
 
 SIMULATED = "simulated"
 OPENAI_PREFIX = "openai:"
@@ -43,7 +43,6 @@ OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # OpenAI key to a third party.
 NO_KEY_PLACEHOLDER = "not-needed"
 DEFAULT_TIMEOUT_S = 120.0
-UTILITY = "utility"
 
 # Prefixes that OpenAI model ids themselves use (fine-tuned models: ``ft:gpt-4o-mini:org::id``).
 _OPENAI_NATIVE_PREFIXES = ("ft:",)
@@ -101,16 +100,15 @@ def build_model(
     who: str,
     env: Mapping[str, str] = os.environ,
     timeout_s: float = DEFAULT_TIMEOUT_S,
-    agent: AgentConfig | None = None,
-    seed: int = 0,
 ) -> Model:
-    """Build the SDK model for one agent (``who`` is its name, or ``utility``).
-
-    ``agent`` and ``seed`` matter only to the simulated participant (its persona); without
-    ``agent`` it gets a default persona for ``who``."""
+    """Build the SDK model for one agent (``who`` is its name, or ``utility``). The simulated
+    model is not built here: it is an experiment's policy (``LiveExecutor`` builds it)."""
     route = resolve_route(model, provider, who=who)
     if route.kind == "simulated":
-        return _build_simulated(who=who, agent=agent, seed=seed)
+        raise ProviderSetupError(
+            f"{describe_who(who)}: the simulated model is built from the experiment's policy, "
+            "not by a provider"
+        )
     api_key = _api_key(route, env, who=who, model=model)
     if route.kind == "openai":
         client = AsyncOpenAI(
@@ -142,31 +140,11 @@ def _api_key(route: ModelRoute, env: Mapping[str, str], *, who: str, model: str)
     return value
 
 
-def _build_simulated(*, who: str, agent: AgentConfig | None, seed: int) -> Model:
-    try:
-        simulated = importlib.import_module("maai.runtime.simulated")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("maai.runtime.simulated", "maai.runtime"):
-            raise
-        raise ProviderSetupError(
-            f"{describe_who(who)}: the simulated participant (runtime.simulated) is not installed"
-        ) from None
-    if who == UTILITY:
-        built: Model = simulated.build_simulated(None, seed=seed)
-    else:
-        built = simulated.build_simulated(agent or AgentConfig(name=who), seed=seed)
-    return built
+def _model_users(config: ExperimentConfig) -> list[tuple[str, str, ProviderConfig | None]]:
+    return [(u.who, u.model, u.provider) for u in config.model_users()]
 
 
-def _model_users(config: FrohlichConfig) -> list[tuple[str, str, ProviderConfig | None]]:
-    users: list[tuple[str, str, ProviderConfig | None]] = [
-        (a.name, a.model, a.provider) for a in config.agents
-    ]
-    users.append((UTILITY, config.utility.model, config.utility.provider))
-    return users
-
-
-def check_credentials(config: FrohlichConfig, env: Mapping[str, str] = os.environ) -> None:
+def check_credentials(config: ExperimentConfig, env: Mapping[str, str] = os.environ) -> None:
     """Fail before a run starts if a model string is unusable or a needed key is missing.
 
     One error lists every problem; each missing variable names the agents that need it.
@@ -187,7 +165,7 @@ def check_credentials(config: FrohlichConfig, env: Mapping[str, str] = os.enviro
         raise ProviderSetupError("\n".join(problems))
 
 
-def third_party_key_envs(config: FrohlichConfig) -> frozenset[str]:
+def third_party_key_envs(config: ExperimentConfig) -> frozenset[str]:
     """Environment variables whose keys go to servers other than OpenAI.
 
     Tracing must never export with one of these, even when it is named OPENAI_API_KEY (a

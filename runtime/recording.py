@@ -33,12 +33,13 @@ from agents.exceptions import ModelBehaviorError
 from agents.items import TResponseOutputItem
 from agents.strict_schema import ensure_strict_json_schema
 from agents.usage import Usage as SdkUsage
-from maai.domain.calls import ModelAnswer, ModelRequest, Purpose, Usage
-from maai.domain.frohlich.config import RetryConfig
-from maai.runtime.call_context import calling
-from maai.runtime.providers import describe_who, scrub
 from openai.types.responses import ResponseOutputMessage, ResponseOutputRefusal, ResponseOutputText
 from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+from maai.domain.calls import ModelAnswer, ModelRequest, Usage
+from maai.domain.config import RetryConfig
+from maai.runtime.call_context import calling
+from maai.runtime.providers import describe_who, scrub
 
 RAW_FORMAT = "agents.ModelResponse/1"
 _MAX_MESSAGE_CHARS = 500
@@ -80,7 +81,7 @@ class AttemptFailure(BaseModel):
 
     address: str
     agent: str
-    purpose: Purpose
+    purpose: str
     model: str
     attempt: int  # 1-based
     max_attempts: int
@@ -109,7 +110,7 @@ class ModelCallError(RuntimeError):
         last = failures[-1]
         tail = f" (after {len(failures)} attempts)" if len(failures) > 1 else ""
         super().__init__(
-            f"{describe_who(request.agent)}, purpose {request.purpose.value}, "
+            f"{describe_who(request.agent)}, purpose {request.purpose}, "
             f"model {request.model}: {last.describe()}{tail}"
         )
 

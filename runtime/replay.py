@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from agents import Model
+
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.runtime.recording import (
     AttemptFailure,

@@ -1,42 +1,64 @@
-"""Starting, resuming and summarizing runs: the services behind the CLI."""
+"""Starting, resuming and summarizing runs: the services behind the CLI and the Python API.
+They know an experiment only through the Experiment interface."""
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from maai.domain import experiments
+from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.events import RunStarted
-from maai.domain.frohlich.config import ConfigError, FrohlichConfig, parse_config
-from maai.domain.frohlich.state import State
+from maai.domain.experiment import Experiment, Summary
 from maai.ledger import ConcurrencyError, EventStore
 from maai.runtime.engine import load_state, to_new_event
+from maai.runtime.provenance import provenance
 
-KIND = "frohlich"
 
-
-def load_config(path: str | Path, *, seed: int | None = None) -> FrohlichConfig:
-    """Read and validate a YAML config; errors name the file (and the key path)."""
-    path = Path(path)
+def read_config_file(path: str | Path | Traversable) -> Any:
+    """The YAML data of a config file (a path, or a packaged example); errors name the file
+    (and the line)."""
+    if isinstance(path, str):
+        path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a config file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
-        data = yaml.safe_load(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start + 1}); save the config as UTF-8"
+        ) from None
+    try:
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ConfigError(f"{path}: {problem}{where}") from None
+
+
+def load_config(path: str | Path | Traversable, *, seed: int | None = None) -> ExperimentConfig:
+    """Read and validate a YAML config of any experiment (its ``experiment:`` key)."""
+    data = read_config_file(path)
     if isinstance(data, dict) and seed is not None:
         data = {**data, "seed": seed}
-    return parse_config(data, source=str(path))
+    _, config = experiments.parse_config(data, source=str(path))
+    return config
+
+
+def experiment_of(config: ExperimentConfig) -> Experiment:
+    return experiments.get(config.experiment)
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -53,120 +75,72 @@ def code_version() -> str:
         return "unknown"
 
 
+def config_snapshot(config: ExperimentConfig) -> dict[str, Any]:
+    """The config as stored: it holds no secrets (keys are named by environment variable
+    only), so it is stored as it is."""
+    return config.model_dump(mode="json")
+
+
 def start_run(
     store: EventStore,
-    config: FrohlichConfig,
+    config: ExperimentConfig,
     *,
     run_id: str | None = None,
     trace_id: str | None = None,
 ) -> str:
-    """Create the run and record its first event. The config holds no secrets (keys are
-    named by environment variable only), so it is stored as it is."""
+    """Create the run and record its first event."""
     run_id = run_id or new_run_id()
-    snapshot = config.model_dump(mode="json")
-    store.create_run(run_id, KIND, snapshot)
-    store.append(run_id, 0, [to_new_event(_run_started(snapshot, config.seed, trace_id))])
+    snapshot = config_snapshot(config)
+    store.create_run(run_id, config.experiment, snapshot)
+    store.append(run_id, 0, [to_new_event(_run_started(config, snapshot, trace_id))])
     return run_id
 
 
-def _run_started(snapshot: dict[str, Any], seed: int, trace_id: str | None) -> RunStarted:
+def _run_started(
+    config: ExperimentConfig, snapshot: dict[str, Any], trace_id: str | None
+) -> RunStarted:
     return RunStarted(
-        experiment=KIND,
+        experiment=config.experiment,
         config=snapshot,
-        seed=seed,
+        seed=config.seed,
         trace_id=trace_id,
         code_version=code_version(),
+        provenance=provenance(),
     )
 
 
-def ensure_started(store: EventStore, run_id: str, config: FrohlichConfig) -> bool:
+def ensure_started(store: EventStore, run_id: str, config: ExperimentConfig) -> bool:
     """Record ``run.started`` for a run that has no events yet: its process died between
     creating the run and recording its first event (``start_run`` takes two writes). Returns
     whether it was recorded here; a writer that got there first is fine."""
     if store.head(run_id) != 0:
         return False
-    snapshot = config.model_dump(mode="json")
+    snapshot = config_snapshot(config)
     try:
-        store.append(run_id, 0, [to_new_event(_run_started(snapshot, config.seed, None))])
+        store.append(run_id, 0, [to_new_event(_run_started(config, snapshot, None))])
     except ConcurrencyError:
         return False
     return True
 
 
-@dataclass
-class AgentSummary:
-    name: str
-    phase1_cents: int
-    phase2_cents: int | None
-    bank_cents: int
-    missing: list[str] = field(default_factory=list)
+def run_experiment(store: EventStore, run_id: str) -> Experiment:
+    """The experiment of a stored run."""
+    return experiments.get(store.get_run(run_id).kind)
 
 
-@dataclass
-class RunSummary:
-    run_id: str
-    status: str
-    phase: int
-    round: int
-    outcome: str
-    agents: list[AgentSummary]
-    calls: int
-    input_tokens: int
-    output_tokens: int
-    failed_attempts: int
-    failure: str | None
-    by_phase: dict[str, dict[str, int]]
-
-    def as_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        return asdict(self)
+def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, ExperimentConfig]:
+    info = store.get_run(run_id)
+    experiment = experiments.get(info.kind)
+    return experiment, experiment.config_model.model_validate(info.config)
 
 
-def summarize(run_id: str, state: State, status: str | None = None) -> RunSummary:
-    agents = []
-    for agent in state.agents.values():
-        p1 = sum(p.payoff_cents for p in agent.payoffs if p.scope == "phase1")
-        p2_list = [p.payoff_cents for p in agent.payoffs if p.scope == "phase2"]
-        agents.append(
-            AgentSummary(
-                name=agent.name,
-                phase1_cents=p1,
-                phase2_cents=p2_list[0] if p2_list else None,
-                bank_cents=agent.bank_cents,
-                missing=list(agent.missing),
-            )
-        )
-    if state.outcome is not None:
-        outcome = f"agreement on {state.outcome.describe()}"
-    elif state.discussion_ended:
-        outcome = "no agreement"
-    else:
-        outcome = "discussion not finished"
-    return RunSummary(
-        run_id=run_id,
-        status=status or state.status,
-        phase=state.phase,
-        round=state.round,
-        outcome=outcome,
-        agents=agents,
-        calls=state.totals.calls,
-        input_tokens=state.totals.input_tokens,
-        output_tokens=state.totals.output_tokens,
-        failed_attempts=state.totals.failed_attempts,
-        failure=state.failure,
-        by_phase={
-            phase: {
-                "calls": t.calls,
-                "input_tokens": t.input_tokens,
-                "output_tokens": t.output_tokens,
-            }
-            for phase, t in sorted(state.totals_by_phase.items())
-        },
-    )
+def summarize(
+    experiment: Experiment, run_id: str, state: Any, status: str | None = None
+) -> Summary:
+    return experiment.summarize(run_id, state, status)
 
 
-def replay_state(store: EventStore, run_id: str) -> State:
+def replay_state(store: EventStore, run_id: str) -> Any:
     """Rebuild a run's state from its events alone: no model, no network."""
     state, _ = load_state(store, run_id)
     return state

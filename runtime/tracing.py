@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 
 from agents.tracing import gen_trace_id, trace
+
 from maai.runtime.providers import OPENAI_KEY_ENV
 
 NOOP_TRACE_ID = "no-op"

@@ -7,10 +7,11 @@ recorded, or something was not deterministic; each is reported with its seq and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
-from maai.domain import registry
+from maai.domain import experiments
 from maai.domain.calls import ModelRequest
 from maai.domain.events import (
     Event,
@@ -20,8 +21,9 @@ from maai.domain.events import (
     RunFailed,
     RunStarted,
 )
-from maai.domain.frohlich.decide import decide
-from maai.domain.frohlich.state import State, evolve, initial_state
+from maai.domain.experiment import Experiment
+from maai.domain.registry import EventRegistry
+from maai.domain.walk import Decision
 from maai.ledger import StoredEvent
 
 # Events that record what the outside world did, not what the protocol derives.
@@ -67,27 +69,64 @@ def first_difference(recorded: ModelRequest, current: ModelRequest) -> str:
     return "requests differ"
 
 
-def verify_events(stored: Iterable[StoredEvent], limit: int = 50) -> VerifyReport:
+_COMMON = EventRegistry(())
+
+
+def experiment_of_history(
+    stored: Iterable[StoredEvent],
+) -> tuple[Experiment | None, Iterator[StoredEvent]]:
+    """The experiment a history's first event (``run.started``) names, and the history
+    again (the first event put back in front)."""
+    records = iter(stored)
+    first = next(records, None)
+    if first is None:
+        return None, iter(())
+    experiment = None
+    if first.type == RunStarted.TYPE:
+        started = _COMMON.decode(first.type, first.schema_version, first.payload)
+        assert isinstance(started, RunStarted)
+        experiment = experiments.get(started.experiment)
+
+    def again() -> Iterator[StoredEvent]:
+        yield first
+        yield from records
+
+    return experiment, again()
+
+
+def verify_events(
+    stored: Iterable[StoredEvent], experiment: Experiment | None = None, limit: int = 50
+) -> VerifyReport:
+    """Check a run's stored events against the current code of its experiment (named by the
+    caller, or by the run's first event)."""
     report = VerifyReport()
-    state: State = initial_state()
+    if experiment is None:
+        experiment, stored = experiment_of_history(stored)
+        if experiment is None:
+            first = Divergence(1, None, "the run does not start with run.started")
+            report.divergences.append(first)
+            return report
+    registry, evolve, decide = experiment.registry, experiment.evolve, experiment.decide
+    state: Any = experiment.initial_state()
     for record in stored:
         event: Event = registry.decode(record.type, record.schema_version, record.payload)
         report.events += 1
         if isinstance(event, ModelCallRequested):
             report.requests += 1
-            _check_request(state, record.seq, event, report)
+            _check_request(decide(state), record.seq, event, report)
         elif not isinstance(event, _OBSERVED) and state.started is not None:
             report.derived += 1
-            _check_derived(state, record.seq, event, report)
+            _check_derived(decide(state), record.seq, event, report)
         if len(report.divergences) >= limit:
             break
         state = evolve(state, event)
     return report
 
 
-def _check_request(state: State, seq: int, event: ModelCallRequested, report: VerifyReport) -> None:
+def _check_request(
+    decision: Decision, seq: int, event: ModelCallRequested, report: VerifyReport
+) -> None:
     address = event.request.address
-    decision = decide(state)
     if decision.events:
         report.divergences.append(
             Divergence(
@@ -116,8 +155,7 @@ def _check_request(state: State, seq: int, event: ModelCallRequested, report: Ve
         )
 
 
-def _check_derived(state: State, seq: int, event: Event, report: VerifyReport) -> None:
-    decision = decide(state)
+def _check_derived(decision: Decision, seq: int, event: Event, report: VerifyReport) -> None:
     if event in decision.events:
         return
     same_slot = next((e for e in decision.events if e.key == event.key), None)

@@ -1,20 +1,26 @@
-"""Experiment configuration (SPEC §5), loaded from YAML and validated strictly.
-
-API keys are never values here: a provider block names the environment variable that holds
-one, so the config can be stored in the ledger as it is.
-"""
+"""The Frohlich experiment's configuration (docs/frohlich.md), loaded from YAML and validated
+strictly. The parts every experiment shares (providers, retries, the utility agent, labels)
+are in ``maai.domain.config``."""
 
 from __future__ import annotations
 
 import math
 from typing import Annotated, Any, Literal
 
+from pydantic import Field, field_validator, model_validator
+
+from maai.domain.config import (
+    UTILITY,
+    ConfigError,
+    ExperimentConfig,
+    ModelUser,
+    ProviderConfig,
+    RetryConfig,
+    Strict,
+    UtilityConfig,
+    validate_config,
+)
 from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, Principle
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Multiplier(Strict):
@@ -52,15 +58,6 @@ class PersonaConfig(Strict):
     latency_ms: float | None = Field(default=None, ge=0)
 
 
-class ProviderConfig(Strict):
-    """How to reach a model. ``model`` strings of the form ``openai:NAME`` or ``simulated`` need
-    no provider block; an OpenAI-compatible server is named by ``base_url``."""
-
-    base_url: str | None = None
-    api_key_env: str | None = None
-    json_schema: bool = True  # False: the server cannot take a JSON schema; put it in the prompt
-
-
 class AgentConfig(Strict):
     name: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z][A-Za-z0-9_\-]*$")]
     personality: str = ""
@@ -72,27 +69,12 @@ class AgentConfig(Strict):
     persona: PersonaConfig | None = None
 
 
-class UtilityConfig(Strict):
-    model: str = "simulated"
-    provider: ProviderConfig | None = None
-    temperature: float | None = Field(default=0.0, ge=0, le=2)
-
-
 class Attempts(Strict):
     choice: int = Field(default=3, ge=1, le=20)
     ranking: int = Field(default=3, ge=1, le=20)
     ballot: int = Field(default=3, ge=1, le=20)
     poll: int = Field(default=3, ge=1, le=20)
     utility: int = Field(default=2, ge=1, le=20)
-
-
-class RetryConfig(Strict):
-    """Transport retries of one model call (429, 5xx, timeouts, dropped connections)."""
-
-    max_attempts: int = Field(default=5, ge=1, le=50)
-    base_delay_s: float = Field(default=1.0, ge=0)
-    max_delay_s: float = Field(default=30.0, ge=0)
-    timeout_s: float = Field(default=120.0, gt=0)
 
 
 def _default_probabilities() -> dict[IncomeClass, float]:
@@ -113,10 +95,9 @@ BASE_DISTRIBUTIONS: tuple[tuple[int, int, int, int, int], ...] = (
 )
 
 
-class FrohlichConfig(Strict):
-    kind: Literal["frohlich"] = "frohlich"
+class FrohlichConfig(ExperimentConfig):
+    experiment: Literal["frohlich"] = "frohlich"
     name: str = "frohlich"
-    seed: int = 0
     language: Literal["en"] = "en"
     agents: list[AgentConfig]
     phase2_rounds: int = Field(default=10, ge=1, le=1000)
@@ -125,9 +106,15 @@ class FrohlichConfig(Strict):
     class_probabilities: dict[IncomeClass, float] = Field(default_factory=_default_probabilities)
     distributions: list[list[int]] | None = None  # each: incomes high..low; None = base set
     attempts: Attempts = Field(default_factory=Attempts)
-    retry: RetryConfig = Field(default_factory=RetryConfig)
-    utility: UtilityConfig = Field(default_factory=UtilityConfig)
-    tracing: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_kind(cls, data: Any) -> Any:
+        # Runs recorded before the experiment interface stored ``kind: frohlich``.
+        if isinstance(data, dict) and "kind" in data and "experiment" not in data:
+            data = {k: v for k, v in data.items() if k != "kind"}
+            data["experiment"] = "frohlich"
+        return data
 
     @field_validator("class_probabilities")
     @classmethod
@@ -165,7 +152,7 @@ class FrohlichConfig(Strict):
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"agent names must be unique; repeated: {', '.join(dupes)}")
-        if any(n.lower() == "utility" for n in names):
+        if any(n.lower() == UTILITY for n in names):
             raise ValueError("'utility' is reserved for the utility agent")
         return self
 
@@ -173,6 +160,9 @@ class FrohlichConfig(Strict):
         if self.distributions is None:
             return BASE_DISTRIBUTIONS
         return tuple(tuple(d) for d in self.distributions)
+
+    def participants(self) -> list[ModelUser]:
+        return [ModelUser(who=a.name, model=a.model, provider=a.provider) for a in self.agents]
 
     def agent(self, name: str) -> AgentConfig:
         for a in self.agents:
@@ -183,22 +173,20 @@ class FrohlichConfig(Strict):
 
 def parse_config(data: Any, source: str = "config") -> FrohlichConfig:
     """Validate raw (YAML-loaded) data; errors name the path of the offending key."""
-    from pydantic import ValidationError
-
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the top level must be a mapping")
-    try:
-        return FrohlichConfig.model_validate(data)
-    except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            path = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            msg = err["msg"]
-            if err["type"] == "extra_forbidden":
-                msg = "unknown key"
-            lines.append(f"{source}: {path}: {msg}")
-        raise ConfigError("\n".join(lines)) from None
+    config = validate_config(FrohlichConfig, data, source)
+    assert isinstance(config, FrohlichConfig)
+    return config
 
 
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message names the file and key path."""
+__all__ = [
+    "AgentConfig",
+    "Attempts",
+    "ConfigError",
+    "FrohlichConfig",
+    "Multiplier",
+    "PersonaConfig",
+    "ProviderConfig",
+    "RetryConfig",
+    "UtilityConfig",
+    "parse_config",
+]

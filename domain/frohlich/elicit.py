@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich import extraction, parsing
 from maai.domain.frohlich.events import (
     AnswerAccepted,
@@ -22,6 +22,7 @@ from maai.domain.frohlich.events import (
     AnswerUndecided,
 )
 from maai.domain.frohlich.prompts import render
+from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State
 from maai.domain.walk import Call, Emit, Walk, wait
 

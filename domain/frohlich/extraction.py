@@ -16,8 +16,9 @@ import json
 import re
 from typing import Any, Literal, TypeVar
 
-from maai.domain.frohlich.types import Certainty, Principle, PrincipleChoice, Ranking
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from maai.domain.frohlich.types import Certainty, Principle, PrincipleChoice, Ranking
 
 _PRINCIPLE_LETTERS = [p.value for p in Principle]
 _CERTAINTIES = [c.value for c in Certainty]

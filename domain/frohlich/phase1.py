@@ -6,11 +6,11 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from maai.domain.calls import Purpose
 from maai.domain.frohlich import render, rules
 from maai.domain.frohlich.elicit import Elicited, elicit
 from maai.domain.frohlich.events import DistributionsDrawn, PayoffAwarded, RoundUnpaid
 from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State
 from maai.domain.frohlich.steps import (
     builder,

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from maai.domain.calls import Purpose
 from maai.domain.frohlich import parsing, render, rules
 from maai.domain.frohlich.elicit import elicit
 from maai.domain.frohlich.events import (
@@ -24,6 +23,7 @@ from maai.domain.frohlich.events import (
     TallyLine,
 )
 from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import PublicItem, State
 from maai.domain.frohlich.steps import (
     builder,

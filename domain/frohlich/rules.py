@@ -14,6 +14,8 @@ from fractions import Fraction
 from functools import lru_cache
 from math import lcm
 
+from pydantic import Field, field_validator, model_validator
+
 from maai.domain.frohlich.config import BASE_DISTRIBUTIONS, FrohlichConfig, Multiplier
 from maai.domain.frohlich.types import (
     INCOME_CLASSES,
@@ -23,7 +25,6 @@ from maai.domain.frohlich.types import (
     PrincipleChoice,
 )
 from maai.domain.random_streams import draw_uniform, draw_weighted, exact_weight, shuffle, stream
-from pydantic import Field, field_validator, model_validator
 
 Probabilities = Mapping[IncomeClass, Fraction]
 

@@ -1,14 +1,25 @@
 """The Frohlich run state and its reducer ``evolve``.
 
-``evolve`` never mutates its input: it copies the containers it touches. Events of
+``evolve`` never mutates its input. The maps that grow with the history (records, answers,
+requests) are persistent maps (``immutables.Map``): a new state shares all but O(log n) of
+its input's entries, so one step costs the same at the 100th event and at the 100,000th, and
+both states stay valid. The agents are held the same way, in the config's order. Events of
 different agents touch different parts of the state, so Phase-1 events arriving in any
 interleaving fold to the same state.
+
+The tuples that grow (the public history, each agent's rankings, choices, payoffs and
+memories) are still copied when one item is added: they hold a few thousand items at most in
+a realistic run (the public history: one statement per agent and round, plus polls and
+tallies), where copying costs microseconds, and the walks read them as plain sequences.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
+
+from immutables import Map
 
 from maai.domain.calls import ModelAnswer
 from maai.domain.events import (
@@ -53,6 +64,85 @@ class AgentState:
     memory_history: tuple[MemoryUpdated, ...] = ()
 
 
+class Agents(Mapping[str, AgentState]):
+    """The agents by name, iterated in the config's order (the group's order, which prompts
+    show); replacing one (``set``) costs O(log n) and leaves this mapping as it was."""
+
+    __slots__ = ("_names", "_by_name")
+
+    _names: tuple[str, ...]
+    _by_name: Map[str, AgentState]
+
+    def __init__(self, agents: Iterable[AgentState] = ()) -> None:
+        agents = tuple(agents)
+        self._names = tuple(a.name for a in agents)
+        self._by_name = Map((a.name, a) for a in agents)
+        if len(self._by_name) != len(self._names):
+            raise ValueError("agent names must be unique")
+
+    def set(self, name: str, agent: AgentState) -> Agents:
+        if name not in self._by_name:
+            raise KeyError(name)
+        new = object.__new__(Agents)
+        new._names = self._names
+        new._by_name = self._by_name.set(name, agent)
+        return new
+
+    def __getitem__(self, name: str) -> AgentState:
+        return self._by_name[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._by_name.get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Agents):
+            return self._by_name == other._by_name
+        return Mapping.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Agents({dict(self.items())!r})"
+
+
+class Scopes:
+    """The memo token (``domain.walk.Scope``) of each agent's own walk. The reducer renews
+    one agent's token (``renew``) or all of them (a new ``Scopes()``), both in O(log n) at
+    most: the tokens of agents not renewed since the last renewal of all live in one table,
+    shared by the states that follow it and filled on first use. Sharing them is sound: in
+    those states, no event has touched these agents since. Derived data: no part of a
+    state's value."""
+
+    __slots__ = ("_own", "_shared")
+
+    def __init__(self) -> None:
+        self._own: Map[str, Scope] = Map()
+        self._shared: dict[str, Scope] = {}
+
+    def get(self, name: str) -> Scope:
+        scope = self._own.get(name)
+        if scope is None:
+            scope = self._shared.get(name)
+            if scope is None:
+                scope = self._shared.setdefault(name, Scope())
+        return scope
+
+    def renew(self, name: str) -> Scopes:
+        new = object.__new__(Scopes)
+        new._own = self._own.set(name, Scope())
+        new._shared = self._shared
+        return new
+
+
 @dataclass(frozen=True, slots=True)
 class PublicItem:
     """One entry of the Phase-2 public history, as every agent sees it."""
@@ -80,10 +170,10 @@ class State:
     config: FrohlichConfig | None = None
     status: RunStatus = "new"
     failure: str | None = None
-    answers: dict[str, ModelAnswer] = field(default_factory=dict)
-    requested: dict[str, str] = field(default_factory=dict)
-    records: dict[str, Event] = field(default_factory=dict)
-    agents: dict[str, AgentState] = field(default_factory=dict)
+    answers: Map[str, ModelAnswer] = field(default_factory=Map)
+    requested: Map[str, str] = field(default_factory=Map)
+    records: Map[str, Event] = field(default_factory=Map)
+    agents: Agents = field(default_factory=Agents)
     public: tuple[PublicItem, ...] = ()
     phase: int = 0
     round: int = 0
@@ -91,10 +181,10 @@ class State:
     outcome: PrincipleChoice | None = None
     discussion_ended: bool = False
     totals: CallTotals = field(default_factory=CallTotals)
-    totals_by_phase: dict[str, CallTotals] = field(default_factory=dict)
+    totals_by_phase: dict[str, CallTotals] = field(default_factory=dict)  # a few phases
     # One token per agent for memoized walks of that agent's own history (``domain.walk``);
     # derived data, so it takes no part in comparing states.
-    scopes: dict[str, Scope] = field(default_factory=dict, compare=False, repr=False)
+    scopes: Scopes = field(default_factory=Scopes, compare=False, repr=False)
 
     @property
     def seed(self) -> int:
@@ -119,170 +209,241 @@ def fold(events: list[Event] | tuple[Event, ...], state: State | None = None) ->
     return state
 
 
+Changes = dict[str, Any]
+"""New values of some of a state's fields."""
+
+
 def evolve(state: State, event: Event) -> State:
     """The reducer: the state after ``event``. Pure; ``state`` is left untouched."""
-    after = _evolve(state, event)
-    return replace(after, scopes=_scopes_after(after, event))
+    changes = _handler(type(event))(state, event)
+    changes["scopes"] = _scopes_after(state, event, changes)
+    return replace(state, **changes)
 
 
-def _scopes_after(state: State, event: Event) -> dict[str, Scope]:
+def _scopes_after(state: State, event: Event, changes: Changes) -> Scopes:
     """New tokens for the scopes ``event`` may change. In Phase 1 each agent works alone, so
     an event of one agent (its calls, the utility agent's extractions for it, its answers,
     draws, payoffs, memory) changes only that agent's walk. Anything else, and everything
     from Phase 2 on (where events are public), refreshes every token."""
-    agent = _phase1_owner(state, event)
+    phase = changes.get("phase", state.phase)
+    agents = changes.get("agents", state.agents)
+    agent = _phase1_owner(phase, agents, event)
     if agent is None:
-        return {name: Scope() for name in state.agents}
-    scopes = dict(state.scopes)
-    scopes[agent] = Scope()
-    return scopes
+        return Scopes()
+    return state.scopes.renew(agent)
 
 
-def _phase1_owner(state: State, event: Event) -> str | None:
-    if state.phase >= 2:
+def _phase1_owner(phase: int, agents: Agents, event: Event) -> str | None:
+    if phase >= 2:
         return None
     if isinstance(event, ModelCallRequested | ModelCallCompleted | ModelAttemptFailed):
         # The address names the agent whose step the call serves, also for an extraction
         # by the utility agent ("p1/alice/s1.1/ranking/1/extract/1").
         address = event.request.address if isinstance(event, ModelCallRequested) else event.address
-        phase, _, rest = address.partition("/")
+        phase_part, _, rest = address.partition("/")
         agent = rest.partition("/")[0]
-        return agent if phase == "p1" and agent in state.agents else None
+        return agent if phase_part == "p1" and agent in agents else None
     agent = event.agent_name
-    return agent if agent in state.agents else None
+    return agent if agent in agents else None
 
 
-def _evolve(state: State, event: Event) -> State:
-    if isinstance(event, RunStarted):
-        config = FrohlichConfig.model_validate(event.config)
-        agents = {a.name: AgentState(name=a.name) for a in config.agents}
-        return replace(state, started=event, config=config, status="running", agents=agents)
-    if isinstance(event, ModelCallRequested):
-        requested = dict(state.requested)
-        requested[event.request.address] = event.request_hash
-        return replace(state, requested=requested)
-    if isinstance(event, ModelCallCompleted):
-        return _call_completed(state, event)
-    if isinstance(event, ModelAttemptFailed):
-        totals = replace(state.totals, failed_attempts=state.totals.failed_attempts + 1)
-        return replace(state, totals=totals)
-    if isinstance(event, RunFailed):
-        return replace(state, status="failed", failure=event.reason)
-    if isinstance(event, RunCompleted):
-        return replace(state, status="completed", phase=3, failure=None)
-
-    records = dict(state.records)
-    records[event.key] = event
-    state = replace(state, records=records)
-    if state.status == "failed":
-        # A resumed run appends new domain events after its failure: it is running again.
-        state = replace(state, status="running", failure=None)
-    return _domain(state, event)
+# --- the changes each kind of event makes ------------------------------------------------------
 
 
-def _call_completed(state: State, event: ModelCallCompleted) -> State:
-    answers = dict(state.answers)
-    answers[event.address] = event.answer
+def _run_started(state: State, event: RunStarted) -> Changes:
+    config = FrohlichConfig.model_validate(event.config)
+    agents = Agents(AgentState(name=a.name) for a in config.agents)
+    return {"started": event, "config": config, "status": "running", "agents": agents}
+
+
+def _call_requested(state: State, event: ModelCallRequested) -> Changes:
+    return {"requested": state.requested.set(event.request.address, event.request_hash)}
+
+
+def _call_completed(state: State, event: ModelCallCompleted) -> Changes:
     usage = event.answer.usage
     phase = event.address.split("/", 1)[0]
 
     def add(t: CallTotals) -> CallTotals:
-        return replace(
-            t,
+        return CallTotals(
             calls=t.calls + 1,
             input_tokens=t.input_tokens + usage.input_tokens,
             output_tokens=t.output_tokens + usage.output_tokens,
+            failed_attempts=t.failed_attempts,
         )
 
     by_phase = dict(state.totals_by_phase)
     by_phase[phase] = add(by_phase.get(phase, CallTotals()))
-    return replace(state, answers=answers, totals=add(state.totals), totals_by_phase=by_phase)
+    return {
+        "answers": state.answers.set(event.address, event.answer),
+        "totals": add(state.totals),
+        "totals_by_phase": by_phase,
+    }
 
 
-def _with_agent(state: State, name: str, **changes: object) -> State:
-    agents = dict(state.agents)
-    agents[name] = replace(agents[name], **changes)  # type: ignore[arg-type]
-    return replace(state, agents=agents)
+def _attempt_failed(state: State, event: ModelAttemptFailed) -> Changes:
+    return {"totals": replace(state.totals, failed_attempts=state.totals.failed_attempts + 1)}
 
 
-def _domain(state: State, event: Event) -> State:
-    if isinstance(event, StepStarted):
-        if event.agent is not None:
-            state = _with_agent(state, event.agent, step=event.step)
-        if event.step.startswith("2.") and state.phase < 2:
-            state = replace(state, phase=2)
-        elif event.step.startswith("1.") and state.phase < 1:
-            state = replace(state, phase=1)
-        return state
-    if isinstance(event, AnswerAccepted):
-        agent = state.agents[event.agent]
-        if event.kind == "ranking":
-            ranking = Ranking.model_validate(event.value)
-            step = _step_of(event.slot)
-            return _with_agent(state, event.agent, rankings=(*agent.rankings, (step, ranking)))
-        if event.kind == "choice":
-            choice = PrincipleChoice.model_validate(event.value)
-            rnd = _round_of(event.slot)
-            return _with_agent(state, event.agent, choices=(*agent.choices, (rnd, choice)))
-        return state
-    if isinstance(event, AnswerMissing):
-        agent = state.agents[event.agent]
-        state = _with_agent(state, event.agent, missing=(*agent.missing, event.slot))
-        if event.kind == "ranking":
-            agent = state.agents[event.agent]
-            step = _step_of(event.slot)
-            state = _with_agent(state, event.agent, rankings=(*agent.rankings, (step, None)))
-        elif event.kind == "choice":
-            agent = state.agents[event.agent]
-            rnd = _round_of(event.slot)
-            state = _with_agent(state, event.agent, choices=(*agent.choices, (rnd, None)))
-        return state
-    if isinstance(event, PayoffAwarded):
-        agent = state.agents[event.agent]
-        return _with_agent(
-            state,
-            event.agent,
-            bank_cents=agent.bank_cents + event.payoff_cents,
-            payoffs=(*agent.payoffs, event),
-        )
-    if isinstance(event, MemoryUpdated):
-        agent = state.agents[event.agent]
-        return _with_agent(
-            state,
-            event.agent,
-            memory=event.memory,
-            memory_history=(*agent.memory_history, event),
-        )
-    if isinstance(event, SpeakingOrderDrawn):
-        return replace(state, round=event.round, order=tuple(event.order))
-    if isinstance(event, StatementMade):
-        item = PublicItem(
-            kind="statement",
-            round=event.round,
-            speaker=event.agent,
-            text=event.text,
-            proposes_vote=event.proposes_vote,
-        )
-        return replace(state, public=(*state.public, item))
-    if isinstance(event, PollResolved):
-        item = PublicItem(
-            kind="vote" if event.passed else "poll",
-            round=event.round,
-            speaker=event.proposer,
-            text="",
-            poll_answers=tuple(event.answers_in(state.agents)),
-        )
-        return replace(state, public=(*state.public, item))
-    if isinstance(event, BallotResolved):
-        if event.consensus:
-            return replace(state, outcome=event.agreement)
-        item = PublicItem(
-            kind="tally", round=event.round, speaker=None, text="", tally=tuple(event.tally)
-        )
-        return replace(state, public=(*state.public, item))
-    if isinstance(event, DiscussionEnded):
-        return replace(state, discussion_ended=True, outcome=event.agreement)
-    return state
+def _run_failed(state: State, event: RunFailed) -> Changes:
+    return {"status": "failed", "failure": event.reason}
+
+
+def _run_completed(state: State, event: RunCompleted) -> Changes:
+    return {"status": "completed", "phase": 3, "failure": None}
+
+
+def _domain_event(state: State, event: Event) -> Changes:
+    """Every other event is a record, looked up by its key; some change more."""
+    changes: Changes = {"records": state.records.set(event.key, event)}
+    if state.status == "failed":
+        # A resumed run appends new domain events after its failure: it is running again.
+        changes["status"] = "running"
+        changes["failure"] = None
+    more = _DOMAIN.get(type(event))
+    if more is not None:
+        more(state, event, changes)
+    return changes
+
+
+def _with_agent(state: State, changes: Changes, name: str, **agent_changes: Any) -> None:
+    agents = state.agents
+    changes["agents"] = agents.set(name, replace(agents[name], **agent_changes))
+
+
+def _step_started(state: State, event: StepStarted, changes: Changes) -> None:
+    if event.agent is not None:
+        _with_agent(state, changes, event.agent, step=event.step)
+    if event.step.startswith("2.") and state.phase < 2:
+        changes["phase"] = 2
+    elif event.step.startswith("1.") and state.phase < 1:
+        changes["phase"] = 1
+
+
+def _answer_accepted(state: State, event: AnswerAccepted, changes: Changes) -> None:
+    agent = state.agents[event.agent]
+    if event.kind == "ranking":
+        ranking = Ranking.model_validate(event.value)
+        rankings = (*agent.rankings, (_step_of(event.slot), ranking))
+        _with_agent(state, changes, event.agent, rankings=rankings)
+    elif event.kind == "choice":
+        choice = PrincipleChoice.model_validate(event.value)
+        choices = (*agent.choices, (_round_of(event.slot), choice))
+        _with_agent(state, changes, event.agent, choices=choices)
+
+
+def _answer_missing(state: State, event: AnswerMissing, changes: Changes) -> None:
+    agent = state.agents[event.agent]
+    agent_changes: dict[str, Any] = {"missing": (*agent.missing, event.slot)}
+    if event.kind == "ranking":
+        agent_changes["rankings"] = (*agent.rankings, (_step_of(event.slot), None))
+    elif event.kind == "choice":
+        agent_changes["choices"] = (*agent.choices, (_round_of(event.slot), None))
+    _with_agent(state, changes, event.agent, **agent_changes)
+
+
+def _payoff_awarded(state: State, event: PayoffAwarded, changes: Changes) -> None:
+    agent = state.agents[event.agent]
+    _with_agent(
+        state,
+        changes,
+        event.agent,
+        bank_cents=agent.bank_cents + event.payoff_cents,
+        payoffs=(*agent.payoffs, event),
+    )
+
+
+def _memory_updated(state: State, event: MemoryUpdated, changes: Changes) -> None:
+    agent = state.agents[event.agent]
+    _with_agent(
+        state,
+        changes,
+        event.agent,
+        memory=event.memory,
+        memory_history=(*agent.memory_history, event),
+    )
+
+
+def _speaking_order_drawn(state: State, event: SpeakingOrderDrawn, changes: Changes) -> None:
+    changes["round"] = event.round
+    changes["order"] = tuple(event.order)
+
+
+def _statement_made(state: State, event: StatementMade, changes: Changes) -> None:
+    item = PublicItem(
+        kind="statement",
+        round=event.round,
+        speaker=event.agent,
+        text=event.text,
+        proposes_vote=event.proposes_vote,
+    )
+    changes["public"] = (*state.public, item)
+
+
+def _poll_resolved(state: State, event: PollResolved, changes: Changes) -> None:
+    item = PublicItem(
+        kind="vote" if event.passed else "poll",
+        round=event.round,
+        speaker=event.proposer,
+        text="",
+        poll_answers=tuple(event.answers_in(state.agents)),
+    )
+    changes["public"] = (*state.public, item)
+
+
+def _ballot_resolved(state: State, event: BallotResolved, changes: Changes) -> None:
+    if event.consensus:
+        changes["outcome"] = event.agreement
+        return
+    item = PublicItem(
+        kind="tally", round=event.round, speaker=None, text="", tally=tuple(event.tally)
+    )
+    changes["public"] = (*state.public, item)
+
+
+def _discussion_ended(state: State, event: DiscussionEnded, changes: Changes) -> None:
+    changes["discussion_ended"] = True
+    changes["outcome"] = event.agreement
+
+
+Handler = Callable[[State, Any], Changes]
+DomainHandler = Callable[[State, Any, Changes], None]
+
+_HANDLERS: dict[type, Handler] = {
+    RunStarted: _run_started,
+    ModelCallRequested: _call_requested,
+    ModelCallCompleted: _call_completed,
+    ModelAttemptFailed: _attempt_failed,
+    RunFailed: _run_failed,
+    RunCompleted: _run_completed,
+}
+
+_DOMAIN: dict[type, DomainHandler] = {
+    StepStarted: _step_started,
+    AnswerAccepted: _answer_accepted,
+    AnswerMissing: _answer_missing,
+    PayoffAwarded: _payoff_awarded,
+    MemoryUpdated: _memory_updated,
+    SpeakingOrderDrawn: _speaking_order_drawn,
+    StatementMade: _statement_made,
+    PollResolved: _poll_resolved,
+    BallotResolved: _ballot_resolved,
+    DiscussionEnded: _discussion_ended,
+}
+
+
+def _handler(cls: type) -> Handler:
+    """The handler of an event class (dispatch on the exact class; a subclass is handled as
+    its nearest registered base, as ``isinstance`` tests would)."""
+    handler = _HANDLERS.get(cls)
+    if handler is None:
+        handler = next((_HANDLERS[b] for b in cls.__mro__ if b in _HANDLERS), _domain_event)
+        _HANDLERS[cls] = handler
+        if handler is _domain_event and cls not in _DOMAIN:
+            domain = next((_DOMAIN[b] for b in cls.__mro__ if b in _DOMAIN), None)
+            if domain is not None:
+                _DOMAIN[cls] = domain
+    return handler
 
 
 def _round_of(slot: str) -> int:

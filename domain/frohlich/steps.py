@@ -8,7 +8,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich import parsing, render, rules
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
@@ -19,6 +19,7 @@ from maai.domain.frohlich.events import (
     StepStarted,
 )
 from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State
 from maai.domain.frohlich.types import IncomeClass, PrincipleChoice
 from maai.domain.walk import Call, Emit, Walk, wait

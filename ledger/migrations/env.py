@@ -4,6 +4,7 @@ inside the transaction that serializes concurrent upgraders) in ``config.attribu
 from __future__ import annotations
 
 from alembic import context
+
 from maai.ledger.schema import metadata
 
 connection = context.config.attributes.get("connection")

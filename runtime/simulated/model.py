@@ -1,8 +1,9 @@
-"""The simulated participant and utility agent as OpenAI Agents SDK ``Model``s.
+"""The offline simulated model: an experiment's simulated policy behind the OpenAI Agents
+SDK ``Model`` interface.
 
-They learn what they are asked from ``runtime.call_context.current_request`` (set by the
-engine around every call), never from the prompt text, which they do not read: a real model
-sees the same prompts. Everything they return is labelled a simulation: the model name
+A policy learns what it is asked from ``maai.runtime.call_context.current_request`` (set by
+the engine around every call), never from the prompt text, which it does not read: a real
+model sees the same prompts. Everything it returns is labelled a simulation: the model name
 ``simulated`` and response ids ``sim-...``.
 """
 
@@ -20,28 +21,31 @@ from agents.handoffs import Handoff
 from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
 from agents.tool import Tool
 from agents.usage import Usage
-from maai.domain.calls import ModelRequest, Purpose
-from maai.domain.frohlich.config import AgentConfig
-from maai.runtime.call_context import current_request
-from maai.runtime.simulated.extract import extract
-from maai.runtime.simulated.latency import sleep_until
-from maai.runtime.simulated.persona import Persona, persona_for
-from maai.runtime.simulated.phrases import Phrases, phrases_for
-from maai.runtime.simulated.policy import SimulationError, answer
 from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+
+from maai.domain.calls import ModelRequest
+from maai.domain.experiment import SimulatedPolicy
+from maai.runtime.call_context import current_request
+from maai.runtime.simulated.latency import sleep_until
 
 MODEL_NAME = "simulated"
 
 
-class _Simulated(Model):
+class SimulationWiringError(RuntimeError):
+    """The simulated model was called without the engine's request context."""
+
+
+class SimulatedModel(Model):
+    """An experiment's simulated policy as an SDK model, answering after its latency."""
+
     model = MODEL_NAME
 
-    def __init__(self, *, seed: int, latency_ms: float = 0.0) -> None:
-        self.seed = seed
-        self.latency_ms = latency_ms
+    def __init__(self, policy: SimulatedPolicy) -> None:
+        self.policy = policy
+        self.latency_ms = policy.latency_ms
 
     def respond(self, request: ModelRequest, schema: dict[str, Any] | None) -> str:
-        raise NotImplementedError
+        return self.policy.answer(request, schema)
 
     async def get_response(
         self,
@@ -59,7 +63,7 @@ class _Simulated(Model):
     ) -> ModelResponse:
         request = current_request.get()
         if request is None:
-            raise SimulationError(
+            raise SimulationWiringError(
                 "the simulated model needs the call's ModelRequest: set it with "
                 "maai.runtime.call_context.calling(request) around get_response"
             )
@@ -98,43 +102,6 @@ class _Simulated(Model):
     ) -> AsyncIterator[TResponseStreamEvent]:
         raise NotImplementedError("the simulated model does not stream; use get_response")
         yield  # unreachable; makes this an async generator as the interface expects
-
-
-class SimulatedParticipant(_Simulated):
-    """A seeded, persona-driven participant that writes natural-language answers."""
-
-    def __init__(self, persona: Persona, *, seed: int, language: str = "en") -> None:
-        super().__init__(seed=seed, latency_ms=persona.latency_ms)
-        self.persona = persona
-        self.phrases: Phrases = phrases_for(language)
-
-    def respond(self, request: ModelRequest, schema: dict[str, Any] | None) -> str:
-        if request.agent != self.persona.name:
-            raise SimulationError(
-                f"{request.address}: request for agent {request.agent!r} reached the simulated "
-                f"participant of {self.persona.name!r}"
-            )
-        return answer(self.phrases, self.persona, self.seed, request)
-
-
-class SimulatedUtility(_Simulated):
-    """The utility agent's simulation: lenient extraction into the requested JSON."""
-
-    def respond(self, request: ModelRequest, schema: dict[str, Any] | None) -> str:
-        if request.purpose is not Purpose.EXTRACT:
-            raise SimulationError(
-                f"{request.address}: the simulated utility agent only answers extraction "
-                f"requests, not {request.purpose.value!r}"
-            )
-        return extract(request.context, schema)
-
-
-def build_simulated(agent: AgentConfig | None, *, seed: int, language: str = "en") -> Model:
-    """The simulated model for ``agent`` in a run with ``seed``; ``None`` gives the utility
-    agent."""
-    if agent is None:
-        return SimulatedUtility(seed=seed)
-    return SimulatedParticipant(persona_for(agent, seed), seed=seed, language=language)
 
 
 def _response(request: ModelRequest, text: str, *, prompt_chars: int) -> ModelResponse:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from maai.domain.frohlich.config import ConfigError, parse_config
 from maai.domain.frohlich.types import IncomeClass
 from maai.runtime.runs import load_config
@@ -119,5 +120,5 @@ def test_load_config_reports_file_problems(tmp_path: Path):
 
 def test_seed_override(tmp_path: Path):
     path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump({"seed": 1, "agents": agents()}))
+    path.write_text(yaml.safe_dump({"experiment": "frohlich", "seed": 1, "agents": agents()}))
     assert load_config(path, seed=99).seed == 99

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from maai.domain.frohlich.amounts import find_amounts, parse_amount
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from maai.domain.frohlich.amounts import parse_amount
 from maai.domain.frohlich.parsing import (
     Invalid,

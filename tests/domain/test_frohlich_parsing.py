@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from maai.domain.frohlich.parsing import (
     VOTE_PROPOSAL_PHRASE,
     Invalid,

@@ -6,6 +6,7 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+
 from maai.domain.frohlich.config import FrohlichConfig, Multiplier
 from maai.domain.frohlich.rules import (
     DEFAULT_PROBABILITIES,

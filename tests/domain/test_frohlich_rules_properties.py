@@ -10,6 +10,7 @@ from fractions import Fraction
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from maai.domain.frohlich.rules import (
     DistributionSet,
     apply_principle,

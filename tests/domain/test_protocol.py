@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.calls import ModelRequest
 from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunCompleted
 from maai.domain.frohlich.decide import decide
 from maai.domain.frohlich.events import (
@@ -23,9 +23,9 @@ from maai.domain.frohlich.events import (
     SpeakingOrderDrawn,
     StatementMade,
 )
+from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import fold
 from maai.domain.frohlich.types import Principle, PrincipleChoice
-
 from tests.support.driver import NAMES, agreeable, drive, make_config, start
 
 
@@ -64,7 +64,7 @@ def test_agreeable_group_runs_every_step_and_is_paid():
 def test_every_participant_request_starts_with_the_preamble():
     _, _, requests = drive(make_config(), agreeable)
     for request in requests:
-        if request.purpose is Purpose.EXTRACT:
+        if request.purpose == Purpose.EXTRACT:
             continue
         lines = request.input.splitlines()
         assert lines[0] == f"Name: {request.agent}"
@@ -119,7 +119,7 @@ def test_undecided_answer_goes_to_the_utility_agent():
     def responder(request: ModelRequest) -> str:
         if request.address == "p1/alice/r1/choice/1":
             return "Hmm. Something in between: the one that protects the bottom but grows."
-        if request.purpose is Purpose.EXTRACT:
+        if request.purpose == Purpose.EXTRACT:
             assert request.context["kind"] == "choice"
             return '{"principle": "c", "amount": 14000, "readable": true}'
         return agreeable(request)
@@ -133,7 +133,7 @@ def test_undecided_answer_goes_to_the_utility_agent():
     assert dict(state.agents["alice"].choices)[1] == PrincipleChoice(
         principle=Principle.FLOOR_CONSTRAINT, amount=14000
     )
-    extract = next(r for r in requests if r.purpose is Purpose.EXTRACT)
+    extract = next(r for r in requests if r.purpose == Purpose.EXTRACT)
     assert extract.agent == "utility" and extract.output_schema is not None
 
 
@@ -141,7 +141,7 @@ def test_broken_utility_json_is_retried_then_the_participant_is_asked_again():
     def responder(request: ModelRequest) -> str:
         if request.address == "p1/alice/r1/choice/1":
             return "Something in between, I suppose."
-        if request.purpose is Purpose.EXTRACT:
+        if request.purpose == Purpose.EXTRACT:
             return "not json at all"
         return agreeable(request)
 
@@ -157,7 +157,7 @@ def test_broken_utility_json_is_retried_then_the_participant_is_asked_again():
 
 def test_no_proposal_means_no_agreement_and_a_drawn_distribution():
     def responder(request: ModelRequest) -> str:
-        if request.purpose is Purpose.STATEMENT:
+        if request.purpose == Purpose.STATEMENT:
             return "I like (a)."
         return agreeable(request)
 
@@ -176,9 +176,9 @@ def test_no_proposal_means_no_agreement_and_a_drawn_distribution():
 
 def test_failed_poll_and_split_ballot_become_public():
     def responder(request: ModelRequest) -> str:
-        if request.purpose is Purpose.POLL and request.address.startswith("p2/r1/"):
+        if request.purpose == Purpose.POLL and request.address.startswith("p2/r1/"):
             return "No, not yet." if request.agent == "bob" else "Yes"
-        if request.purpose is Purpose.BALLOT and request.address.startswith("p2/r2/"):
+        if request.purpose == Purpose.BALLOT and request.address.startswith("p2/r2/"):
             return "(a)" if request.agent == "carol" else "(c) $13,000"
         return agreeable(request)
 
@@ -189,7 +189,7 @@ def test_failed_poll_and_split_ballot_become_public():
     assert not first_tally.consensus
     assert sorted(t.count for t in first_tally.tally) == [1, 2]
     later = [
-        r for r in requests if r.purpose is Purpose.STATEMENT and r.address.startswith("p2/r3/")
+        r for r in requests if r.purpose == Purpose.STATEMENT and r.address.startswith("p2/r3/")
     ]
     assert later and all("Secret ballot result" in r.input for r in later)
     assert all("bob: no" in r.input for r in later)
@@ -197,7 +197,7 @@ def test_failed_poll_and_split_ballot_become_public():
 
 def test_speaking_order_never_starts_with_the_last_speaker():
     def responder(request: ModelRequest) -> str:
-        if request.purpose is Purpose.STATEMENT:
+        if request.purpose == Purpose.STATEMENT:
             return "Still thinking."
         return agreeable(request)
 

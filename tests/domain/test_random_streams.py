@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from maai.domain.random_streams import (
     draw_choice,
     draw_uniform,

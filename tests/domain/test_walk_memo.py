@@ -7,16 +7,17 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from maai.domain.calls import ModelAnswer, ModelRequest, Usage
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.domain.frohlich import decide as decide_module
 from maai.domain.frohlich import phase2
 from maai.domain.frohlich.decide import decide
 from maai.domain.frohlich.events import DiscussionEnded
+from maai.domain.frohlich.simulated import SimulatedParticipant, SimulatedUtility
+from maai.domain.frohlich.simulated import build_policy as build_simulated
 from maai.domain.frohlich.state import State, evolve
 from maai.domain.walk import Decision
-from maai.runtime.simulated.model import SimulatedParticipant, SimulatedUtility, build_simulated
-
 from tests.support.driver import agreeable, make_config, start
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]
@@ -78,7 +79,7 @@ def test_memoized_decisions_equal_full_walks_in_any_answer_order(
             request = pending.pop(address)
             model = models.get(request.agent, utility)
             assert isinstance(model, SimulatedParticipant | SimulatedUtility)
-            state = evolve(state, completed(request, model.respond(request, request.output_schema)))
+            state = evolve(state, completed(request, model.answer(request, request.output_schema)))
     assert state.status == "completed"
     assert decisions > 50
     ended = state.records["discussion/ended"]

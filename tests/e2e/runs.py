@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from maai.domain.frohlich.events import StepStarted
 from maai.ledger import EventStore
 from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import load_config, start_run
-
 from tests.e2e.history import DomainHistory, decode, domain_history, only_run
 from tests.e2e.launcher import REPO, Launcher
 

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from maai.ledger import EventStore
 from maai.runtime.engine import load_state
-from maai.runtime.runs import KIND, load_config
-
+from maai.runtime.runs import load_config
 from tests.e2e.history import differences, domain_history, only_run, seqs_gapless, wait_for
 from tests.e2e.launcher import CliProcess, Launcher
 from tests.e2e.runs import DEFAULT_CONFIG, Reference, References
@@ -224,7 +223,8 @@ def test_killed_before_the_first_event_resumes(
     db = str(tmp_path / "empty-run.db")
     config = load_config(DEFAULT_CONFIG)
     with EventStore.open(db) as store:
-        store.create_run("20990101-000000-e2e000", KIND, config.model_dump(mode="json"))
+        snapshot = config.model_dump(mode="json")
+        store.create_run("20990101-000000-e2e000", config.experiment, snapshot)
         resumed = cli.run("resume", "20990101-000000-e2e000", "--db", db, "-q")
         assert resumed.poll() == 0, resumed.output()
         assert store.get_run("20990101-000000-e2e000").status == "completed"

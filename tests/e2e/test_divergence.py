@@ -7,14 +7,14 @@ from pathlib import Path
 from string import Template
 
 import pytest
-from maai.cli.app import app
-from maai.domain.calls import Purpose
-from maai.domain.events import ModelCallRequested
-from maai.domain.frohlich import prompts
-from maai.ledger import EventStore
-from maai.runtime.verify import verify_events
 from typer.testing import CliRunner
 
+from maai.cli.app import app
+from maai.domain.events import ModelCallRequested
+from maai.domain.frohlich import prompts
+from maai.domain.frohlich.purposes import Purpose
+from maai.ledger import EventStore
+from maai.runtime.verify import verify_events
 from tests.e2e.history import decode
 from tests.e2e.runs import Recorded, run_in_process, write_config
 
@@ -32,11 +32,11 @@ def test_changed_template_makes_verify_name_the_call(
         (e.seq, event.request.address)
         for e in stored
         if isinstance(event := decode(e), ModelCallRequested)
-        and event.request.purpose is Purpose.REASONING
+        and event.request.purpose == Purpose.REASONING
     ]
     assert reasoning, "the recorded run has no private reasoning calls"
 
-    original = prompts.template
+    original = prompts.PROMPTS.template
 
     def changed(name: str, language: str = "en") -> Template:
         found = original(name, language)
@@ -45,7 +45,7 @@ def test_changed_template_makes_verify_name_the_call(
         assert ORIGINAL in found.template
         return Template(found.template.replace(ORIGINAL, CHANGED))
 
-    monkeypatch.setattr(prompts, "template", changed)
+    monkeypatch.setattr(prompts.PROMPTS, "template", changed)
 
     report = verify_events(stored)
     assert not report.ok

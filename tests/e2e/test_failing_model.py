@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from maai.domain.events import ModelAttemptFailed, ModelCallCompleted, ModelCallRequested, RunFailed
 from maai.ledger import EventStore
 from maai.runtime.verify import verify_events
-
 from tests.e2e.fake_model import FakeModel, serve_agent
 from tests.e2e.history import decode, differences, domain_history, only_run
 from tests.e2e.launcher import Launcher

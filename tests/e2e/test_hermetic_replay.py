@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from typer.testing import CliRunner
+
 from maai.cli.app import app
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
@@ -20,9 +22,7 @@ from maai.runtime.engine import Engine, load_state
 from maai.runtime.executors import RecordedExecutor
 from maai.runtime.recording import ModelCaller
 from maai.runtime.replay import ReplayCaller
-from maai.runtime.runs import load_config, start_run, summarize
-from typer.testing import CliRunner
-
+from maai.runtime.runs import load_config, run_experiment, start_run
 from tests.e2e.history import decode, differences, domain_history
 from tests.e2e.runs import Recorded
 
@@ -77,7 +77,8 @@ def test_replay_show_and_verify_work_offline(recorded_run: Recorded, offline: li
     with EventStore.open(recorded_run.db) as store:
         info = store.get_run(recorded_run.run_id)
         state, head = load_state(store, recorded_run.run_id)
-    expected = summarize(recorded_run.run_id, state, info.status).as_dict()
+        experiment = run_experiment(store, recorded_run.run_id)
+    expected = experiment.summarize(recorded_run.run_id, state, info.status).data
     assert expected["status"] == "completed" and expected["calls"] > 0
 
     runner = CliRunner()

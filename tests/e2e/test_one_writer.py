@@ -9,7 +9,6 @@ from pathlib import Path
 
 from maai.ledger import EventStore
 from maai.runtime.verify import verify_events
-
 from tests.e2e.history import (
     differences,
     domain_history,

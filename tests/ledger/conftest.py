@@ -9,8 +9,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from maai.ledger import EventStore, resolve_store_url
 
+from maai.ledger import EventStore, resolve_store_url
 from tests.conftest import libpq_dsn
 from tests.ledger.helpers import RunSql, unwritable
 

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from maai.cli.app import app
 from maai.ledger import EventStore, NewEvent, head_revision
-from typer.testing import CliRunner
 
 runner = CliRunner()
 

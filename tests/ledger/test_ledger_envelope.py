@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
+
 from maai.ledger import GENESIS_HASH, InvalidEventError, NewEvent, StoredEvent, format_recorded_at
 from maai.ledger.envelope import (
     canonical_json,
@@ -18,7 +20,6 @@ from maai.ledger.envelope import (
     normalize_json,
     stored_event,
 )
-from pydantic import ValidationError
 
 
 def reference(value: Any) -> str:

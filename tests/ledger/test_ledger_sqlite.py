@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from maai.ledger import EventStore, NewEvent, StoreBusyError, StoreUnreachableError
 
+from maai.ledger import EventStore, NewEvent, StoreBusyError, StoreUnreachableError
 from tests.ledger.helpers import unwritable
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from maai.ledger import (
     BadStoreUrlError,
     EventStore,

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from alembic.script import ScriptDirectory
+
 from maai.ledger.migrate import REVISIONS, alembic_config, head_revision
 
 

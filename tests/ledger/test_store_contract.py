@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import inspect
+from sqlalchemy.engine import make_url
+
 from maai.ledger import (
     GENESIS_HASH,
     AmbiguousRunIdError,
@@ -39,9 +42,6 @@ from maai.ledger import (
     head_revision,
 )
 from maai.ledger import store as ledger_store
-from sqlalchemy import inspect
-from sqlalchemy.engine import make_url
-
 from tests.ledger.helpers import RunSql
 
 RACE_WRITER = Path(__file__).with_name("race_writer.py")
@@ -635,6 +635,7 @@ def test_migrations_from_empty(store_url: str, run_sql: RunSql) -> None:
 def test_migrated_schema_matches_the_code(store: EventStore) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
+
     from maai.ledger.schema import metadata
 
     with store._engine.connect() as conn:

@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from maai.domain.events import Event
 from maai.ledger import EventStore
 from maai.projections.history import History, history_from_stored
 from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
-
 from tests.projections.recording import golden_config, golden_history
 from tests.support.driver import agreeable, drive, make_config
 

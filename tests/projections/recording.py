@@ -17,10 +17,9 @@ from typing import Any
 from maai.domain.calls import ModelRequest
 from maai.domain.events import Event
 from maai.domain.frohlich.config import FrohlichConfig
+from maai.domain.frohlich.simulated import build_policy as build_simulated
 from maai.ledger import StoredEvent
 from maai.projections.history import History, chain, history_from_stored
-from maai.runtime.simulated.model import build_simulated
-
 from tests.support.driver import drive, make_config
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -65,7 +64,7 @@ def simulated_responder(config: FrohlichConfig) -> Any:
 
     def respond(request: ModelRequest) -> str:
         model = utility if request.agent == "utility" else models[request.agent]
-        return model.respond(request, request.output_schema)  # type: ignore[attr-defined, no-any-return]
+        return model.answer(request, request.output_schema)  # type: ignore[attr-defined, no-any-return]
 
     return respond
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from maai.projections.agent_log import agent_log
+from maai.projections.frohlich.agent_log import agent_log
+from maai.projections.frohlich.leaks import audit_leaks
+from maai.projections.frohlich.protocol import audit_protocol
+from maai.projections.frohlich.tables import render_tables
+from maai.projections.frohlich.transcript import transcript
+from maai.projections.frohlich.votes import vote_audit
 from maai.projections.history import History
 from maai.projections.jsonout import dumps
-from maai.projections.leaks import audit_leaks
-from maai.projections.protocol import audit_protocol
-from maai.projections.tables import render_tables
-from maai.projections.transcript import transcript
-from maai.projections.votes import vote_audit
-
 from tests.projections.recording import (
     GOLDEN,
     golden_config,

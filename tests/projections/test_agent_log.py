@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from maai.domain.events import Event, ModelCallRequested, RunFailed, RunStarted
 from maai.domain.frohlich.events import MemoryUpdated, PayoffAwarded
-from maai.projections.agent_log import UnknownAgentError, agent_log
+from maai.projections.frohlich.agent_log import UnknownAgentError, agent_log
+from maai.projections.frohlich.leaks import audit_leaks
+from maai.projections.frohlich.protocol import audit_protocol
 from maai.projections.history import History, history_from_events
 from maai.projections.jsonout import dumps, scrub
-from maai.projections.leaks import audit_leaks
-from maai.projections.protocol import audit_protocol
-
 from tests.projections.tamper import find, with_config
 
 

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 import typer
+from typer.testing import CliRunner, Result
+
 from maai.cli.export_commands import register
 from maai.domain.events import Event, ModelCallRequested, RunStarted
 from maai.domain.frohlich.events import PayoffAwarded, ReasoningRecorded
 from maai.ledger import EventStore
-from maai.projections.agent_log import agent_log
+from maai.projections.frohlich.agent_log import agent_log
+from maai.projections.frohlich.votes import vote_audit
 from maai.projections.history import History
 from maai.projections.jsonout import dumps
-from maai.projections.votes import vote_audit
 from maai.runtime.engine import to_new_event
-from typer.testing import CliRunner, Result
-
 from tests.projections.conftest import ENGINE_RUN
 from tests.projections.tamper import find, index_of, replaced
 

@@ -8,8 +8,8 @@ with ``python -m tests.projections.regenerate`` and review the diff of
 from __future__ import annotations
 
 import pytest
-from maai.projections.history import History
 
+from maai.projections.history import History
 from tests.projections.recording import GOLDEN
 from tests.projections.regenerate import golden_outputs
 

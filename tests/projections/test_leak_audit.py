@@ -15,9 +15,8 @@ from maai.domain.frohlich.events import (
     ReasoningRecorded,
     StatementMade,
 )
+from maai.projections.frohlich.leaks import Leak, audit_leaks
 from maai.projections.history import History, history_from_events
-from maai.projections.leaks import Leak, audit_leaks
-
 from tests.projections.tamper import find, index_of
 
 Where = Callable[[ModelCallRequested], bool]

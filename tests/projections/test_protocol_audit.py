@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+
 from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
 from maai.domain.frohlich import rules
 from maai.domain.frohlich.events import (
@@ -24,10 +25,10 @@ from maai.domain.frohlich.events import (
     StepStarted,
     TallyLine,
 )
+from maai.domain.frohlich.experiment import EXPERIMENT
 from maai.domain.frohlich.types import IncomeClass, Principle, PrincipleChoice
+from maai.projections.frohlich.protocol import all_rules, audit_protocol
 from maai.projections.history import History, history_from_events
-from maai.projections.protocol import all_rules, audit_protocol
-
 from tests.projections.tamper import find, index_of, removed, replaced, with_config
 
 Tamper = Callable[[list[Event]], list[Event]]
@@ -308,7 +309,7 @@ def test_violations_name_rule_seq_and_detail(golden_events: list[Event]) -> None
 
 
 def test_a_history_without_its_start_is_reported_not_crashed(golden_events: list[Event]) -> None:
-    report = audit_protocol(history_from_events(golden_events[1:]))
+    report = audit_protocol(history_from_events(golden_events[1:], experiment=EXPERIMENT))
     assert [v.rule for v in report.violations] == ["lifecycle"]
     assert report.rules_checked == ("lifecycle",)
 

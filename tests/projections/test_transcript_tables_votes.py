@@ -14,10 +14,10 @@ from maai.domain.frohlich.events import (
     ReasoningRecorded,
     StatementMade,
 )
+from maai.projections.frohlich.tables import TABLES, data_dictionary, render_tables
+from maai.projections.frohlich.transcript import transcript
+from maai.projections.frohlich.votes import vote_audit
 from maai.projections.history import History, history_from_events
-from maai.projections.tables import TABLES, data_dictionary, render_tables
-from maai.projections.transcript import transcript
-from maai.projections.votes import vote_audit
 
 
 def test_transcript_is_public_only(golden: History) -> None:

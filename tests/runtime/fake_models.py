@@ -9,9 +9,6 @@ from typing import Any
 from agents import Model, ModelResponse, ModelSettings, ModelTracing
 from agents.agent_output import AgentOutputSchemaBase
 from agents.usage import Usage as SdkUsage
-from maai.domain.calls import ModelRequest, Purpose
-from maai.domain.frohlich.extraction import RANKING_SCHEMA
-from maai.runtime.call_context import current_request
 from openai.types.responses import (
     ResponseOutputMessage,
     ResponseOutputRefusal,
@@ -19,6 +16,11 @@ from openai.types.responses import (
     ResponseReasoningItem,
 )
 from openai.types.responses.response_reasoning_item import Summary
+
+from maai.domain.calls import ModelRequest
+from maai.domain.frohlich.extraction import RANKING_SCHEMA
+from maai.domain.frohlich.purposes import Purpose
+from maai.runtime.call_context import current_request
 
 
 def message(text: str, *, refusal: str | None = None) -> ResponseOutputMessage:
@@ -60,7 +62,7 @@ class EchoModel(Model):
         self.calls.append(request)
         self.schemas.append(output_schema)
         output: list[Any] = []
-        if request.purpose is Purpose.REASONING:
+        if request.purpose == Purpose.REASONING:
             output.append(
                 ResponseReasoningItem(
                     id="rs_1",
@@ -68,7 +70,7 @@ class EchoModel(Model):
                     type="reasoning",
                 )
             )
-        output.append(message(f"[{request.purpose.value}] ", refusal=None))
+        output.append(message(f"[{request.purpose}] ", refusal=None))
         output.append(message(f"{request.agent} answers {request.address}"))
         usage = SdkUsage(requests=1, input_tokens=len(request.input), output_tokens=5)
         return ModelResponse(output=output, usage=usage, response_id=f"resp-{len(self.calls)}")
@@ -85,9 +87,9 @@ class ExplodingModel(EchoModel):
 def session() -> list[ModelRequest]:
     requests = []
     for i, purpose in enumerate(Purpose):
-        agent = "utility" if purpose is Purpose.EXTRACT else ("alice", "bob")[i % 2]
+        agent = "utility" if purpose == Purpose.EXTRACT else ("alice", "bob")[i % 2]
         extra: dict[str, Any] = {}
-        if purpose is Purpose.EXTRACT:
+        if purpose == Purpose.EXTRACT:
             extra = {"output_schema": RANKING_SCHEMA, "schema_name": "ranking_extraction"}
         requests.append(
             ModelRequest(

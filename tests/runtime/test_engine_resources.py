@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from maai.ledger import EventStore
 from maai.runtime import engine as engine_module
 from maai.runtime.engine import MAX_QUEUED_APPENDS, Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
-
 from tests.support.driver import make_config
 
 

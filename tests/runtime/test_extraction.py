@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from agents.strict_schema import ensure_strict_json_schema
+
 from maai.domain.frohlich.extraction import (
     SCHEMAS,
     ChoiceExtraction,

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import io
 
-from maai.cli.progress import ProgressPrinter
-from maai.domain.frohlich.events import SpeakingOrderDrawn, StatementMade, StepStarted
-from maai.domain.frohlich.state import initial_state
 from rich.console import Console
 
+from maai.domain.frohlich.events import SpeakingOrderDrawn, StatementMade, StepStarted
+from maai.domain.frohlich.state import initial_state
+from maai.projections.frohlich.progress import Progress
 from tests.support.driver import make_config
 
 
 def printed(events: list, *, quiet: bool = False) -> list[str]:
     out = io.StringIO()
-    printer = ProgressPrinter(Console(file=out, width=200), make_config(), quiet=quiet)
+    console = Console(file=out, width=200)
+    progress = Progress(make_config())
     for event in events:
-        printer.on_event(event, initial_state())
+        for line in progress.lines(event, initial_state()):
+            if not quiet:
+                console.print(line, highlight=False, soft_wrap=True)
     return out.getvalue().splitlines()
 
 

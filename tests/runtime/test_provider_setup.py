@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import Any
 
 import pytest
@@ -11,6 +9,7 @@ from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from maai.domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig, UtilityConfig
 from maai.runtime.providers import (
     NO_KEY_PLACEHOLDER,
@@ -141,22 +140,26 @@ def test_build_model_names_agent_and_variable_when_key_is_missing() -> None:
     )
 
 
-def test_simulated_is_built_by_the_simulation_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    built: list[tuple[AgentConfig | None, int]] = []
-    sentinel = object()
+def test_simulated_is_the_experiments_policy_not_a_provider() -> None:
+    """A provider never builds the simulated model; the executor wraps the experiment's own
+    simulated policy for each participant and for the utility agent."""
+    from maai.runtime.executors import LiveExecutor
+    from maai.runtime.simulated import SimulatedModel
 
-    def build_simulated(agent: AgentConfig | None, *, seed: int) -> Any:
-        built.append((agent, seed))
-        return sentinel
-
-    fake = types.ModuleType("maai.runtime.simulated")
-    fake.build_simulated = build_simulated  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "maai.runtime.simulated", fake)
+    with pytest.raises(ProviderSetupError, match="experiment's policy"):
+        build_model("simulated", None, who="alice", env={})
     alice = AgentConfig(name="alice", personality="careful")
-    assert build_model("simulated", None, who="alice", env={}, agent=alice, seed=5) is sentinel
-    assert build_model("simulated", None, who="bob", env={}) is sentinel
-    assert build_model("simulated", None, who="utility", env={}, seed=5) is sentinel
-    assert built == [(alice, 5), (AgentConfig(name="bob"), 0), (None, 5)]
+    cfg = FrohlichConfig(agents=[alice, AgentConfig(name="bob")], seed=5)
+    executor = LiveExecutor(cfg, env={})
+    participant = executor.model_for("alice")
+    assert isinstance(participant, SimulatedModel)
+    assert participant.policy.persona.name == "alice"  # type: ignore[attr-defined]
+    assert participant.policy.seed == 5  # type: ignore[attr-defined]
+    utility = executor.model_for("utility")
+    assert isinstance(utility, SimulatedModel)
+    assert type(utility.policy).__name__ == "SimulatedUtility"
+    with pytest.raises(ProviderSetupError, match="not in the config"):
+        executor.model_for("zoe")
 
 
 def test_third_party_key_envs() -> None:

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from maai.domain.calls import ModelAnswer, ModelRequest, Purpose, canonical_json
+
+from maai.domain.calls import ModelAnswer, ModelRequest, canonical_json
 from maai.domain.frohlich.config import ProviderConfig, RetryConfig
 from maai.domain.frohlich.extraction import (
     CHOICE_SCHEMA,
@@ -22,6 +23,7 @@ from maai.domain.frohlich.extraction import (
     parse_extraction,
     request_schema_fields,
 )
+from maai.domain.frohlich.purposes import Purpose
 from maai.runtime.providers import NO_KEY_PLACEHOLDER, build_model
 from maai.runtime.recording import (
     AttemptFailure,
@@ -31,7 +33,6 @@ from maai.runtime.recording import (
     answer_to_sdk_response,
     response_to_raw,
 )
-
 from tests.runtime.loopback_http import LoopbackServer, Received, Reply, chat_completion, error_body
 from tests.runtime.loopback_http import loopback_server as _loopback_server
 

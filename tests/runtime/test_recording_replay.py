@@ -13,9 +13,11 @@ from agents import ModelResponse
 from agents.usage import Usage as SdkUsage
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from maai.domain.calls import ModelAnswer, ModelRequest, Purpose, canonical_json
+
+from maai.domain.calls import ModelAnswer, ModelRequest, canonical_json
 from maai.domain.frohlich.config import RetryConfig
 from maai.domain.frohlich.extraction import RANKING_SCHEMA
+from maai.domain.frohlich.purposes import Purpose
 from maai.runtime.call_context import current_request
 from maai.runtime.recording import (
     AttemptFailure,
@@ -28,7 +30,6 @@ from maai.runtime.recording import (
     response_to_raw,
 )
 from maai.runtime.replay import ReplayCaller, ReplayMismatchError, ReplayMissError
-
 from tests.runtime.fake_models import EchoModel, ExplodingModel, message, session
 
 
@@ -88,7 +89,7 @@ def test_record_then_replay_every_purpose_byte_identical(no_network: None) -> No
         assert canonical_json(answer.model_dump(mode="json")) == canonical_json(
             recorded[request.address]
         )
-        assert answer.text == f"[{request.purpose.value}] {request.agent} answers {request.address}"
+        assert answer.text == f"[{request.purpose}] {request.agent} answers {request.address}"
         # The SDK response rebuilt from the ledger serializes back to the same bytes.
         assert canonical_json(response_to_raw(answer_to_sdk_response(answer))) == canonical_json(
             answer.raw
@@ -97,7 +98,7 @@ def test_record_then_replay_every_purpose_byte_identical(no_network: None) -> No
 
 
 def test_structured_output_reaches_the_model_as_a_strict_schema() -> None:
-    requests = [r for r in session() if r.purpose is Purpose.EXTRACT]
+    requests = [r for r in session() if r.purpose == Purpose.EXTRACT]
     _, model = record(requests)
     (schema,) = model.schemas
     assert schema is not None and not schema.is_plain_text()

@@ -7,12 +7,14 @@ import re
 from typing import Any
 
 import pytest
-from maai.domain.calls import ModelRequest, Purpose
+
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich.config import BASE_DISTRIBUTIONS, AgentConfig, PersonaConfig
+from maai.domain.frohlich.purposes import Purpose
+from maai.domain.frohlich.simulated import Persona, persona_for
+from maai.domain.frohlich.simulated.phrases import EN
+from maai.domain.frohlich.simulated.policy import SimulationError, answer
 from maai.domain.frohlich.types import Principle
-from maai.runtime.simulated import Persona, persona_for
-from maai.runtime.simulated.phrases import EN
-from maai.runtime.simulated.policy import SimulationError, answer
 
 SEED = 11
 TABLE = [list(d) for d in BASE_DISTRIBUTIONS]
@@ -110,7 +112,7 @@ def test_every_purpose_is_answered_deterministically(purpose: Purpose) -> None:
     assert first.strip()
     assert say(p, purpose) == first
     texts = {say(p, purpose, f"test/alice/{purpose.value}/{i}") for i in range(12)}
-    if purpose is not Purpose.MEMORY_SHORTEN:  # shortening a fixed text has one right answer
+    if purpose != Purpose.MEMORY_SHORTEN:  # shortening a fixed text has one right answer
         assert len(texts) > 1
 
 
@@ -217,7 +219,7 @@ def test_missing_context_keys_are_tolerated() -> None:
         req = ModelRequest(
             address="bare", agent="alice", purpose=purpose, model="simulated", system="", input=""
         )
-        assert answer(EN, p, SEED, req).strip() or purpose is Purpose.MEMORY_SHORTEN
+        assert answer(EN, p, SEED, req).strip() or purpose == Purpose.MEMORY_SHORTEN
 
 
 # --- the deterministic parsers read every well-formed answer ----------------------------------

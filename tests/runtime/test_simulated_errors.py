@@ -7,13 +7,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from maai.domain.calls import ModelRequest, Purpose
+
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich.config import BASE_DISTRIBUTIONS, AgentConfig, PersonaConfig
+from maai.domain.frohlich.purposes import Purpose
+from maai.domain.frohlich.simulated import persona_for
+from maai.domain.frohlich.simulated.extract import canonical
+from maai.domain.frohlich.simulated.phrases import EN
+from maai.domain.frohlich.simulated.policy import answer
 from maai.domain.frohlich.types import Principle
-from maai.runtime.simulated import persona_for
-from maai.runtime.simulated.extract import canonical
-from maai.runtime.simulated.phrases import EN
-from maai.runtime.simulated.policy import answer
 
 SEED = 5
 CALLS = 400

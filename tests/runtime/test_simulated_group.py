@@ -13,13 +13,14 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from maai.domain.calls import ModelRequest, Purpose
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich.config import AgentConfig, PersonaConfig
+from maai.domain.frohlich.purposes import Purpose
+from maai.domain.frohlich.simulated import Persona, persona_for
+from maai.domain.frohlich.simulated.phrases import EN
+from maai.domain.frohlich.simulated.policy import answer
+from maai.domain.frohlich.simulated.reading import Stance, poll_answer_in, stance_in
 from maai.domain.frohlich.types import Principle
-from maai.runtime.simulated import Persona, persona_for
-from maai.runtime.simulated.phrases import EN
-from maai.runtime.simulated.policy import answer
-from maai.runtime.simulated.reading import Stance, poll_answer_in, stance_in
 
 NAMES = ("alice", "bob", "carol", "dave", "eve")
 PROPOSAL = "\nI PROPOSE A VOTE"

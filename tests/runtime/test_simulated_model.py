@@ -11,18 +11,26 @@ from typing import Any
 import pytest
 from agents import Agent, ModelSettings, ModelTracing, RunConfig, Runner
 from agents.items import ModelResponse
-from maai.domain.calls import ModelRequest, Purpose
+from pydantic import BaseModel
+
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich.config import AgentConfig, PersonaConfig
-from maai.runtime.call_context import calling
-from maai.runtime.simulated import (
+from maai.domain.frohlich.config import AgentConfig as _Agent
+from maai.domain.frohlich.purposes import Purpose
+from maai.domain.frohlich.simulated import (
     SimulatedParticipant,
     SimulatedUtility,
     SimulationError,
-    build_simulated,
+    build_policy,
     persona_for,
 )
-from maai.runtime.simulated.extract import canonical
-from pydantic import BaseModel
+from maai.domain.frohlich.simulated.extract import canonical
+from maai.runtime.call_context import calling
+from maai.runtime.simulated import SimulatedModel, SimulationWiringError
+
+
+def build_simulated(agent: _Agent | None, *, seed: int) -> SimulatedModel:
+    return SimulatedModel(build_policy(agent, seed=seed))
 
 
 def request(purpose: Purpose, agent: str = "alice", **context: Any) -> ModelRequest:
@@ -65,16 +73,17 @@ def text_of(response: ModelResponse) -> str:
 
 
 def test_build_simulated() -> None:
-    participant = build_simulated(AgentConfig(name="alice"), seed=1)
+    model = build_simulated(AgentConfig(name="alice"), seed=1)
+    participant = model.policy
     assert isinstance(participant, SimulatedParticipant)
     assert participant.persona == persona_for(AgentConfig(name="alice"), 1)
-    assert isinstance(build_simulated(None, seed=1), SimulatedUtility)
-    assert participant.model == "simulated"
+    assert isinstance(build_simulated(None, seed=1).policy, SimulatedUtility)
+    assert model.model == "simulated"
 
 
 def test_without_a_request_it_fails_clearly() -> None:
     model = build_simulated(AgentConfig(name="alice"), seed=1)
-    with pytest.raises(SimulationError, match="calling"):
+    with pytest.raises(SimulationWiringError, match="calling"):
         call(model, None)
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+
 from maai.domain.frohlich.config import AgentConfig, PersonaConfig
+from maai.domain.frohlich.simulated import Persona, persona_for
+from maai.domain.frohlich.simulated.persona import stream, unit
 from maai.domain.frohlich.types import Certainty, Principle
-from maai.runtime.simulated import Persona, persona_for
-from maai.runtime.simulated.persona import stream, unit
 
 NAMES = ("alice", "bob", "carol", "dave", "eve")
 

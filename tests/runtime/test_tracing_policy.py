@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 from agents.tracing import custom_span, set_trace_processors
 from agents.tracing.processors import BackendSpanExporter, BatchTraceProcessor, default_processor
+
 from maai.runtime.recording import ModelCaller
 from maai.runtime.tracing import export_key, run_trace
-
 from tests.runtime.fake_models import EchoModel, session
 from tests.runtime.loopback_http import LoopbackServer, Reply, loopback_server
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Purpose, Usage
+from maai.domain.calls import ModelAnswer, ModelRequest, Usage
 from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.domain.frohlich.decide import decide
+from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State, evolve, initial_state
 
 Responder = Callable[[ModelRequest], str]
@@ -70,18 +71,18 @@ RANKING = (
 def agreeable(request: ModelRequest) -> str:
     """Everyone prefers (c) $13,000 and proposes a vote at once."""
     purpose = request.purpose
-    if purpose is Purpose.RANKING:
+    if purpose == Purpose.RANKING:
         return RANKING
     if purpose in (Purpose.CHOICE, Purpose.BALLOT):
         return "I choose (c) maximizing the average with a floor constraint of $13,000."
-    if purpose is Purpose.REASONING:
+    if purpose == Purpose.REASONING:
         return f"private thoughts of {request.agent}"
-    if purpose is Purpose.STATEMENT:
+    if purpose == Purpose.STATEMENT:
         return f"I, {request.agent}, support (c) with a floor of $13,000.\nI PROPOSE A VOTE"
-    if purpose is Purpose.POLL:
+    if purpose == Purpose.POLL:
         return "Yes."
     if purpose in (Purpose.MEMORY, Purpose.MEMORY_SHORTEN):
         return f"memory of {request.agent} after {request.address}"
-    if purpose is Purpose.EXTRACT:
+    if purpose == Purpose.EXTRACT:
         raise AssertionError(f"unexpected utility call {request.address}")
     raise AssertionError(purpose)

@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from maai.domain.frohlich.config import BASE_DISTRIBUTIONS
+from maai.domain.frohlich.simulated import render
+from maai.domain.frohlich.simulated.facts import has_feedback, numbers
+from maai.domain.frohlich.simulated.persona import Persona
+from maai.domain.frohlich.simulated.phrases import Phrases
+from maai.domain.frohlich.simulated.reading import Stance
 from maai.domain.frohlich.types import Certainty, Principle
-from maai.runtime.simulated import render
-from maai.runtime.simulated.facts import has_feedback, numbers
-from maai.runtime.simulated.persona import Persona
-from maai.runtime.simulated.phrases import Phrases
-from maai.runtime.simulated.reading import Stance
 
 _CERTAINTIES = tuple(Certainty)
 # How often a participant strays to its second-best principle in a round, by certainty.

@@ -16,7 +16,7 @@ from maai.domain.frohlich.events import (
     RoundUnpaid,
     StatementMade,
 )
-from maai.projections.calls import collect_calls, site_of
+from maai.projections.frohlich.calls import collect_calls, site_of
 from maai.projections.history import Entry, History
 
 Row = dict[str, Any]
@@ -201,7 +201,7 @@ def model_calls(history: History) -> Iterator[Row]:
             "address": call.address,
             "agent": request.agent,
             "for_agent": call.for_agent,
-            "purpose": request.purpose.value,
+            "purpose": request.purpose,
             "phase": site.phase,
             "step": site.step,
             "round": site.round,

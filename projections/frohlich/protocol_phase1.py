@@ -19,8 +19,8 @@ from maai.domain.frohlich.events import (
 from maai.domain.frohlich.steps import counterfactual_rows
 from maai.domain.frohlich.types import INCOME_CLASSES
 from maai.domain.random_streams import draw_choice
-from maai.projections.calls import site_of
-from maai.projections.protocol_base import Audit, Violation, dset, rule
+from maai.projections.frohlich.calls import site_of
+from maai.projections.frohlich.protocol_base import Audit, Violation, dset, rule
 
 ROUNDS = 4
 RANKING_STEPS = ("1.1", "1.2", "1.4", "2.3")

@@ -1,6 +1,9 @@
-"""Live progress lines for ``maai run`` and ``maai resume``, from the events as they land."""
+"""Live progress lines of a Frohlich run (``maai run``, ``maai resume``), from the events as
+they land: rich markup, which the CLI prints."""
 
 from __future__ import annotations
+
+from rich.markup import escape
 
 from maai.domain.events import Event, ModelAttemptFailed, RunFailed
 from maai.domain.frohlich.config import FrohlichConfig
@@ -18,8 +21,6 @@ from maai.domain.frohlich.events import (
 )
 from maai.domain.frohlich.render import cents, tally_text
 from maai.domain.frohlich.state import State
-from rich.console import Console
-from rich.markup import escape
 
 STEP_NAMES = {
     "1.1": "initial ranking",
@@ -32,17 +33,20 @@ STEP_NAMES = {
 }
 
 
-class ProgressPrinter:
-    def __init__(self, console: Console, config: FrohlichConfig, *, quiet: bool = False) -> None:
-        self.console = console
-        self.quiet = quiet
+class Progress:
+    def __init__(self, config: FrohlichConfig) -> None:
         self.rounds = config.phase2_rounds
         self.phase1_announced = False
         self.width = max(len(a.name) for a in config.agents)
+        self._lines: list[str] = []
 
     def line(self, text: str) -> None:
-        if not self.quiet:
-            self.console.print(text, highlight=False, soft_wrap=True)
+        self._lines.append(text)
+
+    def lines(self, event: Event, state: State) -> list[str]:
+        self._lines = []
+        self.on_event(event, state)
+        return self._lines
 
     def who(self, name: str) -> str:
         return f"[cyan]{escape(name).ljust(self.width)}[/cyan]"

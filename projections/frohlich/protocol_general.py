@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from maai.domain.calls import Purpose
 from maai.domain.events import ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
 from maai.domain.frohlich import parsing
 from maai.domain.frohlich.events import (
@@ -15,7 +14,8 @@ from maai.domain.frohlich.events import (
     AnswerUndecided,
     MemoryUpdated,
 )
-from maai.projections.protocol_base import Audit, Violation, rule
+from maai.domain.frohlich.purposes import Purpose
+from maai.projections.frohlich.protocol_base import Audit, Violation, rule
 
 _ELICITED = {
     Purpose.RANKING: "ranking",
@@ -119,7 +119,7 @@ def attempts_bounded(audit: Audit) -> Iterator[Violation]:
     for entry, requested in audit.history.of(ModelCallRequested):
         request = requested.request
         n = _attempt(request.address)
-        if request.purpose is Purpose.EXTRACT:
+        if request.purpose == Purpose.EXTRACT:
             if n is not None and n > limits.utility:
                 yield Violation(
                     "attempts_bounded",

@@ -17,10 +17,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from maai.domain.frohlich.simulated.facts import Item, as_int, history, progress
+from maai.domain.frohlich.simulated.persona import Persona, unit
+from maai.domain.frohlich.simulated.reading import Stance, amount_in, mentions, stance_in
 from maai.domain.frohlich.types import Principle
-from maai.runtime.simulated.facts import Item, as_int, history, progress
-from maai.runtime.simulated.persona import Persona, unit
-from maai.runtime.simulated.reading import Stance, amount_in, mentions, stance_in
 
 K = TypeVar("K", Principle, Stance)
 _TALLY_WEIGHT = 0.5

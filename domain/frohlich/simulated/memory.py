@@ -12,11 +12,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from maai.runtime.simulated import render
-from maai.runtime.simulated.facts import as_int, as_str
-from maai.runtime.simulated.persona import Persona
-from maai.runtime.simulated.phrases import Phrases
-from maai.runtime.simulated.reading import Stance, certainty_in, ranking_in, stance_in
+from maai.domain.frohlich.simulated import render
+from maai.domain.frohlich.simulated.facts import as_int, as_str
+from maai.domain.frohlich.simulated.persona import Persona
+from maai.domain.frohlich.simulated.phrases import Phrases
+from maai.domain.frohlich.simulated.reading import Stance, certainty_in, ranking_in, stance_in
 
 _DEFAULT_LIMIT = 5000
 _OUTCOME_WORDS = 50

@@ -21,23 +21,12 @@ from maai.domain.frohlich.events import (
     RoundUnpaid,
     StatementMade,
 )
-from maai.projections.calls import Call, collect_calls, site_of
-from maai.projections.history import Entry, History
+from maai.projections.frohlich.calls import Call, collect_calls, site_of
+from maai.projections.frohlich.outcome import outcome_json, phase2_payment_json, usage_json
+from maai.projections.history import Entry, History, UnknownAgentError
 from maai.projections.jsonout import scrub
-from maai.projections.outcome import outcome_json, phase2_payment_json, usage_json
 
 FORMAT = "maai.agent_log/1"
-
-
-class UnknownAgentError(KeyError):
-    def __init__(self, name: str, names: list[str]) -> None:
-        super().__init__(name)
-        self.name = name
-        self.names = names
-
-    def __str__(self) -> str:
-        known = ", ".join(self.names) or "none"
-        return f"no agent named {self.name!r} (agents: {known})"
 
 
 def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
@@ -236,7 +225,7 @@ def call_json(call: Call, extractions: list[Call]) -> dict[str, Any]:
         "times_requested": len(call.requests),
         "address": call.address,
         "agent": request.agent,
-        "purpose": request.purpose.value,
+        "purpose": request.purpose,
         "phase": site.phase,
         "step": site.step,
         "round": site.round,

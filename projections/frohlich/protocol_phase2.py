@@ -18,7 +18,7 @@ from maai.domain.frohlich.events import (
     StatementMade,
 )
 from maai.domain.frohlich.types import PrincipleChoice
-from maai.projections.protocol_base import Audit, Violation, rule
+from maai.projections.frohlich.protocol_base import Audit, Violation, rule
 
 
 def _orders(audit: Audit) -> dict[int, list[str]]:

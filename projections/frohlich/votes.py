@@ -18,9 +18,9 @@ from maai.domain.frohlich.events import (
     PollResolved,
     StatementMade,
 )
-from maai.projections.calls import site_of
+from maai.projections.frohlich.calls import site_of
+from maai.projections.frohlich.outcome import choice_json
 from maai.projections.history import History
-from maai.projections.outcome import choice_json
 
 Row = dict[str, Any]
 

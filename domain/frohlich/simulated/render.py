@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from maai.domain.frohlich.simulated.phrases import Phrases
+from maai.domain.frohlich.simulated.reading import Stance
 from maai.domain.frohlich.types import Certainty, Principle
-from maai.runtime.simulated.phrases import Phrases
-from maai.runtime.simulated.reading import Stance
 
 
 def money(amount: int) -> str:

@@ -15,9 +15,9 @@ from typing import Any
 from maai.domain.events import RunCompleted, RunStarted
 
 # Importing the rule modules registers their rules, in this order.
-from maai.projections import protocol_general, protocol_phase1, protocol_phase2  # noqa: F401
+from maai.projections.frohlich import protocol_general, protocol_phase1, protocol_phase2  # noqa: F401
+from maai.projections.frohlich.protocol_base import RULES, Audit, Rule, Violation
 from maai.projections.history import History
-from maai.projections.protocol_base import RULES, Audit, Rule, Violation
 
 
 def lifecycle(history: History) -> Iterator[Violation]:

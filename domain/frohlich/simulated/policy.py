@@ -3,10 +3,11 @@ the persona and the request (address, purpose, context)."""
 
 from __future__ import annotations
 
-from maai.domain.calls import ModelRequest, Purpose
-from maai.runtime.simulated import memory, phase1, phase2
-from maai.runtime.simulated.persona import Persona, stream
-from maai.runtime.simulated.phrases import Phrases
+from maai.domain.calls import ModelRequest
+from maai.domain.frohlich.purposes import Purpose
+from maai.domain.frohlich.simulated import memory, phase1, phase2
+from maai.domain.frohlich.simulated.persona import Persona, stream
+from maai.domain.frohlich.simulated.phrases import Phrases
 
 
 class SimulationError(RuntimeError):
@@ -19,23 +20,23 @@ def answer(ph: Phrases, persona: Persona, seed: int, request: ModelRequest) -> s
     rng = stream(seed, persona.name, request.address)
     ctx = request.context
     purpose = request.purpose
-    if purpose is Purpose.RANKING:
+    if purpose == Purpose.RANKING:
         return phase1.ranking(ph, persona, ctx, rng)
-    if purpose is Purpose.CHOICE:
+    if purpose == Purpose.CHOICE:
         return phase1.choice(ph, persona, ctx, rng)
-    if purpose is Purpose.REASONING:
+    if purpose == Purpose.REASONING:
         return phase2.reasoning(ph, persona, seed, ctx, rng)
-    if purpose is Purpose.STATEMENT:
+    if purpose == Purpose.STATEMENT:
         return phase2.statement(ph, persona, seed, ctx, rng)
-    if purpose is Purpose.POLL:
+    if purpose == Purpose.POLL:
         return phase2.poll(ph, persona, seed, ctx, rng)
-    if purpose is Purpose.BALLOT:
+    if purpose == Purpose.BALLOT:
         return phase2.ballot(ph, persona, seed, ctx, rng)
-    if purpose is Purpose.MEMORY:
+    if purpose == Purpose.MEMORY:
         return memory.update(ph, persona, ctx, rng)
-    if purpose is Purpose.MEMORY_SHORTEN:
+    if purpose == Purpose.MEMORY_SHORTEN:
         return memory.shorten(ph, persona, ctx, rng)
     raise SimulationError(
-        f"{request.address}: a simulated participant does not answer {purpose.value!r} requests"
+        f"{request.address}: a simulated participant does not answer {purpose!r} requests"
         " (extraction goes to the simulated utility agent)"
     )

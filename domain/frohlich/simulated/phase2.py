@@ -11,13 +11,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from maai.runtime.simulated import render
-from maai.runtime.simulated.facts import Item, as_int, as_str, has_feedback, history, progress
-from maai.runtime.simulated.group import GroupView, Position, current_position
-from maai.runtime.simulated.persona import Persona, unit
-from maai.runtime.simulated.phase1 import reasons, retry_prefix, slips
-from maai.runtime.simulated.phrases import Phrases
-from maai.runtime.simulated.reading import Stance, stance_in
+from maai.domain.frohlich.simulated import render
+from maai.domain.frohlich.simulated.facts import (
+    Item,
+    as_int,
+    as_str,
+    has_feedback,
+    history,
+    progress,
+)
+from maai.domain.frohlich.simulated.group import GroupView, Position, current_position
+from maai.domain.frohlich.simulated.persona import Persona, unit
+from maai.domain.frohlich.simulated.phase1 import reasons, retry_prefix, slips
+from maai.domain.frohlich.simulated.phrases import Phrases
+from maai.domain.frohlich.simulated.reading import Stance, stance_in
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from maai.domain.frohlich.events import (
     GroupDistributionChosen,
 )
 from maai.domain.frohlich.types import PrincipleChoice
-from maai.projections.calls import Call, site_of
+from maai.projections.frohlich.calls import Call, site_of
 from maai.projections.history import History
 
 

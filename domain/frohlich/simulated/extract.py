@@ -15,8 +15,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from maai.runtime.simulated.facts import as_str
-from maai.runtime.simulated.reading import certainty_in, poll_answer_in, ranking_in, stance_in
+from maai.domain.frohlich.simulated.facts import as_str
+from maai.domain.frohlich.simulated.reading import (
+    certainty_in,
+    poll_answer_in,
+    ranking_in,
+    stance_in,
+)
 
 
 def canonical(kind: str, text: str) -> dict[str, Any]:

@@ -1,0 +1,169 @@
+"""The Experiment interface: everything the engine, verify, the CLI and the generic
+projections know about an experiment (docs/experiments.md).
+
+An experiment lives in its own folders: ``domain/<name>/`` (pure: config, events, state,
+``evolve``, ``decide``, prompts, parsers, the simulated participant's policy) with an
+``experiment.py`` that defines ``EXPERIMENT``, and ``projections/<name>/`` (its read models,
+audits, progress lines) with ``VIEWS``. Nothing outside those folders imports them: generic
+code finds an experiment by name (``maai.domain.experiments``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar, Protocol
+
+from maai.domain.calls import ModelRequest
+from maai.domain.config import ExperimentConfig, validate_config
+from maai.domain.events import Event, RunStarted
+from maai.domain.prompts import PromptSet
+from maai.domain.registry import EventRegistry, Upcaster
+from maai.domain.walk import Decision
+
+
+class RunState(Protocol):
+    """What generic code reads of any experiment's state."""
+
+    @property
+    def started(self) -> RunStarted | None: ...
+
+    @property
+    def requested(self) -> Mapping[str, str]:
+        """Address -> request hash of every call requested so far."""
+        ...
+
+    @property
+    def status(self) -> str: ...
+
+
+class SimulatedPolicy(Protocol):
+    """What the offline simulated model answers: a pure function of the run's seed, the
+    participant and the request (never of the prompt text, which a real model also sees)."""
+
+    latency_ms: float
+
+    def answer(self, request: ModelRequest, schema: dict[str, Any] | None) -> str: ...
+
+
+@dataclass(frozen=True)
+class SummaryTable:
+    columns: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A run's end-of-run summary, as data: the CLI prints it; ``data`` is its JSON form."""
+
+    status: str
+    outcome: str
+    headline: list[tuple[str, str]]  # label, value (after status and outcome)
+    table: SummaryTable | None
+    footer: list[str]
+    failure: str | None
+    data: dict[str, Any] = field(default_factory=dict)
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class Experiment(ABC):
+    """One experiment. Subclasses set the class attributes and implement the methods."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    config_model: ClassVar[type[ExperimentConfig]]
+    events: ClassVar[tuple[type[Event], ...]]
+    upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {}
+    prompts: ClassVar[PromptSet]
+    default_config: ClassVar[str]
+    """File name of its example config among the packaged ones (``maai.configs``)."""
+    views_module: ClassVar[str]
+    """Dotted name of its projections package, which defines ``VIEWS``."""
+    docs: ClassVar[str]
+    """The repository doc with its rules (e.g. ``docs/frohlich.md``)."""
+
+    @cached_property
+    def registry(self) -> EventRegistry:
+        return EventRegistry(self.events, self.upcasters)
+
+    def parse_config(self, data: Any, source: str = "config") -> ExperimentConfig:
+        return validate_config(self.config_model, data, source)
+
+    def config_of(self, started: RunStarted) -> ExperimentConfig:
+        return self.config_model.model_validate(started.config)
+
+    @abstractmethod
+    def initial_state(self) -> Any: ...
+
+    @abstractmethod
+    def evolve(self, state: Any, event: Event) -> Any:
+        """The reducer: the state after ``event``; pure, ``state`` is left untouched."""
+
+    @abstractmethod
+    def decide(self, state: Any) -> Decision:
+        """Events derivable now (folded into ``Decision.state``) and the calls to make."""
+
+    @abstractmethod
+    def summarize(self, run_id: str, state: Any, status: str | None = None) -> Summary: ...
+
+    @abstractmethod
+    def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
+        """The offline stand-in for participant ``who``."""
+
+    @abstractmethod
+    def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
+        """The offline stand-in for the utility agent (structured extraction)."""
+
+    def fold(self, events: Sequence[Event], state: Any = None) -> Any:
+        state = self.initial_state() if state is None else state
+        for event in events:
+            state = self.evolve(state, event)
+        return state
+
+    def views(self) -> ExperimentViews:
+        """Its read models (loaded on first use: commands that only run need none)."""
+        module = importlib.import_module(self.views_module)
+        views: ExperimentViews = module.VIEWS
+        return views
+
+
+class ProgressView(Protocol):
+    def lines(self, event: Event, state: Any) -> list[str]:
+        """Rich-markup lines to print for ``event`` (often none)."""
+        ...
+
+
+class ExperimentViews(Protocol):
+    """An experiment's read models; each takes a ``maai.projections.history.History``."""
+
+    def agent_log(self, history: Any, agent: str | None = None) -> dict[str, Any]: ...
+
+    def transcript(self, history: Any) -> str: ...
+
+    def tables(self, histories: Sequence[Any]) -> dict[str, str]:
+        """File name -> CSV text (and a data dictionary)."""
+        ...
+
+    def table_rows(self, history: Any) -> dict[str, list[dict[str, Any]]]:
+        """Table name -> rows (for the Python API's DataFrames)."""
+        ...
+
+    def audit_protocol(self, history: Any) -> Any: ...
+
+    def protocol_rules(self) -> Sequence[Any]: ...
+
+    def audit_leaks(self, history: Any) -> Any: ...
+
+    def audit_votes(self, history: Any) -> dict[str, Any] | None:
+        """The vote audit, or ``None`` for an experiment without votes."""
+        ...
+
+    def progress(self, config: ExperimentConfig) -> ProgressView: ...
+
+
+StateFactory = Callable[[], Any]
