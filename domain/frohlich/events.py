@@ -8,13 +8,22 @@ source that read them (the deterministic parser or the utility agent).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
+from maai.domain.answers import (  # the answer events, as Frohlich code has always named them
+    ANSWER_EVENTS,
+)
+from maai.domain.answers import AnswerAccepted as AnswerAccepted
+from maai.domain.answers import AnswerMissing as AnswerMissing
+from maai.domain.answers import AnswerRead as AnswerRead
+from maai.domain.answers import AnswerRejected as AnswerRejected
+from maai.domain.answers import AnswerUndecided as AnswerUndecided
+from maai.domain.answers import ParseSource as ParseSource
 from maai.domain.events import Event
 from maai.domain.frohlich.types import Frozen, IncomeClass, PrincipleChoice
 
 AnswerKind = Literal["ranking", "choice", "ballot", "poll"]
-ParseSource = Literal["parser", "utility"]
+"""What the Frohlich protocol asks participants for, as ``kind`` of the answer events."""
 Scope = Literal["phase1", "phase2"]
 
 
@@ -45,61 +54,6 @@ class StepStarted(Event):
     def key(self) -> str:
         who = self.agent or "group"
         return f"step/{self.step}/{who}/{self.round or 0}"
-
-
-class AnswerRead(Event):
-    """What every reading of an answer records. ``address`` is the participant's call whose
-    text was read; for the utility source, ``via`` is the extraction call."""
-
-    agent: str
-    kind: AnswerKind
-    slot: str
-    address: str
-    attempt: int
-    source: ParseSource
-    via: str | None = None
-    raw_text: str
-
-    @property
-    def key(self) -> str:
-        return f"parse/{self.via or self.address}"
-
-
-class AnswerAccepted(AnswerRead):
-    """The answer was read and is valid."""
-
-    TYPE: ClassVar[str] = "answer.accepted"
-    value: Any
-
-
-class AnswerRejected(AnswerRead):
-    """The answer was read and is not acceptable; ``reason`` is what the agent is told."""
-
-    TYPE: ClassVar[str] = "answer.rejected"
-    reason: str
-
-
-class AnswerUndecided(AnswerRead):
-    """The deterministic parser could not decide; the utility agent is asked next. With
-    ``source == "utility"`` the extraction itself could not be used (e.g. broken JSON)."""
-
-    TYPE: ClassVar[str] = "answer.undecided"
-    reason: str
-
-
-class AnswerMissing(Event):
-    """No valid answer after the allowed attempts: recorded as missing, never defaulted."""
-
-    TYPE: ClassVar[str] = "answer.missing"
-    agent: str
-    kind: AnswerKind
-    slot: str
-    attempts: int
-    last_reason: str
-
-    @property
-    def key(self) -> str:
-        return f"missing/{self.slot}"
 
 
 class DistributionsDrawn(Event):
@@ -273,10 +227,7 @@ class GroupDistributionChosen(Event):
 
 FROHLICH_EVENTS: tuple[type[Event], ...] = (
     StepStarted,
-    AnswerAccepted,
-    AnswerRejected,
-    AnswerUndecided,
-    AnswerMissing,
+    *ANSWER_EVENTS,
     DistributionsDrawn,
     PayoffAwarded,
     RoundUnpaid,

@@ -12,24 +12,16 @@ keep the two in step.
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
+from maai.domain.extraction import Extraction as Extraction
+from maai.domain.extraction import ExtractionFailure as ExtractionFailure
+from maai.domain.extraction import json_object, nullable, schema_instructions
+from maai.domain.extraction import parse_extraction as parse_extraction
 from maai.domain.frohlich.types import Certainty, Principle, PrincipleChoice, Ranking
 
 _PRINCIPLE_LETTERS = [p.value for p in Principle]
 _CERTAINTIES = [c.value for c in Certainty]
-
-
-class Extraction(BaseModel):
-    """Base of the extraction outputs: every field required, nothing else allowed."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    readable: bool  # False: the text states no answer that can be read
 
 
 class RankingExtraction(Extraction):
@@ -46,51 +38,38 @@ class PollExtraction(Extraction):
     answer: Literal["yes", "no"] | None
 
 
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
 _READABLE = {
     "type": "boolean",
     "description": "false if the text states no answer that can be read",
 }
 
-RANKING_SCHEMA: dict[str, Any] = _object(
+RANKING_SCHEMA: dict[str, Any] = json_object(
     {
-        "order": _nullable(
+        "order": nullable(
             {
                 "type": "array",
                 "items": {"type": "string", "enum": _PRINCIPLE_LETTERS},
                 "description": "principle letters, best first, as the text ranks them",
             }
         ),
-        "certainty": _nullable({"type": "string", "enum": _CERTAINTIES}),
+        "certainty": nullable({"type": "string", "enum": _CERTAINTIES}),
         "readable": _READABLE,
     }
 )
 
-CHOICE_SCHEMA: dict[str, Any] = _object(
+CHOICE_SCHEMA: dict[str, Any] = json_object(
     {
-        "principle": _nullable({"type": "string", "enum": _PRINCIPLE_LETTERS}),
-        "amount": _nullable(
+        "principle": nullable({"type": "string", "enum": _PRINCIPLE_LETTERS}),
+        "amount": nullable(
             {"type": "integer", "description": "the constraint amount in whole dollars"}
         ),
         "readable": _READABLE,
     }
 )
 
-POLL_SCHEMA: dict[str, Any] = _object(
+POLL_SCHEMA: dict[str, Any] = json_object(
     {
-        "answer": _nullable({"type": "string", "enum": ["yes", "no"]}),
+        "answer": nullable({"type": "string", "enum": ["yes", "no"]}),
         "readable": _READABLE,
     }
 )
@@ -107,18 +86,6 @@ def schema_for(model_cls: type[Extraction]) -> tuple[str, dict[str, Any]]:
     return SCHEMAS[model_cls]
 
 
-def schema_instructions(schema: dict[str, Any]) -> str:
-    """Words for a prompt, for servers that cannot take a JSON schema (json_schema: false).
-
-    Deterministic: the text is part of the request and so of its hash."""
-    rendered = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False)
-    return (
-        "Reply with one JSON object and nothing else, matching this JSON schema. "
-        "Give every property; use null where the text gives no value.\n"
-        f"{rendered}"
-    )
-
-
 def request_schema_fields(
     model_cls: type[Extraction], *, json_schema: bool
 ) -> tuple[dict[str, Any], str]:
@@ -128,58 +95,6 @@ def request_schema_fields(
     if json_schema:
         return {"output_schema": schema, "schema_name": name}, ""
     return {}, schema_instructions(schema)
-
-
-class ExtractionFailure(BaseModel):
-    """Why a reply could not be read as the extraction asked for."""
-
-    model_config = ConfigDict(frozen=True)
-
-    reason: str
-
-
-E = TypeVar("E", bound=Extraction)
-
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
-
-
-def _json_candidates(text: str) -> list[str]:
-    stripped = text.strip()
-    candidates = [stripped]
-    candidates.extend(m.group(1).strip() for m in _FENCE.finditer(stripped))
-    start, end = stripped.find("{"), stripped.rfind("}")
-    if 0 <= start < end:
-        candidates.append(stripped[start : end + 1])
-    return candidates
-
-
-def parse_extraction(text: str, model_cls: type[E]) -> E | ExtractionFailure:
-    """Read a reply as ``model_cls``: plain JSON, JSON in a code fence, or one JSON object
-    with words around it. Returns the reason when it cannot."""
-    if not text.strip():
-        return ExtractionFailure(reason="empty reply")
-    data: Any = None
-    for candidate in _json_candidates(text):
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict):
-            break
-    else:
-        if data is None:
-            return ExtractionFailure(reason="no JSON object found in the reply")
-    if not isinstance(data, dict):
-        return ExtractionFailure(reason=f"expected a JSON object, got {type(data).__name__}")
-    try:
-        return model_cls.model_validate(data)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            path = ".".join(str(p) for p in err["loc"]) or "(object)"
-            msg = "unexpected property" if err["type"] == "extra_forbidden" else err["msg"]
-            problems.append(f"{path}: {msg}")
-        return ExtractionFailure(reason="does not match the schema: " + "; ".join(problems))
 
 
 EXTRACTION_FOR_KIND: dict[str, type[Extraction]] = {

@@ -11,29 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Generic, TypeAlias, TypeVar, Union
 
 from maai.domain.frohlich.types import Principle
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Parsed(Generic[T]):
-    value: T
-
-
-@dataclass(frozen=True)
-class Undecided:
-    reason: str
-
-
-@dataclass(frozen=True)
-class Invalid:
-    reason: str
-
-
-ParseResult: TypeAlias = Union[Parsed[T], Undecided, Invalid]  # noqa: UP007 (generic alias)
+from maai.domain.reading import Invalid as Invalid
+from maai.domain.reading import Parsed as Parsed
+from maai.domain.reading import ParseResult as ParseResult
+from maai.domain.reading import Undecided as Undecided
 
 CANONICAL_ORDER: tuple[Principle, ...] = tuple(Principle)
 LETTERS = {p.value: p for p in Principle}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from maai.domain.address import CallAddress
+from maai.domain.config import UTILITY
 from maai.domain.events import Event, RunFailed
 from maai.domain.frohlich.events import (
     AnswerAccepted,
@@ -193,8 +195,9 @@ def _memory_json(entries: list[Entry]) -> list[dict[str, Any]]:
 def _calls_json(calls: list[Call], name: str) -> list[dict[str, Any]]:
     extractions: dict[str, list[Call]] = {}
     for call in calls:
-        if call.request.agent == "utility" and "/extract/" in call.address:
-            extractions.setdefault(call.address.rsplit("/extract/", 1)[0], []).append(call)
+        address = CallAddress.parse(call.address)
+        if call.request.agent == UTILITY and address.is_extraction:
+            extractions.setdefault(address.participant, []).append(call)
     return [
         call_json(call, extractions.get(call.address, []))
         for call in calls

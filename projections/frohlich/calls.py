@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from maai.domain.address import CallAddress
 from maai.domain.calls import ModelRequest
 from maai.domain.events import Event, ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
 from maai.domain.frohlich.events import (
@@ -41,10 +42,8 @@ def _number(part: str, prefix: str) -> int | None:
 
 
 def site_of(address: str) -> Site:
-    parts = address.split("/")
-    if "extract" in parts:
-        # A utility extraction sits where the answer it reads sits.
-        parts = parts[: parts.index("extract")]
+    # A utility extraction sits where the answer it reads sits.
+    parts = CallAddress.parse(address).parts
     if len(parts) >= 3 and parts[0] == "p1":
         marker = parts[2]
         if marker.startswith("s"):

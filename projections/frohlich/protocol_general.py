@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+from maai.domain.address import CallAddress
 from maai.domain.events import ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
 from maai.domain.frohlich import parsing
 from maai.domain.frohlich.events import (
@@ -93,7 +94,7 @@ def answers_read_from_calls(audit: Audit) -> Iterator[Violation]:
             if event.source == "utility" and (
                 event.via is None
                 or event.via not in answers
-                or not event.via.startswith(f"{event.address}/extract/")
+                or not CallAddress.parse(event.via).extracts(event.address)
             ):
                 yield Violation(
                     "answers_read_from_calls",
