@@ -46,9 +46,9 @@ class UtilityReading:
     attempts: int
     request: Callable[[str, str], ModelRequest]
     """(extraction address, the participant's text) -> the extraction request."""
-    judge: Callable[[str], tuple[bool, Any] | ExtractionFailure]
-    """The utility agent's reply -> (True, value) or (False, the reason the participant is
-    told), or why the reply itself could not be used."""
+    judge: Callable[[str, str], tuple[bool, Any] | ExtractionFailure]
+    """(the utility agent's reply, the participant's text) -> (True, value) or (False, the
+    reason the participant is told), or why the reply itself could not be used."""
     how_to_answer: str
     """Told to the participant when neither the parser nor the utility agent could read it."""
 
@@ -155,7 +155,7 @@ def _extract(
                 via=via,
                 raw_text=text,
             )
-            judged = utility.judge(answer.text)
+            judged = utility.judge(answer.text, text)
             event: AnswerAccepted | AnswerRejected | AnswerUndecided
             if isinstance(judged, ExtractionFailure):
                 reason = f"the utility agent's answer could not be used: {judged.reason}"

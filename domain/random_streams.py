@@ -1,4 +1,4 @@
-"""Named random streams derived from a run's seed (SPEC §7).
+"""Named random streams derived from a run's seed (docs/frohlich.md §7).
 
 Every draw in a run comes from a stream named by a stable label (``phase1/alice/round3/class``),
 so a draw depends on the seed and its label only, never on how many draws happened before it

@@ -85,22 +85,27 @@ def to_csv(columns: Sequence[str], table_rows: Iterable[Row]) -> str:
     return buffer.getvalue()
 
 
-def render_tables(tables: Sequence[Table], histories: Sequence[History]) -> dict[str, str]:
-    """File name → content for every table and the data dictionary."""
+def render_tables(
+    tables: Sequence[Table], histories: Sequence[History], units: str | None = None
+) -> dict[str, str]:
+    """File name → content for every table and the data dictionary; ``units`` is the
+    experiment's sentence on units (e.g. money), if any."""
     built = build_tables(tables, histories)
     labels = label_columns(histories)
     files = {t.filename: to_csv(columns_of(t, labels), built[t.name]) for t in tables}
-    files["data_dictionary.md"] = data_dictionary(tables, labels)
+    files["data_dictionary.md"] = data_dictionary(tables, labels, units)
     return files
 
 
-def data_dictionary(tables: Sequence[Table], labels: Sequence[str] = ()) -> str:
+def data_dictionary(
+    tables: Sequence[Table], labels: Sequence[str] = (), units: str | None = None
+) -> str:
     lines = [
         "# Data dictionary",
         "",
         "Tables written by `maai export --format tables`. Every table starts with `run_id`;",
         "exports of several runs stack their rows. Empty cells are missing values; booleans are",
-        "`true`/`false`; money is in whole dollars (incomes) or cents (payoffs, balances).",
+        "`true`/`false`" + (f"; {units}" if units else "."),
         "",
     ]
     if labels:

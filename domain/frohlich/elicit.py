@@ -1,5 +1,5 @@
 """The Frohlich experiment's questions through the generic ask → parse → tell why → ask
-again loop (``maai.domain.elicit``; SPEC §3, §5): its parsers, its utility-agent extraction
+again loop (``maai.domain.elicit``; docs/frohlich.md §3, §5): its parsers, its utility-agent extraction
 and what it tells a participant whose answer could not be read."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _utility_request_for(
     return utility_request(state, agent, kind, address, text)
 
 
-def _judge(kind: str, reply: str) -> tuple[bool, Any] | extraction.ExtractionFailure:
+def _judge(kind: str, reply: str, text: str) -> tuple[bool, Any] | extraction.ExtractionFailure:
     read = extraction.parse_extraction(reply, extraction.EXTRACTION_FOR_KIND[kind])
     if isinstance(read, extraction.ExtractionFailure):
         return read

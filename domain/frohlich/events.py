@@ -1,4 +1,4 @@
-"""The Frohlich protocol as events (SPEC §3–§7).
+"""The Frohlich protocol as events (docs/frohlich.md §3–§7).
 
 Each event fills one protocol slot, named by ``key``; addresses of model calls follow the
 same scheme (``p1/alice/r3/choice/2``). Answers are recorded with their raw text and the

@@ -1,10 +1,10 @@
-"""Deterministic parsers for what participants write (SPEC §5 "Parsing").
+"""Deterministic parsers for what participants write (docs/frohlich.md §5 "Parsing").
 
 Each parser returns ``Parsed(value)``, ``Undecided(reason)`` (this code cannot tell; the caller
 may ask the utility agent) or ``Invalid(reason)`` (decided: the answer is not acceptable; the
 reason is addressed to the participant). The parsers prefer Undecided to a guess: a wrong
 parse silently corrupts the data, an Undecided costs one utility-agent call.
-Decisions where SPEC is silent are listed in docs/rules.md.
+Decisions the rules leave open are listed in docs/rules.md.
 """
 
 from __future__ import annotations

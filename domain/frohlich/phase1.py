@@ -1,4 +1,4 @@
-"""Phase 1 (SPEC §3): each agent alone — rankings, the explanation, four paid rounds."""
+"""Phase 1 (docs/frohlich.md §3): each agent alone — rankings, the explanation, four paid rounds."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Phase 2 (SPEC §4): the group discussion, the secret ballot, the group payment and the
+"""Phase 2 (docs/frohlich.md §4): the group discussion, the secret ballot, the group payment and the
 final ranking."""
 
 from __future__ import annotations

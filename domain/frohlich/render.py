@@ -83,7 +83,7 @@ def pick_text(pick: rules.Pick) -> str:
 
 
 def explanation_text(dists: Sequence[Sequence[int]], probs: dict[IncomeClass, Fraction]) -> str:
-    """Which distribution each principle picks, computed by the rule code (SPEC §2)."""
+    """Which distribution each principle picks, computed by the rule code (docs/frohlich.md §2)."""
     return _explanation_text(tuple(tuple(d) for d in dists), tuple(probs.items()))
 
 
@@ -175,7 +175,7 @@ def preamble(agent: AgentState, personality: str, language: str) -> str:
 
 
 def participant_input(agent: AgentState, personality: str, language: str, task: str) -> str:
-    """Every participant request: the SPEC §5 preamble, then the task."""
+    """Every participant request: the docs/frohlich.md §5 preamble, then the task."""
     return f"{preamble(agent, personality, language)}\n\n---\n\n{task}"
 
 

@@ -1,4 +1,4 @@
-"""The rules of the Frohlich experiment (SPEC §1, §2, §4, §7): pure functions over value types.
+"""The rules of the Frohlich experiment (docs/frohlich.md §1, §2, §4, §7): pure functions over value types.
 
 Money is exact: probabilities are fractions, averages are fractions, incomes and payoffs are
 whole numbers. Whatever a prompt shows about which principle picks which distribution is
@@ -93,7 +93,7 @@ def _distribution_set(rows: tuple[tuple[int, ...], ...]) -> DistributionSet:
 
 
 def base_set(config: FrohlichConfig | None = None) -> DistributionSet:
-    """The configured base set (SPEC §1's table when none is configured)."""
+    """The configured base set (docs/frohlich.md §1's table when none is configured)."""
     rows = BASE_DISTRIBUTIONS if config is None else config.base_distributions()
     return DistributionSet.from_incomes(rows)
 
@@ -172,7 +172,7 @@ def _whole_weights(weights: tuple[Fraction, ...]) -> tuple[int, ...]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Applying a principle (SPEC §2)
+# Applying a principle (docs/frohlich.md §2)
 
 
 class Application(Frozen):
@@ -387,7 +387,7 @@ def payoff_cents(income: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Draws (every one from a named stream, SPEC §7)
+# Draws (every one from a named stream, docs/frohlich.md §7)
 
 
 def multiplier_for(multiplier_config: Multiplier, seed: int, label: str) -> float:
@@ -422,7 +422,7 @@ def speaking_order(
 
 
 # ---------------------------------------------------------------------------------------------
-# Ballots (SPEC §4)
+# Ballots (docs/frohlich.md §4)
 
 
 def ballot_key(ballot: PrincipleChoice) -> tuple[str, int]:

@@ -102,7 +102,7 @@ def memory_update(
     outcome: Callable[[], str] | None,
     round_: int | None = None,
 ) -> Walk[None]:
-    """SPEC §5: the agent sees its last input and output (and what followed) and rewrites
+    """docs/frohlich.md §5: the agent sees its last input and output (and what followed) and rewrites
     its memory; an over-long memory is sent back once to be shortened, then cut.
     ``task`` and ``outcome`` are rendered only when the request is built."""
     if f"memory/{slot}" in state.records:

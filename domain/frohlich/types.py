@@ -36,7 +36,7 @@ PRINCIPLE_TITLES: dict[Principle, str] = {
 
 
 class IncomeClass(StrEnum):
-    """Income classes, highest first (SPEC §1)."""
+    """Income classes, highest first (docs/frohlich.md §1)."""
 
     HIGH = "high"
     MEDIUM_HIGH = "medium_high"

@@ -1,4 +1,4 @@
-"""The leak audit (SPEC §6): no prompt of agent A may contain another agent's private
+"""The leak audit (docs/frohlich.md §6): no prompt of agent A may contain another agent's private
 material. Every recorded participant prompt (``model.requested``: system + input) is searched
 for the private items of every other agent.
 

@@ -1,4 +1,4 @@
-"""The protocol audit: machine-checked rules of SPEC §1–§7 over a run's history.
+"""The protocol audit: machine-checked rules of docs/frohlich.md §1–§7 over a run's history.
 
 Every rule works on finished, failed and in-progress runs alike: rules about completeness
 (four rounds, every ranking, every payment) apply only once the run is completed. A rule that

@@ -1,4 +1,4 @@
-"""Rules of Phase 1 (SPEC §1–§3, §7) and of payments in both phases."""
+"""Rules of Phase 1 (docs/frohlich.md §1–§3, §7) and of payments in both phases."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rules of the Phase-2 discussion, vote and payment (SPEC §4, §6)."""
+"""Rules of the Phase-2 discussion, vote and payment (docs/frohlich.md §4, §6)."""
 
 from __future__ import annotations
 

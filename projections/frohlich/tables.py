@@ -11,6 +11,8 @@ from maai.projections.tables import RUN_ID, Table
 from maai.projections.tables import data_dictionary as generic_dictionary
 from maai.projections.tables import render_tables as render_generic
 
+UNITS = "money is in whole dollars (incomes) or cents (payoffs, balances)."
+
 AGENT = ("agent", "The participant's name.")
 SEQ = ("seq", "Sequence number of the event in the run's ledger (1 = first).")
 HASH = ("hash", "Hash of that event in the ledger's hash chain (cite it to prove provenance).")
@@ -205,8 +207,8 @@ TABLES: tuple[Table, ...] = (
 
 def render_tables(histories: Sequence[History]) -> dict[str, str]:
     """File name → content for every table and the data dictionary."""
-    return render_generic(TABLES, histories)
+    return render_generic(TABLES, histories, UNITS)
 
 
 def data_dictionary() -> str:
-    return generic_dictionary(TABLES)
+    return generic_dictionary(TABLES, units=UNITS)

@@ -1,6 +1,6 @@
 """The public Phase-2 discussion as Markdown: what every participant could see, and the
 payment that followed. Private reasoning and individual ballots never appear here; a failed
-poll's answers do, because they became public (SPEC §4)."""
+poll's answers do, because they became public (docs/frohlich.md §4)."""
 
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def _row(event: Event) -> Row | None:
             "turn": event.turn,
             "kind": "proposal",
             "agent": event.agent,
-            # The proposal line is found by a fixed rule, never by a model (SPEC §4).
+            # The proposal line is found by a fixed rule, never by a model (docs/frohlich.md §4).
             "source": "parser",
             "raw_text": event.text,
             "value": True,

@@ -1,4 +1,4 @@
-"""Config validation (SPEC §5) and the shipped example configs."""
+"""Config validation (docs/frohlich.md §5) and the shipped example configs."""
 
 from __future__ import annotations
 

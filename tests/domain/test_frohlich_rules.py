@@ -1,4 +1,4 @@
-"""SPEC §1–§2 on the base set, money, draws, speaking orders and ballots, by example."""
+"""docs/frohlich.md §1–§2 on the base set, money, draws, speaking orders and ballots, by example."""
 
 from __future__ import annotations
 

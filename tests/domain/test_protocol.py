@@ -1,4 +1,4 @@
-"""The Frohlich protocol (SPEC §3–§7) driven through ``decide`` with scripted answers."""
+"""The Frohlich protocol (docs/frohlich.md §3–§7) driven through ``decide`` with scripted answers."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_agreeable_group_runs_every_step_and_is_paid():
     assert state.outcome == agreement
     for name in NAMES:
         agent = state.agents[name]
-        # three Phase-1 rankings plus the final one (SPEC §3, §4 2.3)
+        # three Phase-1 rankings plus the final one (docs/frohlich.md §3, §4 2.3)
         assert [step for step, _ in agent.rankings] == ["1.1", "1.2", "1.4", "2.3"]
         p1 = [p for p in agent.payoffs if p.scope == "phase1"]
         assert [p.round for p in p1] == [1, 2, 3, 4]

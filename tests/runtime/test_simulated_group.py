@@ -1,6 +1,6 @@
 """Group behaviour in Phase 2: vote proposals, conformity, and whether a default group agrees.
 
-``discuss`` is a small stand-in for the engine's Phase-2 loop (SPEC §4): speaking order,
+``discuss`` is a small stand-in for the engine's Phase-2 loop (docs/frohlich.md §4): speaking order,
 reasoning then statement, polls on a proposal, a secret ballot when all say yes, the tally
 when it fails. It reads answers with the simulation's own lenient readers, so it tests the
 policy, not the engine.
