@@ -66,12 +66,12 @@ def test_runs_lists_runs(tmp_path: Path) -> None:
         store.create_run("exp-0002", "frohlich", {})
         store.append("exp-0002", 0, [NewEvent(type="t", payload={}) for _ in range(12)])
         store.set_status("exp-0002", "running")
-        created = store.get_run("exp-0001").created_at.strftime("%Y-%m-%d %H:%M:%S")
+        created = store.get_run("exp-0001").created_at.strftime("%Y-%m-%d %H:%M")
     result = runner.invoke(app, ["runs", "--db", str(path)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     lines = result.stdout.strip().splitlines()
     assert lines[0].split() == [
-        "run", "id", "kind", "status", "head", "seq", "created", "(UTC)", "updated", "(UTC)",
+        "run", "id", "experiment", "status", "events", "created", "(UTC)", "labels",
     ]  # fmt: skip
     assert lines[1].split()[:4] == ["exp-0001", "frohlich", "created", "0"]
     assert lines[2].split()[:4] == ["exp-0002", "frohlich", "running", "12"]

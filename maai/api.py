@@ -1,0 +1,383 @@
+"""The Python API: read a ledger's runs in a notebook or a script.
+
+::
+
+    import maai
+
+    with maai.open("ledger.db") as ledger:
+        for record in ledger.runs(labels={"condition": "high"}):
+            print(record.id, record.outcome)
+        run = ledger.run("20261123-1827")
+        run.summary.outcome
+        run.tables()["choices"]  # a pandas DataFrame (pip install 'maai[analysis]')
+
+It only reads: :func:`open` never creates a ledger. It knows an experiment only through the
+Experiment interface (``maai.domain.experiment``), like the CLI. ``import maai`` stays cheap:
+this module is loaded on first use of ``maai.open``, ``maai.Ledger`` or ``maai.Run``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from maai.domain import experiments
+from maai.domain.experiment import Experiment, Summary
+from maai.domain.experiments import UnknownExperimentError
+from maai.ledger import (
+    EventStore,
+    RunInfo,
+    StoredEvent,
+    StoreUnreachableError,
+    resolve_store_url,
+)
+from maai.projections.history import Entry, History, UnreadableEventError, history_from_stored
+
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = [
+    "Ledger",
+    "MissingExtraError",
+    "Run",
+    "RunRecord",
+    "label_matches",
+    "labels_of",
+    "open",
+    "select_runs",
+]
+
+ANALYSIS_EXTRA = "pip install 'maai[analysis]'"
+
+
+class MissingExtraError(ImportError):
+    """A feature needs an optional dependency that is not installed; the message names the
+    extra that installs it."""
+
+
+def open(url_or_path: str | os.PathLike[str] | None = None) -> Ledger:
+    """Open an existing ledger for reading.
+
+    ``url_or_path``: a SQLite file path, ``sqlite:///PATH``, ``postgresql://USER@HOST/DB``,
+    or ``None`` for the default ledger (``$MAAI_DB``, else ``~/.local/share/maai/ledger.db``),
+    as the CLI's ``--db``.
+
+    A SQLite file that does not exist is not created: that raises
+    :class:`~maai.ledger.StoreUnreachableError` ("no ledger at PATH"). Every failure is a
+    :class:`~maai.ledger.LedgerError` with a one-line message, the one the CLI prints (a bad
+    URL, an unreachable server, a file that is not a ledger, a schema to upgrade first).
+    """
+    given = None if url_or_path is None else os.fspath(url_or_path)
+    location = resolve_store_url(given)
+    upgrade: bool | None = None  # as the CLI: an older SQLite ledger is brought up to date
+    if location.path is not None:
+        path = location.path
+        if not path.exists():
+            raise StoreUnreachableError(f"no ledger at {path}")
+        if path.is_file() and path.stat().st_size == 0:
+            # An empty file is an empty SQLite database: refused (SchemaBehindError), not
+            # turned into a ledger.
+            upgrade = False
+    return Ledger(EventStore.open(given, upgrade=upgrade))
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run as :meth:`Ledger.runs` lists it. ``outcome``, ``calls`` and the token counts
+    come from folding the run with its experiment (its ``Summary``); they are ``None`` for a
+    run whose experiment is not installed."""
+
+    id: str
+    experiment: str
+    labels: dict[str, Any]
+    status: str
+    head_seq: int
+    created_at: datetime
+    updated_at: datetime
+    outcome: str | None
+    calls: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+class Ledger:
+    """A ledger opened with :func:`open`. A context manager; :meth:`close` releases it."""
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+
+    @property
+    def store(self) -> EventStore:
+        """The underlying :class:`~maai.ledger.EventStore`."""
+        return self._store
+
+    @property
+    def display(self) -> str:
+        """The ledger as the CLI names it: a file path, or the URL without its password."""
+        return self._store.display
+
+    def __repr__(self) -> str:
+        return f"maai.Ledger({self.display!r})"
+
+    def close(self) -> None:
+        """Release the ledger's connections. Idempotent."""
+        self._store.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def runs(
+        self,
+        experiment: str | None = None,
+        status: str | None = None,
+        labels: Mapping[str, Any] | None = None,
+    ) -> list[RunRecord]:
+        """The runs, oldest first, that match every filter given: the experiment's name, the
+        status (``completed``, ``failed``, ``running``, ...), and labels (every key given
+        must be a label of the run with that value; ``"3"`` matches the number 3 and
+        ``"true"`` the boolean). Each is folded with its experiment for its outcome, calls
+        and tokens."""
+        chosen = select_runs(
+            self._store.list_runs(), experiment=experiment, status=status, labels=labels
+        )
+        return [self._record(info) for info in chosen]
+
+    def run(self, run_id: str) -> Run:
+        """The run with this id, or the only run whose id starts with it. The run's events up
+        to its head seq are read now: the :class:`Run` is a snapshot, usable after the ledger
+        is closed.
+
+        :raises RunNotFoundError: no such run; :class:`AmbiguousRunIdError` (a subclass) when
+            a prefix matches several.
+        :raises UnknownExperimentError: the run's experiment is not installed.
+        """
+        info = self._store.get_run(run_id)
+        try:
+            experiment = experiments.get(info.kind)
+        except UnknownExperimentError as exc:
+            raise UnknownExperimentError(f"run {info.run_id}: {exc}") from None
+        return Run(info, experiment, _read_to_head(self._store, info))
+
+    def _record(self, info: RunInfo) -> RunRecord:
+        summary: Summary | None = None
+        try:
+            experiment = experiments.get(info.kind)
+        except UnknownExperimentError:
+            experiment = None
+        if experiment is not None:
+            summary = Run(info, experiment, _read_to_head(self._store, info)).summary
+        return RunRecord(
+            id=info.run_id,
+            experiment=info.kind,
+            labels=labels_of(info),
+            status=info.status,
+            head_seq=info.head_seq,
+            created_at=info.created_at,
+            updated_at=info.updated_at,
+            outcome=None if summary is None else summary.outcome,
+            calls=None if summary is None else summary.calls,
+            input_tokens=None if summary is None else summary.input_tokens,
+            output_tokens=None if summary is None else summary.output_tokens,
+        )
+
+
+class Run:
+    """One run of a ledger (:meth:`Ledger.run`): its stored record, its decoded events, and
+    its experiment's read models. The history, state, summary and tables are computed once,
+    on first use."""
+
+    def __init__(self, info: RunInfo, experiment: Experiment, stored: list[StoredEvent]) -> None:
+        self._info = info
+        self._stored = stored
+        self.experiment: Experiment = experiment
+        """The run's experiment (``maai.domain.experiment.Experiment``)."""
+
+    def __repr__(self) -> str:
+        return f"maai.Run({self.id!r}, experiment={self.experiment.name!r}, status={self.status!r})"
+
+    @property
+    def id(self) -> str:
+        return self._info.run_id
+
+    @property
+    def info(self) -> RunInfo:
+        """The run's row in the ledger (``maai.ledger.RunInfo``)."""
+        return self._info
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The config the run was started with, as stored (plain JSON data)."""
+        return self._info.config
+
+    @property
+    def labels(self) -> dict[str, Any]:
+        """The config's ``labels`` (empty for a run without any)."""
+        return labels_of(self._info)
+
+    @property
+    def status(self) -> str:
+        return self._info.status
+
+    @property
+    def head_seq(self) -> int:
+        return self._info.head_seq
+
+    @property
+    def created_at(self) -> datetime:
+        return self._info.created_at
+
+    @property
+    def updated_at(self) -> datetime:
+        return self._info.updated_at
+
+    @cached_property
+    def history(self) -> History:
+        """The decoded history every projection reads (``maai.projections.history``)."""
+        try:
+            return history_from_stored(self.id, self._stored, self.status, self.experiment)
+        except UnreadableEventError as exc:
+            raise UnreadableEventError(f"run {self.id}: {exc}") from None
+
+    @property
+    def events(self) -> tuple[Entry, ...]:
+        """The decoded events in seq order, each with its seq, hash and recorded_at."""
+        return self.history.entries
+
+    @cached_property
+    def state(self) -> Any:
+        """The run's state: its events folded with the experiment's ``evolve``."""
+        return self.experiment.fold([entry.event for entry in self.events])
+
+    @cached_property
+    def summary(self) -> Summary:
+        """The experiment's end-of-run summary (``outcome``, ``calls``, tokens, ``data``)."""
+        return self.experiment.summarize(self.id, self.state, self.status)
+
+    def agent_log(self, name: str | None = None) -> dict[str, Any]:
+        """The agent-centric log (``maai export``): every agent's, or agent ``name``'s."""
+        return self.experiment.views().agent_log(self.history, name)
+
+    def transcript(self) -> str:
+        """The public discussion as Markdown (``maai export --format transcript``)."""
+        return self.experiment.views().transcript(self.history)
+
+    def tables(self) -> dict[str, pandas.DataFrame]:
+        """Table name -> DataFrame: the rows of ``maai export --format tables`` for this run,
+        with the CSV's columns in its order (``run_id``, one column per label, then the
+        table's own). Needs pandas: ``pip install 'maai[analysis]'``."""
+        pd = _pandas()
+        return {
+            name: pd.DataFrame(rows, columns=self._table_columns[name])
+            for name, rows in self._table_rows.items()
+        }
+
+    @cached_property
+    def _table_rows(self) -> dict[str, list[dict[str, Any]]]:
+        return self.experiment.views().table_rows(self.history)
+
+    @cached_property
+    def _table_columns(self) -> dict[str, list[str]]:
+        """Each table's columns: the CSV export's header, then any other key of its rows."""
+        files = self.experiment.views().tables([self.history])
+        columns: dict[str, list[str]] = {}
+        for name, rows in self._table_rows.items():
+            text = files.get(f"{name}.csv", "")
+            header = next(csv.reader(io.StringIO(text)), [])
+            extra = {key: None for row in rows for key in row if key not in header}
+            columns[name] = [*header, *extra]
+        return columns
+
+
+def _pandas() -> Any:
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        raise MissingExtraError(
+            f"Run.tables() needs pandas, which is not installed: {ANALYSIS_EXTRA}",
+            name="pandas",
+        ) from exc
+    return pd
+
+
+def _read_to_head(store: EventStore, info: RunInfo) -> list[StoredEvent]:
+    """The run's stored events up to the head seq of ``info``: events a live run appends
+    meanwhile are left out, so the events agree with the status read with them."""
+    out: list[StoredEvent] = []
+    stream = store.read(info.run_id)
+    try:
+        for stored in stream:
+            if stored.seq > info.head_seq:
+                break
+            out.append(stored)
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+    return out
+
+
+# --------------------------------------------------------------------------- filters
+# Shared with ``maai runs`` (``--experiment``, ``--status``, ``--label``).
+
+
+def labels_of(info: RunInfo) -> dict[str, Any]:
+    """A run's labels (its config's ``labels``; empty in runs older than labels)."""
+    labels = info.config.get("labels") if isinstance(info.config, dict) else None
+    return dict(labels) if isinstance(labels, dict) else {}
+
+
+def label_matches(actual: Any, wanted: Any) -> bool:
+    """Whether a run's label value ``actual`` equals ``wanted``. A string matches a
+    non-string label by its text: ``"true"``/``"false"`` a boolean, ``"3"`` or ``"3.0"`` the
+    number 3 (so ``--label k=v`` on the command line works for every label type)."""
+    if isinstance(wanted, str) and not isinstance(actual, str):
+        text = wanted.strip()
+        if isinstance(actual, bool):
+            return text.lower() == ("true" if actual else "false")
+        if isinstance(actual, int | float):
+            try:
+                return float(text) == actual
+            except ValueError:
+                return False
+        return False
+    if isinstance(actual, bool) != isinstance(wanted, bool):
+        return False  # True is not the number 1 here
+    return bool(actual == wanted)
+
+
+def select_runs(
+    infos: Iterable[RunInfo],
+    *,
+    experiment: str | None = None,
+    status: str | None = None,
+    labels: Mapping[str, Any] | None = None,
+) -> list[RunInfo]:
+    """The runs that match every filter given (``None`` filters nothing), in order."""
+    wanted = dict(labels or {})
+    chosen = []
+    for info in infos:
+        if experiment is not None and info.kind != experiment:
+            continue
+        if status is not None and info.status != status:
+            continue
+        if wanted:
+            have = labels_of(info)
+            if not all(k in have and label_matches(have[k], v) for k, v in wanted.items()):
+                continue
+        chosen.append(info)
+    return chosen
