@@ -8,7 +8,7 @@ import os
 import signal
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,7 +20,7 @@ from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
 from maai.ledger import EventStore, LedgerError
 from maai.runtime import config_files
-from maai.runtime.engine import Engine, RunFailedError, load_state
+from maai.runtime.engine import Engine, RunFailedError, UnreadableHistoryError, load_state
 from maai.runtime.runs import (
     ensure_started,
     experiment_of,
@@ -29,7 +29,7 @@ from maai.runtime.runs import (
     start_run,
     stored_config,
 )
-from maai.runtime.verify import verify_events
+from maai.runtime.verify import check_run_row, verify_events
 
 # The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
 # commands that may call a model: `maai --help`, `show`, `replay` and `verify` start fast.
@@ -148,6 +148,37 @@ def run(
     raise typer.Exit(code)
 
 
+NoCheckOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-check",
+        help="Skip the hash-chain check (forensics: read a history known to be broken).",
+    ),
+]
+
+
+def _check_chain(store: EventStore, run_id: str) -> None:
+    """Refuse a run whose hash chain is broken, naming the first bad seq (exit 1)."""
+    try:
+        full = store.get_run(run_id).run_id
+        chain = store.verify_chain(full)
+    except LedgerError as exc:
+        raise _fail(str(exc)) from None
+    if not chain.ok:
+        raise _fail(
+            f"run {full}: hash chain broken at seq {chain.first_bad_seq}: {chain.reason} "
+            "(maai verify tells more; --no-check reads it anyway)",
+            EXIT_FAILED,
+        )
+
+
+def _fold(store: EventStore, run_id: str, experiment: Experiment) -> tuple[Any, int]:
+    try:
+        return load_state(store, run_id, experiment)
+    except (UnreadableHistoryError, LedgerError) as exc:
+        raise _fail(str(exc), EXIT_FAILED) from None
+
+
 def _config_of(store: EventStore, run_id: str) -> tuple[str, Experiment, ExperimentConfig]:
     try:
         info = store.get_run(run_id)
@@ -194,11 +225,16 @@ def replay(
     run_id: Annotated[str, typer.Argument(help="The run to rebuild.")],
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    no_check: NoCheckOption = False,
 ) -> None:
-    """Rebuild a run from its events alone (no model, no network) and print its summary."""
+    """Rebuild a run from its events alone (no model, no network) and print its summary.
+
+    The hash chain is checked first: a broken history is refused."""
     store = open_store_or_exit(db)
+    if not no_check:
+        _check_chain(store, run_id)
     run_id, experiment, _ = _config_of(store, run_id)
-    state, _ = load_state(store, run_id, experiment)
+    state, _ = _fold(store, run_id, experiment)
     summary = experiment.summarize(run_id, state, store.get_run(run_id).status)
     if as_json:
         typer.echo(json.dumps(summary.data, indent=2, sort_keys=True))
@@ -215,11 +251,11 @@ def verify(
     Every recorded request and derived event must be exactly what the current code would
     produce at that point; a difference names the event's seq and address."""
     store = open_store_or_exit(db)
+    _check_chain(store, run_id)
     run_id, experiment, _ = _config_of(store, run_id)
     chain = store.verify_chain(run_id)
-    if not chain.ok:
-        raise _fail(f"hash chain broken at seq {chain.first_bad_seq}: {chain.reason}", EXIT_FAILED)
     report = verify_events(store.read(run_id), experiment)
+    report.divergences[:0] = check_run_row(store.get_run(run_id), store.read(run_id))
     if not report.ok:
         for divergence in report.divergences:
             err.print(
@@ -235,11 +271,14 @@ def verify(
 def show(
     run_id: Annotated[str, typer.Argument(help="The run to show.")],
     db: DbOption = None,
+    no_check: NoCheckOption = False,
 ) -> None:
-    """Status, phase, round, outcome and payoffs of one run."""
+    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first)."""
     store = open_store_or_exit(db)
+    if not no_check:
+        _check_chain(store, run_id)
     run_id, experiment, _ = _config_of(store, run_id)
-    state, head = load_state(store, run_id, experiment)
+    state, head = _fold(store, run_id, experiment)
     info = store.get_run(run_id)
     out.print(
         f"run [bold]{run_id}[/bold]  {escape(experiment.name)}  "

@@ -55,6 +55,10 @@ class RunFailedError(RuntimeError):
     """The run stopped with status ``failed``; its history is resumable."""
 
 
+class UnreadableHistoryError(ValueError):
+    """A stored event this code cannot decode; the message names its seq and type."""
+
+
 class StuckError(RuntimeError):
     """``decide`` asked for nothing, yet the protocol is not finished: a bug, never normal."""
 
@@ -72,7 +76,14 @@ def load_state(
     state = experiment.initial_state()
     head = 0
     for stored in store.read(run_id):
-        state = evolve(state, registry.decode(stored.type, stored.schema_version, stored.payload))
+        try:
+            event = registry.decode(stored.type, stored.schema_version, stored.payload)
+        except ValueError as exc:  # unknown type, newer schema, a payload that does not fit
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UnreadableHistoryError(
+                f"run {run_id}: seq {stored.seq} ({stored.type}) cannot be read: {first}"
+            ) from None
+        state = evolve(state, event)
         head = stored.seq
     return state, head
 

@@ -15,6 +15,7 @@ from maai.domain import experiments
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.events import RunStarted
 from maai.domain.experiment import Experiment, Summary
+from maai.domain.registry import EventRegistry
 from maai.ledger import ConcurrencyError, EventStore
 from maai.runtime.engine import load_state, to_new_event
 from maai.runtime.provenance import provenance
@@ -128,10 +129,31 @@ def run_experiment(store: EventStore, run_id: str) -> Experiment:
     return experiments.get(store.get_run(run_id).kind)
 
 
+_COMMON = EventRegistry(())
+
+
+def started_event(store: EventStore, run_id: str) -> RunStarted | None:
+    """The run's first event, ``run.started`` (``None`` for a run with no events yet)."""
+    first = next(iter(store.read(run_id)), None)
+    if first is None:
+        return None
+    event = _COMMON.decode(first.type, first.schema_version, first.payload)
+    if not isinstance(event, RunStarted):
+        raise ConfigError(f"run {run_id}: its first event is {first.type}, not run.started")
+    return event
+
+
 def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, ExperimentConfig]:
-    info = store.get_run(run_id)
-    experiment = experiments.get(info.kind)
-    return experiment, experiment.config_model.model_validate(info.config)
+    """The experiment and config of a stored run, from its hashed ``run.started`` event: the
+    ``runs`` row is a cache, never a source. Only a run whose process died between creating
+    it and recording its first event has nothing but the row."""
+    started = started_event(store, run_id)
+    if started is None:
+        info = store.get_run(run_id)
+        experiment = experiments.get(info.kind)
+        return experiment, experiment.config_model.model_validate(info.config)
+    experiment = experiments.get(started.experiment)
+    return experiment, experiment.config_of(started)
 
 
 def summarize(

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from maai.canonical import canonical_json
 from maai.domain import experiments
 from maai.domain.calls import ModelRequest
 from maai.domain.events import (
@@ -18,13 +19,14 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunCompleted,
     RunFailed,
     RunStarted,
 )
 from maai.domain.experiment import Experiment
 from maai.domain.registry import EventRegistry
 from maai.domain.walk import Decision
-from maai.ledger import StoredEvent
+from maai.ledger import RunInfo, StoredEvent
 
 # Events that record what the outside world did, not what the protocol derives.
 _OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed)
@@ -170,3 +172,65 @@ def _check_derived(decision: Decision, seq: int, event: Event, report: VerifyRep
         detail = f"recorded {event.TYPE} ({event.key}), which current code would not derive here"
     address = getattr(event, "address", None) or getattr(event, "slot", None)
     report.divergences.append(Divergence(seq, address, detail))
+
+
+def check_run_row(info: RunInfo, stored: Iterable[StoredEvent]) -> list[Divergence]:
+    """The ``runs`` row is a cache of the events: its experiment, config and completion must
+    say what the hashed events say. Each difference is reported (the events win)."""
+    first: StoredEvent | None = None
+    last: StoredEvent | None = None
+    for record in stored:
+        first = first or record
+        last = record
+    found: list[Divergence] = []
+    if first is None or last is None:
+        if info.status == "completed":
+            found.append(
+                Divergence(0, None, "the runs row says completed, but there are no events")
+            )
+        return found
+    started = _COMMON.decode(first.type, first.schema_version, first.payload)
+    if isinstance(started, RunStarted):
+        if info.kind != started.experiment:
+            found.append(
+                Divergence(
+                    first.seq,
+                    None,
+                    f"the runs row names experiment {info.kind!r}, run.started "
+                    f"{started.experiment!r}",
+                )
+            )
+        if canonical_json(info.config) != canonical_json(started.config):
+            found.append(
+                Divergence(
+                    first.seq,
+                    None,
+                    "the runs row's config differs from the config in run.started "
+                    f"({_first_config_difference(info.config, started.config)})",
+                )
+            )
+    ends_completed = last.type == RunCompleted.TYPE
+    if info.status == "completed" and not ends_completed:
+        found.append(
+            Divergence(
+                last.seq,
+                None,
+                f"the runs row says completed, but the last event (seq {last.seq}) is "
+                f"{last.type}, not run.completed",
+            )
+        )
+    if ends_completed and info.status != "completed":
+        found.append(
+            Divergence(
+                last.seq, None, f"the run ends with run.completed, the row says {info.status}"
+            )
+        )
+    return found
+
+
+def _first_config_difference(row: Any, recorded: Any, path: str = "") -> str:
+    if isinstance(row, dict) and isinstance(recorded, dict):
+        for key in sorted(set(row) | set(recorded)):
+            if row.get(key) != recorded.get(key):
+                return _first_config_difference(row.get(key), recorded.get(key), f"{path}{key}.")
+    return f"{path.rstrip('.') or 'config'}: row {row!r}, recorded {recorded!r}"

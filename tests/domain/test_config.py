@@ -97,8 +97,9 @@ def test_api_keys_are_named_not_given():
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_every_shipped_config_is_valid(path: Path):
     config = load_config(path)
-    assert len(config.agents) >= 2
     raw = yaml.safe_load(path.read_text())
+    assert config.experiment == raw["experiment"]
+    assert len(config.agents) == len(raw["agents"]) >= 1
     assert config.seed == raw["seed"]
 
 

@@ -35,20 +35,42 @@ def store(store_url: str) -> Iterator[EventStore]:
 @pytest.fixture
 def run_sql(store_url: str) -> RunSql:
     """Run one SQL statement on the store's database behind the store's back (committed);
-    returns the rows, if any. For tampering and inspection."""
+    returns the rows, if any. For tampering and inspection: an UPDATE or DELETE of events
+    is run as an adversary with the rights to switch the append-only triggers off would
+    (``test_store_contract`` checks that a plain one is refused)."""
     location = resolve_store_url(store_url)
 
     def run(statement: str) -> list[tuple[Any, ...]]:
+        tamper = statement.lstrip().upper().startswith(("UPDATE EVENTS", "DELETE FROM EVENTS"))
         if location.path is not None:
             lite = sqlite3.connect(location.path, isolation_level=None)
             try:
-                return lite.execute(statement).fetchall()
+                if not tamper:
+                    return lite.execute(statement).fetchall()
+                triggers = lite.execute(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+                    "AND tbl_name = 'events'"
+                ).fetchall()
+                for name, _ in triggers:
+                    lite.execute(f"DROP TRIGGER {name}")
+                try:
+                    return lite.execute(statement).fetchall()
+                finally:
+                    for _, sql in triggers:
+                        lite.execute(sql)
             finally:
                 lite.close()
         dsn = libpq_dsn(location.url.render_as_string(hide_password=False))
         with psycopg.connect(dsn, autocommit=True) as conn:
-            cursor = conn.execute(statement)
-            return cursor.fetchall() if cursor.description else []
+            if not tamper:
+                cursor = conn.execute(statement)
+                return cursor.fetchall() if cursor.description else []
+            with conn.transaction():
+                conn.execute("ALTER TABLE events DISABLE TRIGGER USER")
+                cursor = conn.execute(statement)
+                rows = cursor.fetchall() if cursor.description else []
+                conn.execute("ALTER TABLE events ENABLE TRIGGER USER")
+            return rows
 
     return run
 

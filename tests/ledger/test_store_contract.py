@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -17,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import inspect
 from sqlalchemy.engine import make_url
@@ -40,8 +42,10 @@ from maai.ledger import (
     envelope_hash,
     format_recorded_at,
     head_revision,
+    resolve_store_url,
 )
 from maai.ledger import store as ledger_store
+from tests.conftest import libpq_dsn
 from tests.ledger.helpers import RunSql
 
 RACE_WRITER = Path(__file__).with_name("race_writer.py")
@@ -687,3 +691,35 @@ def test_postgres_session_time_zone_does_not_matter(postgres_url: str) -> None:
     with EventStore.open(postgres_url) as utc_store:
         assert utc_store.verify_chain("r1").ok
         assert list(utc_store.read("r1")) == [read]
+
+
+# ---------------------------------------------------------------- append-only
+
+
+def test_the_database_refuses_to_change_or_remove_events(store: EventStore, store_url: str) -> None:
+    """Triggers (revision 0002) make the events table append-only in the database itself."""
+    store.create_run("r1", "test", {})
+    store.append("r1", 0, [ev(1), ev(2)])
+    location = resolve_store_url(store_url)
+    statements = (
+        "UPDATE events SET type = 'other' WHERE seq = 1",
+        "DELETE FROM events WHERE seq = 2",
+    )
+    for statement in statements:
+        if location.path is not None:
+            lite = sqlite3.connect(location.path, isolation_level=None)
+            try:
+                with pytest.raises(sqlite3.DatabaseError, match="events are append-only"):
+                    lite.execute(statement)
+            finally:
+                lite.close()
+        else:
+            dsn = libpq_dsn(location.url.render_as_string(hide_password=False))
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                with pytest.raises(psycopg.Error, match="events are append-only"):
+                    conn.execute(statement)
+                if statement.startswith("DELETE"):
+                    with pytest.raises(psycopg.Error, match="events are append-only"):
+                        conn.execute("TRUNCATE events CASCADE")
+    assert [e.seq for e in store.read("r1")] == [1, 2]
+    assert store.verify_chain("r1").ok
