@@ -110,41 +110,70 @@ def verify_events(
             return report
     registry, evolve, decide = experiment.registry, experiment.evolve, experiment.decide
     state: Any = experiment.initial_state()
+    # One decision serves every event it accounts for. ``decide`` folds the events it derives
+    # in order, so after a recorded event that it derived, deciding again would give the rest
+    # of its events and the same calls; and recording a request changes nothing a protocol
+    # reads. Only an observed event (an answer, a failure) needs a fresh decision. Deciding at
+    # every event instead walked the protocol once per event: quadratic in the run's length.
+    pending: _Pending | None = None
     for record in stored:
         event: Event = registry.decode(record.type, record.schema_version, record.payload)
         report.events += 1
-        if isinstance(event, ModelCallRequested):
-            report.requests += 1
-            _check_request(decide(state), record.seq, event, report)
-        elif not isinstance(event, _OBSERVED) and state.started is not None:
-            report.derived += 1
-            _check_derived(decide(state), record.seq, event, report)
+        if isinstance(event, ModelCallRequested) or (
+            not isinstance(event, _OBSERVED) and state.started is not None
+        ):
+            check = _check_request if isinstance(event, ModelCallRequested) else _check_derived
+            if isinstance(event, ModelCallRequested):
+                report.requests += 1
+            else:
+                report.derived += 1
+            if pending is not None and not check(pending, record.seq, event, VerifyReport()):
+                pending = None  # a reused decision that does not fit: ask afresh before judging
+            if pending is None:
+                pending = _Pending.of(decide(state))
+                if not check(pending, record.seq, event, report):  # type: ignore[arg-type]
+                    pending = None
+        else:
+            pending = None
         if len(report.divergences) >= limit:
             break
         state = evolve(state, event)
     return report
 
 
+@dataclass
+class _Pending:
+    """What one decision still accounts for: its derived events not yet met, and its calls."""
+
+    events: list[Event]
+    calls: dict[str, ModelRequest]
+
+    @classmethod
+    def of(cls, decision: Decision) -> _Pending:
+        return cls(list(decision.events), {c.address: c for c in decision.calls})
+
+
 def _check_request(
-    decision: Decision, seq: int, event: ModelCallRequested, report: VerifyReport
-) -> None:
+    pending: _Pending, seq: int, event: ModelCallRequested, report: VerifyReport
+) -> bool:
+    """Whether the recorded request is the one the decision makes (else a divergence)."""
     address = event.request.address
-    if decision.events:
+    if pending.events:
         report.divergences.append(
             Divergence(
                 seq,
                 address,
-                f"current code would first record {decision.events[0].TYPE} "
-                f"({decision.events[0].key}) before this call",
+                f"current code would first record {pending.events[0].TYPE} "
+                f"({pending.events[0].key}) before this call",
             )
         )
-        return
-    current = {c.address: c for c in decision.calls}.get(address)
+        return False
+    current = pending.calls.get(address)
     if current is None:
         report.divergences.append(
             Divergence(seq, address, "current code would not make this call at this point")
         )
-        return
+        return False
     current_hash = current.request_hash()
     if current_hash != event.request_hash or event.request.request_hash() != event.request_hash:
         report.divergences.append(
@@ -155,23 +184,28 @@ def _check_request(
                 f"{current_hash}; {first_difference(event.request, current)}",
             )
         )
+        return False
+    return True
 
 
-def _check_derived(decision: Decision, seq: int, event: Event, report: VerifyReport) -> None:
-    if event in decision.events:
-        return
-    same_slot = next((e for e in decision.events if e.key == event.key), None)
+def _check_derived(pending: _Pending, seq: int, event: Event, report: VerifyReport) -> bool:
+    """Whether the decision derives the recorded event (else a divergence)."""
+    if event in pending.events:
+        pending.events.remove(event)
+        return True
+    same_slot = next((e for e in pending.events if e.key == event.key), None)
     if same_slot is not None:
         detail = f"current code derives a different {event.TYPE} for {event.key}"
-    elif decision.events:
+    elif pending.events:
         detail = (
             f"recorded {event.TYPE} ({event.key}), current code would record "
-            f"{decision.events[0].TYPE} ({decision.events[0].key})"
+            f"{pending.events[0].TYPE} ({pending.events[0].key})"
         )
     else:
         detail = f"recorded {event.TYPE} ({event.key}), which current code would not derive here"
     address = getattr(event, "address", None) or getattr(event, "slot", None)
     report.divergences.append(Divergence(seq, address, detail))
+    return False
 
 
 def check_run_row(info: RunInfo, stored: Iterable[StoredEvent]) -> list[Divergence]:
