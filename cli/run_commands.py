@@ -20,6 +20,13 @@ from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
 from maai.ledger import EventStore, LedgerError
 from maai.runtime import config_files
+from maai.runtime.checkpoints import (
+    ReceiptError,
+    check_checkpoints,
+    check_receipt,
+    sign_head,
+)
+from maai.runtime.checkpoints import receipt as make_receipt
 from maai.runtime.engine import Engine, RunFailedError, UnreadableHistoryError, load_state
 from maai.runtime.runs import (
     ensure_started,
@@ -29,6 +36,7 @@ from maai.runtime.runs import (
     start_run,
     stored_config,
 )
+from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, fingerprint, load_signer
 from maai.runtime.verify import check_run_row, verify_events
 
 # The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
@@ -49,8 +57,20 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _signer() -> Signer:
+    try:
+        return load_signer()
+    except SigningKeyError as exc:
+        raise _fail(f"{exc} (set {KEY_ENV} to use another file)") from None
+
+
 def _execute(
-    store: EventStore, run_id: str, experiment: Experiment, config: ExperimentConfig, quiet: bool
+    store: EventStore,
+    run_id: str,
+    experiment: Experiment,
+    config: ExperimentConfig,
+    quiet: bool,
+    signer: Signer,
 ) -> int:
     from maai.runtime.executors import LiveExecutor
 
@@ -68,6 +88,7 @@ def _execute(
         LiveExecutor(config, experiment=experiment),
         experiment=experiment,
         on_event=on_event,
+        signer=signer,
     )
     try:
         state = asyncio.run(engine.run())
@@ -85,6 +106,9 @@ def _execute(
     except LedgerError as exc:
         err.print(f"[red]stopped:[/red] {exc}", soft_wrap=True, highlight=False)
         return EXIT_CONFLICT
+    finally:
+        for warning in engine.warnings:
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
     print_summary(out, experiment.summarize(run_id, state, "completed"))
     return EXIT_OK
 
@@ -137,6 +161,7 @@ def run(
         providers.check_credentials(config)
     except (ConfigError, providers.ProviderSetupError) as exc:
         raise _fail(str(exc)) from None
+    signer = _signer()
     store = open_store_or_exit(db)
     run_id = new_run_id()
     _sigterm_as_interrupt()
@@ -144,7 +169,7 @@ def run(
     with _trace(run_id, config) as trace_id:
         start_run(store, config, run_id=run_id, trace_id=trace_id)
         out.print(f"run id: [bold]{run_id}[/bold]", highlight=False)
-        code = _execute(store, run_id, experiment, config, quiet)
+        code = _execute(store, run_id, experiment, config, quiet, signer)
     raise typer.Exit(code)
 
 
@@ -199,9 +224,12 @@ def resume(
     store = open_store_or_exit(db)
     run_id, experiment, config = _config_of(store, run_id)
     info = store.get_run(run_id)
+    signer = _signer()
     if info.status == "completed":
         err.print(f"run {run_id} is already completed; nothing to resume")
         state, _ = load_state(store, run_id, experiment)
+        # A process killed between completing and signing left its head unsigned.
+        sign_head(store, run_id, signer)
         print_summary(out, experiment.summarize(run_id, state))
         raise typer.Exit(EXIT_OK)
     from maai.runtime import providers
@@ -217,7 +245,7 @@ def resume(
     out.print(f"resuming run [bold]{run_id}[/bold]", highlight=False)
     _sigterm_as_interrupt()
     with _trace(run_id, config):
-        code = _execute(store, run_id, experiment, config, quiet)
+        code = _execute(store, run_id, experiment, config, quiet, signer)
     raise typer.Exit(code)
 
 
@@ -245,27 +273,97 @@ def replay(
 def verify(
     run_id: Annotated[str, typer.Argument(help="The run to check.")],
     db: DbOption = None,
+    receipt_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--receipt",
+            metavar="FILE",
+            help="A receipt from `maai receipt`: prove the ledger still holds its history.",
+        ),
+    ] = None,
 ) -> None:
-    """Check the hash chain and that the current code reproduces every recorded request.
+    """Check the hash chain, the signed checkpoints, the runs row against the events, and
+    that the current code reproduces every recorded request and derived event.
 
-    Every recorded request and derived event must be exactly what the current code would
-    produce at that point; a difference names the event's seq and address."""
+    A difference names the event's seq (and the call's address); exit 1 on any."""
     store = open_store_or_exit(db)
     _check_chain(store, run_id)
     run_id, experiment, _ = _config_of(store, run_id)
     chain = store.verify_chain(run_id)
+    problems: list[str] = []
+    if receipt_file is not None:
+        try:
+            data = json.loads(receipt_file.read_text(encoding="utf-8"))
+            problems += [f"receipt: {p}" for p in check_receipt(store, run_id, data)]
+        except (OSError, ValueError) as exc:
+            raise _fail(f"{receipt_file}: {exc}") from None
+    local = _local_key()
+    signed = check_checkpoints(store, run_id, local)
+    problems += [f"checkpoint: {p}" for p in signed.problems]
     report = verify_events(store.read(run_id), experiment)
     report.divergences[:0] = check_run_row(store.get_run(run_id), store.read(run_id))
-    if not report.ok:
-        for divergence in report.divergences:
-            err.print(
-                f"[red]divergence[/red] {divergence.describe()}", soft_wrap=True, highlight=False
-            )
+    for problem in problems:
+        err.print(f"[red]broken[/red] {escape(problem)}", soft_wrap=True, highlight=False)
+    for divergence in report.divergences:
+        err.print(
+            f"[red]divergence[/red] {escape(divergence.describe())}",
+            soft_wrap=True,
+            highlight=False,
+        )
+    for note in signed.notes:
+        err.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
+    if problems or not report.ok:
         raise typer.Exit(EXIT_FAILED)
+    keys = ", ".join(
+        f"{fp}{' (this machine)' if local and fp == fingerprint(local) else ''}"
+        for fp in signed.keys
+    )
     out.print(
         f"ok: {chain.events_checked} events chained; {report.requests} model requests and "
-        f"{report.derived} derived events match the current code"
+        f"{report.derived} derived events match the current code; {signed.checked} signed "
+        f"checkpoint(s){f' by key {keys}' if keys else ''}"
+        + ("; the receipt's history is intact" if receipt_file is not None else ""),
+        highlight=False,
     )
+
+
+def _local_key() -> str | None:
+    try:
+        return load_signer(create=False).public_key
+    except SigningKeyError:
+        return None
+
+
+def receipt(
+    run_id: Annotated[str, typer.Argument(help="The run.")],
+    db: DbOption = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout."),
+    ] = None,
+) -> None:
+    """Print a receipt of a run to publish: its head seq and hash signed with this machine's
+    key, the public key, and a prefix of every event's hash. `maai verify RUN --receipt FILE`
+    later proves the ledger still holds that history (a truncated or rewritten run fails,
+    naming the first seq that differs or the missing tail)."""
+    store = open_store_or_exit(db)
+    _check_chain(store, run_id)
+    full = store.get_run(run_id).run_id
+    try:
+        data = make_receipt(store, full, _signer())
+    except (ReceiptError, LedgerError) as exc:
+        raise _fail(str(exc)) from None
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    if output.exists():
+        raise _fail(f"{output}: already exists; choose another name")
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    err.print(f"wrote the receipt of run {full} to {output}", highlight=False)
 
 
 def show(
@@ -306,5 +404,5 @@ def init(
 
 
 def register(app: typer.Typer) -> None:
-    for command in (run, resume, replay, verify, show, init):
+    for command in (run, resume, replay, verify, show, receipt, init):
         app.command()(command)

@@ -348,6 +348,19 @@ class ChainReport(BaseModel):
             raise ChainBrokenError(self.run_id, self.first_bad_seq, self.reason)
 
 
+class Checkpoint(BaseModel):
+    """A run's head (seq, hash) signed with a key kept outside the ledger."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    seq: int
+    hash: str
+    public_key: str  # hex of the raw Ed25519 public key
+    signature: str  # hex of the signature (see maai.runtime.signing)
+    signed_at: datetime
+
+
 def check_run_id(run_id: str) -> str:
     """Run ids are 1-128 characters of ``A-Z a-z 0-9 . _ : + @ = -``, starting with a letter
     or digit: safe in file names, URLs and shell commands without quoting."""

@@ -123,6 +123,22 @@ events = Table(
 )
 
 
+checkpoints = Table(
+    "checkpoints",
+    metadata,
+    Column("id", _position(), primary_key=True, autoincrement=True),
+    Column("run_id", String(128), ForeignKey("runs.run_id"), nullable=False),
+    Column("seq", BigInteger(), nullable=False),
+    Column("hash", String(64), nullable=False),
+    Column("public_key", String(64), nullable=False),
+    Column("signature", String(128), nullable=False),
+    Column("signed_at", UtcDateTime(), nullable=False),
+    CheckConstraint("seq >= 1", name="seq_positive"),
+    Index(None, "run_id", "seq"),
+    sqlite_autoincrement=True,
+)
+
+
 def read_head(conn: Connection, run_id: str) -> int:
     """The run's head seq, through a SQLAlchemy connection on either backend;
     :class:`~ledger.errors.RunNotFoundError` if there is no such run."""

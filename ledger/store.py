@@ -53,6 +53,7 @@ from maai.ledger.envelope import (
     GENESIS_HASH,
     Appended,
     ChainReport,
+    Checkpoint,
     NewEvent,
     RunInfo,
     StoredEvent,
@@ -79,7 +80,7 @@ from maai.ledger.errors import (
     StoreUnreachableError,
 )
 from maai.ledger.migrate import SchemaStatus, schema_status, upgrade_to_head
-from maai.ledger.schema import events, read_head, runs
+from maai.ledger.schema import checkpoints, events, read_head, runs
 from maai.ledger.sqlite_files import check_sqlite_path, remove_if_empty
 from maai.ledger.sqlite_writer import SqliteWriter
 from maai.ledger.urls import StoreLocation, resolve_store_url
@@ -678,6 +679,66 @@ class EventStore:
             # Appends stop at a stored seq beyond the head; name where the history went on.
             return broken(head + 1, f"events up to seq {last} are stored beyond the head {head}")
         return ChainReport(run_id=run_id, ok=True, events_checked=checked, head_seq=head)
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def add_checkpoint(
+        self, run_id: str, seq: int, hash: str, public_key: str, signature: str
+    ) -> Checkpoint:
+        """Record a signed head. The store checks that the run has that event with that
+        hash (it does not check the signature: that is the verifier's work)."""
+        self._check_open()
+        moment = _utcnow()
+        with (
+            self._errors(f"recording a checkpoint of run {run_id!r}"),
+            self._engine.begin() as conn,
+        ):
+            stored = conn.execute(
+                select(events.c.hash).where(events.c.run_id == run_id, events.c.seq == seq)
+            ).scalar()
+            if stored is None:
+                read_head(conn, run_id)  # an unknown run says so
+                raise LedgerError(f"run {run_id} has no event {seq} to checkpoint")
+            if stored != hash:
+                raise LedgerError(f"run {run_id}: event {seq} does not have hash {hash}")
+            conn.execute(
+                checkpoints.insert().values(
+                    run_id=run_id,
+                    seq=seq,
+                    hash=hash,
+                    public_key=public_key,
+                    signature=signature,
+                    signed_at=moment,
+                )
+            )
+        return Checkpoint(
+            run_id=run_id,
+            seq=seq,
+            hash=hash,
+            public_key=public_key,
+            signature=signature,
+            signed_at=moment,
+        )
+
+    def checkpoints(self, run_id: str) -> list[Checkpoint]:
+        """The run's checkpoints, in the order they were recorded."""
+        self._check_open()
+        with self._errors(f"reading checkpoints of run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+            rows = conn.execute(
+                select(checkpoints).where(checkpoints.c.run_id == run_id).order_by(checkpoints.c.id)
+            ).all()
+        return [
+            Checkpoint(
+                run_id=r.run_id,
+                seq=r.seq,
+                hash=r.hash,
+                public_key=r.public_key,
+                signature=r.signature,
+                signed_at=_as_utc(r.signed_at),
+            )
+            for r in rows
+        ]
 
     # ------------------------------------------------------------------ errors
 

@@ -14,7 +14,7 @@ import gc
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from maai.domain import experiments
 from maai.domain.calls import ModelAnswer, ModelRequest
@@ -29,6 +29,8 @@ from maai.domain.experiment import Experiment
 from maai.domain.registry import encode
 from maai.domain.walk import Decision
 from maai.ledger import EventStore, NewEvent
+from maai.runtime.checkpoints import CHECKPOINT_EVERY, sign_head
+from maai.runtime.signing import Signer, load_signer
 
 
 class AttemptReport(Protocol):
@@ -103,6 +105,9 @@ class _Writer:
     pool: ThreadPoolExecutor
     last: Future[object] | None = None
     failed: BaseException | None = None
+    checkpoint: Callable[[int, str], None] | None = None
+    checkpoint_every: int = 500
+    signed_upto: int = 0
 
     def submit(self, events: Sequence[Event]) -> Future[object]:
         # Encoding happens on the worker thread too, off the engine's critical path (events
@@ -122,10 +127,16 @@ class _Writer:
             raise self.failed
         try:
             records = [to_new_event(e) for e in events]
-            return self.store.append(self.run_id, expected, records)
+            receipts = self.store.append(self.run_id, expected, records)
         except BaseException as exc:
             self.failed = exc
             raise
+        if self.checkpoint is not None and receipts:
+            last = receipts[-1]
+            if last.seq // self.checkpoint_every > self.signed_upto // self.checkpoint_every:
+                self.signed_upto = last.seq
+                self.checkpoint(last.seq, last.hash)
+        return receipts
 
 
 class Engine:
@@ -140,6 +151,8 @@ class Engine:
         *,
         experiment: Experiment | None = None,
         on_event: Callable[[Event, State], None] | None = None,
+        signer: Signer | None | Literal["local"] = "local",
+        checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -147,6 +160,28 @@ class Engine:
         # Named by the caller, or the one the stored run names.
         self.experiment = experiment or experiments.get(store.get_run(run_id).kind)
         self.on_event = on_event or (lambda event, state: None)
+        # The head is signed every ``checkpoint_every`` events and when the run stops
+        # (maai.runtime.checkpoints): with the local key by default (created on first use;
+        # a key that cannot be had stops the run before it starts), with ``signer``, or not
+        # at all (None). A checkpoint that cannot be written is a warning, never a failure.
+        self.signer = load_signer() if signer == "local" else signer
+        self.checkpoint_every = checkpoint_every
+        self.warnings: list[str] = []
+
+    def _checkpoint(self, seq: int, head_hash: str) -> None:
+        """On the writer thread, right after the append that reached ``seq``."""
+        signer = self.signer
+        assert signer is not None
+        try:
+            self.store.add_checkpoint(
+                self.run_id,
+                seq,
+                head_hash,
+                signer.public_key,
+                signer.sign(self.run_id, seq, head_hash),
+            )
+        except Exception as exc:  # noqa: BLE001 -- never stop a run for a checkpoint
+            self.warnings.append(f"checkpoint at seq {seq}: {exc}")
 
     async def run(self) -> State:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="maai-ledger")
@@ -154,6 +189,13 @@ class Engine:
             return await self._run(pool)
         finally:
             pool.shutdown(wait=True)
+            # A stopped run's head is signed, whatever stopped it (a kill -9 leaves it to the
+            # resume that follows).
+            if self.signer is not None:
+                try:
+                    sign_head(self.store, self.run_id, self.signer)
+                except Exception as exc:  # noqa: BLE001 -- reported; the history is safe
+                    self.warnings.append(f"the head was not signed: {exc}")
             # Back in the collector's care (see _run): a process that goes on to other work,
             # or runs another experiment, must not keep this run's garbage forever.
             gc.unfreeze()
@@ -173,7 +215,15 @@ class Engine:
         await asyncio.get_running_loop().run_in_executor(
             pool, self.store.set_status, self.run_id, "running"
         )
-        writer = _Writer(self.store, self.run_id, head, pool)
+        writer = _Writer(
+            self.store,
+            self.run_id,
+            head,
+            pool,
+            checkpoint=self._checkpoint if self.signer is not None else None,
+            checkpoint_every=self.checkpoint_every,
+            signed_upto=head,
+        )
         pending: list[Future[object]] = []
         unsent: list[Event] = []
         in_flight: dict[str, asyncio.Task[ModelAnswer]] = {}

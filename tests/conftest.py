@@ -19,6 +19,20 @@ from sqlalchemy.engine import make_url
 POSTGRES_ENV = "MAAI_TEST_POSTGRES_URL"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def signing_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Runs sign their heads with a key of the test session, never the user's own (the
+    processes the end-to-end tests start inherit it)."""
+    path = str(tmp_path_factory.mktemp("signing") / "signing_key.pem")
+    before = os.environ.get("MAAI_SIGNING_KEY")
+    os.environ["MAAI_SIGNING_KEY"] = path
+    yield path
+    if before is None:
+        os.environ.pop("MAAI_SIGNING_KEY", None)
+    else:
+        os.environ["MAAI_SIGNING_KEY"] = before
+
+
 def libpq_dsn(url: str) -> str:
     """A SQLAlchemy PostgreSQL URL as a libpq connection string for psycopg itself."""
     parsed = make_url(url)

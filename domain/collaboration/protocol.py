@@ -252,7 +252,11 @@ def _ask(
     config = _config(state)
     attempts = config.attempts.message if message else config.attempts.belief
     partner = config.partner_of(agent)
-    last = next((m for m in reversed(state.messages) if m.agent == partner), None)
+    # The partner's message this step answers (none at step 1): fixed by the protocol, never
+    # by which concurrent answer happened to land first.
+    last = next(
+        (m for m in reversed(state.messages) if m.agent == partner and m.index < step), None
+    )
     latest = state.latest_belief(agent)
     context = {
         "step": step,
@@ -279,14 +283,24 @@ def _read_turn(
     config: CollaborationConfig, text: str, *, message: bool, prediction: bool
 ) -> ParseResult[Any]:
     result = read_turn(text, message=message, belief=True, prediction=prediction)
-    if config.message_rule == "reask" and isinstance(result, Parsed) and message:
-        breaches = message_breaches(result.value["message"], _all_option_names(config))
-        if breaches:
-            return Invalid(
-                "Your message broke the rules for messages (" + "; ".join(breaches) + "). "
-                "Write it again without disclosing your belief, your prediction or an option."
-            )
+    if isinstance(result, Parsed) and message:
+        reason = _reask_reason(config, result.value["message"])
+        if reason is not None:
+            return Invalid(reason)
     return result
+
+
+def _reask_reason(config: CollaborationConfig, message: str) -> str | None:
+    """Under ``message_rule: reask``, why a message that breaks the rules is sent back."""
+    if config.message_rule != "reask":
+        return None
+    breaches = message_breaches(message, _all_option_names(config))
+    if not breaches:
+        return None
+    return (
+        "Your message broke the rules for messages (" + "; ".join(breaches) + "). "
+        "Write it again without disclosing your belief, your prediction or an option."
+    )
 
 
 def _all_option_names(config: CollaborationConfig) -> list[str]:
@@ -308,7 +322,13 @@ def _judge(
     config: CollaborationConfig, agent: str, purpose: str, message: bool, reply: str, text: str
 ) -> Any:
     options = [o.name for o in config.options_of(agent)]
-    return judge(purpose, reply, text, options, message=message)
+    judged = judge(purpose, reply, text, options, message=message)
+    if message and isinstance(judged, tuple) and judged[0]:
+        # The numbers were read by the utility agent: the message rules still apply.
+        reason = _reask_reason(config, judged[1]["message"])
+        if reason is not None:
+            return False, reason
+    return judged
 
 
 def _utility_request(

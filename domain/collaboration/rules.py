@@ -83,7 +83,7 @@ def message_breaches(text: str, option_names: list[str]) -> list[str]:
     for name in sorted(set(option_names), key=len, reverse=True):
         word = re.escape(name)
         pattern = (
-            rf"\b(?:option|choice|plan|alternative|pick|choose|choosing|go\s+(?:for|with))"
+            rf"\b(?i:option|choice|plan|alternative|pick|choose|choosing|go\s+(?:for|with))"
             rf"\s+[\"'(]?{word}\b|\({word}\)|[\"']{word}[\"']"
         )
         flags = re.IGNORECASE if len(name) > 1 else 0

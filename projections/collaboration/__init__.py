@@ -1,18 +1,62 @@
-"""The collaboration game's read models (placeholder until its views land)."""
+"""The collaboration game's read models: agent log, transcript, tables, protocol and leak
+audits and progress lines, as ``VIEWS`` (``maai.domain.experiment.ExperimentViews``). The
+game has no votes: ``audit_votes`` gives ``None``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-
-class _Progress:
-    def lines(self, event: Any, state: Any) -> list[str]:
-        return []
+from maai.domain.collaboration.config import CollaborationConfig
+from maai.domain.config import ExperimentConfig
+from maai.projections.history import History
 
 
 class CollaborationViews:
-    def progress(self, config: Any) -> _Progress:
-        return _Progress()
+    def agent_log(self, history: History, agent: str | None = None) -> dict[str, Any]:
+        from maai.projections.collaboration.agent_log import agent_log
+
+        return agent_log(history, agent)
+
+    def transcript(self, history: History) -> str:
+        from maai.projections.collaboration.transcript import transcript
+
+        return transcript(history)
+
+    def tables(self, histories: Sequence[History]) -> dict[str, str]:
+        from maai.projections.collaboration.tables import render_tables
+
+        return render_tables(histories)
+
+    def table_rows(self, history: History) -> dict[str, list[dict[str, Any]]]:
+        from maai.projections.collaboration.tables import TABLES
+        from maai.projections.tables import build_tables
+
+        return build_tables(TABLES, [history])
+
+    def audit_protocol(self, history: History) -> Any:
+        from maai.projections.collaboration.protocol import audit_protocol
+
+        return audit_protocol(history)
+
+    def protocol_rules(self) -> Sequence[Any]:
+        from maai.projections.collaboration.protocol import all_rules
+
+        return all_rules()
+
+    def audit_leaks(self, history: History) -> Any:
+        from maai.projections.collaboration.leaks import audit_leaks
+
+        return audit_leaks(history)
+
+    def audit_votes(self, history: History) -> dict[str, Any] | None:
+        return None
+
+    def progress(self, config: ExperimentConfig) -> Any:
+        from maai.projections.collaboration.progress import Progress
+
+        assert isinstance(config, CollaborationConfig)
+        return Progress(config)
 
 
 VIEWS = CollaborationViews()

@@ -1,0 +1,165 @@
+"""Signed checkpoints of runs and published receipts: recording them, and checking a ledger
+against them (``maai verify``, ``maai receipt``, ``maai verify --receipt``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from maai.ledger import Checkpoint, EventStore
+from maai.runtime import signing
+
+CHECKPOINT_EVERY = 500
+"""A running run's head is signed every this many events, and whenever the run stops."""
+
+RECEIPT_FORMAT = "maai.receipt/1"
+PREFIX = 8  # hex digits of each event's hash kept in a receipt: enough to name where it differs
+
+
+class ReceiptError(ValueError):
+    """A receipt file that cannot be used; the message says why."""
+
+
+def head_of(store: EventStore, run_id: str) -> tuple[int, str] | None:
+    head = store.head(run_id)
+    if head == 0:
+        return None
+    last = next(iter(store.read(run_id, from_seq=head - 1)))
+    return last.seq, last.hash
+
+
+def sign_head(store: EventStore, run_id: str, signer: signing.Signer) -> Checkpoint | None:
+    """Sign the run's current head, unless a checkpoint by this key already covers it."""
+    head = head_of(store, run_id)
+    if head is None:
+        return None
+    seq, head_hash = head
+    for cp in store.checkpoints(run_id):
+        if cp.seq == seq and cp.hash == head_hash and cp.public_key == signer.public_key:
+            return cp
+    return store.add_checkpoint(
+        run_id, seq, head_hash, signer.public_key, signer.sign(run_id, seq, head_hash)
+    )
+
+
+@dataclass
+class CheckpointReport:
+    checked: int = 0
+    keys: dict[str, int] = field(default_factory=dict)  # fingerprint -> checkpoints signed
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_checkpoints(
+    store: EventStore, run_id: str, local_key: str | None = None
+) -> CheckpointReport:
+    """Every checkpoint's signature holds and names an event the ledger has with that hash;
+    a stopped run's last checkpoint covers its head."""
+    report = CheckpointReport()
+    stored = list(store.read(run_id))
+    hashes = {e.seq: e.hash for e in stored}
+    # Runs recorded before checkpoints were kept have no provenance in run.started either.
+    signs = bool(stored) and stored[0].type == "run.started" and "provenance" in stored[0].payload
+    head = max(hashes, default=0)
+    info = store.get_run(run_id)
+    found = store.checkpoints(run_id)
+    for cp in found:
+        report.checked += 1
+        name = signing.fingerprint(cp.public_key)
+        report.keys[name] = report.keys.get(name, 0) + 1
+        if not signing.valid(cp.public_key, cp.signature, run_id, cp.seq, cp.hash):
+            report.problems.append(f"checkpoint at seq {cp.seq}: the signature does not hold")
+        elif hashes.get(cp.seq) != cp.hash:
+            what = "is missing" if cp.seq not in hashes else "has another hash than was signed"
+            report.problems.append(f"event {cp.seq} {what} (signed at {cp.signed_at:%Y-%m-%d})")
+    covered = max((cp.seq for cp in found), default=0)
+    if covered < head:
+        text = (
+            f"the last signed checkpoint covers seq {covered}, the head is seq {head}"
+            if found
+            else f"no signed checkpoint (head seq {head})"
+        )
+        if not found and not signs:
+            report.notes.append("recorded before maai signed checkpoints: none to check")
+        elif info.status in ("completed", "failed"):
+            report.problems.append(text)
+        else:
+            report.notes.append(
+                f"{text}: the run is {info.status}, its head is signed when it stops"
+            )
+    if local_key is not None:
+        local = signing.fingerprint(local_key)
+        foreign = sorted(k for k in report.keys if k != local)
+        if foreign:
+            report.notes.append("signed by a key that is not this machine's: " + ", ".join(foreign))
+    return report
+
+
+def receipt(store: EventStore, run_id: str, signer: signing.Signer | None) -> dict[str, Any]:
+    """A small JSON a researcher can publish: the head, its signature and public key, and a
+    short prefix of every event's hash (to name where a ledger departs from it)."""
+    info = store.get_run(run_id)
+    events = list(store.read(run_id))
+    if not events:
+        raise ReceiptError(f"run {run_id} has no events")
+    head = events[-1]
+    signed = [cp for cp in store.checkpoints(run_id) if cp.seq == head.seq and cp.hash == head.hash]
+    if signer is not None:
+        cp = sign_head(store, run_id, signer)
+        assert cp is not None
+        signed = [cp]
+    if not signed:
+        raise ReceiptError(f"run {run_id}: no signed checkpoint covers its head seq {head.seq}")
+    cp = signed[-1]
+    return {
+        "format": RECEIPT_FORMAT,
+        "run_id": run_id,
+        "experiment": info.kind,
+        "head_seq": head.seq,
+        "head_hash": head.hash,
+        "public_key": cp.public_key,
+        "key_fingerprint": signing.fingerprint(cp.public_key),
+        "signature": cp.signature,
+        "hash_prefixes": "".join(e.hash[:PREFIX] for e in events),
+    }
+
+
+def check_receipt(store: EventStore, run_id: str, data: Any) -> list[str]:
+    """Where the ledger departs from a receipt: the first seq whose event differs, or the
+    missing tail. An empty list: the ledger holds the receipt's history."""
+    try:
+        seq = int(data["head_seq"])
+        head_hash = str(data["head_hash"])
+        prefixes = str(data["hash_prefixes"])
+        key, signature = str(data["public_key"]), str(data["signature"])
+        if data.get("format") != RECEIPT_FORMAT or data["run_id"] != run_id:
+            raise ReceiptError(f"not a receipt of run {run_id} ({RECEIPT_FORMAT})")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReceiptError(f"not a maai receipt: {exc}") from None
+    if len(prefixes) != seq * PREFIX:
+        raise ReceiptError("the receipt's hash prefixes do not match its head seq")
+    if not signing.valid(key, signature, run_id, seq, head_hash):
+        return ["the receipt's signature does not hold: the receipt itself was altered"]
+    problems: list[str] = []
+    last = 0
+    for event in store.read(run_id):
+        if event.seq > seq:
+            break
+        last = event.seq
+        expected = prefixes[(event.seq - 1) * PREFIX : event.seq * PREFIX]
+        if event.hash[:PREFIX] != expected or (event.seq == seq and event.hash != head_hash):
+            problems.append(
+                f"seq {event.seq} differs from the receipt's history (and so does every later "
+                "event)"
+            )
+            return problems
+    if last < seq:
+        problems.append(
+            f"the ledger ends at seq {last}; the receipt's history goes on to seq {seq} "
+            f"(events {last + 1}-{seq} are missing)"
+        )
+    return problems
