@@ -15,7 +15,12 @@ from typing import Any
 from maai.domain.events import RunCompleted, RunStarted
 
 # Importing the rule modules registers their rules, in this order.
-from maai.projections.frohlich import protocol_general, protocol_phase1, protocol_phase2  # noqa: F401
+from maai.projections.frohlich import (  # noqa: F401 -- importing registers the rules
+    protocol_general,
+    protocol_phase1,
+    protocol_phase2,
+    protocol_reference,
+)
 from maai.projections.frohlich.protocol_base import RULES, Audit, Rule, Violation
 from maai.projections.history import History
 

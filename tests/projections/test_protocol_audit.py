@@ -116,7 +116,49 @@ def _ended_before_discussion(ev: list[Event]) -> list[Event]:
     return [*ev[: i + 1], ended, *ev[i + 1 :]]
 
 
+def _prompt_edited(address: str, old: str, new: str) -> Tamper:
+    """A recorded prompt whose text says something else (as a code bug would render it)."""
+
+    def tamper(ev: list[Event]) -> list[Event]:
+        asked = find(ev, ModelCallRequested, lambda r: r.request.address == address)
+        assert old in asked.request.input, (address, old)
+        request = asked.request.model_copy(update={"input": asked.request.input.replace(old, new)})
+        return replaced(
+            ev, ModelCallRequested, lambda r: r.request.address == address, request=request
+        )
+
+    return tamper
+
+
+def _amount_not_in_the_text(ev: list[Event]) -> list[Event]:
+    def stated(a: AnswerAccepted) -> bool:
+        return (
+            a.kind == "choice"
+            and a.source == "parser"
+            and isinstance(a.value, dict)
+            and a.value.get("amount") is not None
+        )
+
+    accepted = find(ev, AnswerAccepted, stated)
+    return replaced(ev, AnswerAccepted, stated, value={**accepted.value, "amount": 77777})
+
+
 GOLDEN_TAMPERS: list[tuple[str, Tamper]] = [
+    ("reference_payoffs", _wrong_payoff_distribution),
+    ("reference_payoffs", lambda ev: replaced(ev, PayoffAwarded, balance_cents=1)),
+    ("reference_votes", lambda ev: replaced(ev, PollResolved, lambda p: p.passed, passed=False)),
+    ("prompt_round_table", _prompt_edited("p1/bob/r2/choice/1", "round 2 of 4", "round 3 of 4")),
+    ("prompt_round_table", _prompt_edited("p1/bob/r2/choice/1", "| Low | $", "| Low | $1")),
+    (
+        "prompt_round_outcome",
+        _prompt_edited("p1/bob/r2/memory", "your income is $", "your income is $1"),
+    ),
+    ("prompt_memory_and_balance", _long_memory),
+    (
+        "prompt_memory_and_balance",
+        _prompt_edited("p1/bob/r3/choice/1", "Bank balance: $", "Bank balance: $9"),
+    ),
+    ("answers_supported", _amount_not_in_the_text),
     ("lifecycle", _after_completed),
     (
         "calls_paired",

@@ -1,0 +1,346 @@
+"""Rules that can fail when the code is wrong (docs/frohlich.md §1–§5): payoffs, picks,
+counterfactuals, tallies and consensus recomputed by ``reference`` (which shares no code with
+the domain), and what each prompt actually showed — the round's table, the told outcome, the
+balance and the memory — read back from the recorded text and compared with the recorded
+draws, payoffs and memories."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from fractions import Fraction
+
+from maai.domain.events import ModelCallRequested
+from maai.domain.frohlich.events import (
+    AnswerAccepted,
+    BallotResolved,
+    GroupDistributionChosen,
+    MemoryUpdated,
+    PayoffAwarded,
+    PollResolved,
+)
+from maai.projections.frohlich import reference
+from maai.projections.frohlich.protocol_base import Audit, Violation, rule
+
+_MONEY = r"\$([\d,]+)"
+_CENTS = r"\$(\d+)\.(\d\d)"
+
+
+def _dollars(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def _probs(audit: Audit) -> list[Fraction]:
+    return reference.probabilities(
+        {c.value: p for c, p in audit.config.class_probabilities.items()}
+    )
+
+
+def _class_index(name: str) -> int:
+    return reference.CLASSES.index(name)
+
+
+@rule(
+    "reference_payoffs",
+    "§1-§4",
+    "each payoff recomputed independently: the distribution the principle picks from the "
+    "recorded table (closest floor or range when infeasible), the income of the drawn class, "
+    "the payoff, the counterfactuals and the running balance",
+)
+def reference_payoffs(audit: Audit) -> Iterator[Violation]:
+    probs = _probs(audit)
+    group = next((g for _, g in audit.history.of(GroupDistributionChosen)), None)
+    balance: dict[str, int] = {}
+    for entry, paid in audit.history.of(PayoffAwarded):
+        if paid.scope == "phase1":
+            drawn = audit.phase1_tables.get((paid.agent, paid.round or 0))
+        else:
+            drawn = audit.phase2_table
+        if drawn is None:
+            continue
+        table = drawn[1].distributions
+        expected = None
+        if paid.choice is not None:
+            expected = reference.pick(paid.choice.principle.value, paid.choice.amount, table, probs)
+        elif paid.scope == "phase2" and group is not None:
+            expected = group.distribution
+        where = f"{paid.agent} {paid.scope} round {paid.round or '-'}"
+        if expected is not None and expected != paid.distribution:
+            yield Violation(
+                "reference_payoffs",
+                entry.seq,
+                f"{where}: paid by Dist. {paid.distribution}, the rule picks Dist. {expected}",
+            )
+            continue
+        row = _class_index(paid.income_class.value)
+        income = table[paid.distribution - 1][row]
+        if paid.income != income or paid.payoff_cents != reference.payoff_cents(income):
+            yield Violation(
+                "reference_payoffs",
+                entry.seq,
+                f"{where}: income {paid.income} / {paid.payoff_cents}¢, the table gives "
+                f"{income} / {reference.payoff_cents(income)}¢",
+            )
+        for cf in paid.counterfactuals:
+            other = table[cf.distribution - 1][row]
+            if cf.income != other or cf.payoff_cents != reference.payoff_cents(other):
+                yield Violation(
+                    "reference_payoffs",
+                    entry.seq,
+                    f"{where}: counterfactual Dist. {cf.distribution} says {cf.income}, the "
+                    f"table gives {other}",
+                )
+        balance[paid.agent] = balance.get(paid.agent, 0) + paid.payoff_cents
+        if paid.balance_cents != balance[paid.agent]:
+            yield Violation(
+                "reference_payoffs",
+                entry.seq,
+                f"{where}: balance {paid.balance_cents}¢, the payoffs add up to "
+                f"{balance[paid.agent]}¢",
+            )
+
+
+def _ballot_of(audit: Audit, slot: str) -> tuple[str, int | None] | None:
+    found = audit.accepted.get(slot)
+    if found is None or not isinstance(found[1].value, dict):
+        return None
+    value = found[1].value
+    return (str(value.get("principle")), value.get("amount"))
+
+
+@rule(
+    "reference_votes",
+    "§4",
+    "each ballot's tally recounted from the secret ballots, consensus exactly when every "
+    "ballot is valid and identical, the agreement that ballot, and a poll passes exactly "
+    "when every answer is yes",
+)
+def reference_votes(audit: Audit) -> Iterator[Violation]:
+    for entry, poll in audit.history.of(PollResolved):
+        everyone = all(poll.answers.get(name) is True for name in audit.names)
+        if poll.passed != everyone:
+            yield Violation(
+                "reference_votes",
+                entry.seq,
+                f"poll r{poll.round}.t{poll.turn}: passed={poll.passed}, answers {poll.answers}",
+            )
+    for entry, resolved in audit.history.of(BallotResolved):
+        ballots = [
+            _ballot_of(audit, f"p2/r{resolved.round}/t{resolved.turn}/ballot/{name}")
+            for name in audit.names
+        ]
+        counted = reference.tally(ballots)
+        recorded: dict[tuple[str, int | None] | None, int] = {}
+        for line in resolved.tally:
+            key = None if line.choice is None else (line.choice.principle.value, line.choice.amount)
+            recorded[key] = recorded.get(key, 0) + line.count
+        where = f"ballot r{resolved.round}.t{resolved.turn}"
+        if recorded != counted:
+            yield Violation(
+                "reference_votes", entry.seq, f"{where}: tally {recorded}, ballots say {counted}"
+            )
+        if resolved.consensus != reference.consensus(ballots):
+            yield Violation(
+                "reference_votes",
+                entry.seq,
+                f"{where}: consensus={resolved.consensus}, the ballots say "
+                f"{reference.consensus(ballots)}",
+            )
+        elif resolved.consensus:
+            agreed = resolved.agreement
+            key = None if agreed is None else (agreed.principle.value, agreed.amount)
+            if key != ballots[0]:
+                yield Violation(
+                    "reference_votes", entry.seq, f"{where}: agreement {key}, ballots {ballots[0]}"
+                )
+
+
+_ROUND = re.compile(r"round (\d+) of (\d+)")
+_TABLE_ROW = re.compile(r"^\| ([A-Za-z-]+) \| (\$[\d,]+(?: \| \$[\d,]+)*) \|$", re.MULTILINE)
+
+
+def _shown_table(text: str, marker: str) -> list[list[int]] | None:
+    """The distributions of the first Markdown table after ``marker``, columns as lists."""
+    at = text.find(marker)
+    if at < 0:
+        return None
+    rows = []
+    for match in _TABLE_ROW.finditer(text, at):
+        if match.group(1).lower().replace("-", "_") not in reference.CLASSES:
+            break
+        rows.append([_dollars(c.strip().lstrip("$")) for c in match.group(2).split("|")])
+        if len(rows) == len(reference.CLASSES):
+            break
+    if len(rows) != len(reference.CLASSES):
+        return None
+    return [list(col) for col in zip(*rows, strict=True)]
+
+
+@rule(
+    "prompt_round_table",
+    "§3 1.3",
+    "each Phase-1 choice prompt names its round and shows exactly the table drawn for that "
+    "agent and round (the table the round is paid from)",
+)
+def prompt_round_table(audit: Audit) -> Iterator[Violation]:
+    for entry, requested in audit.history.of(ModelCallRequested):
+        parts = requested.request.address.split("/")
+        if len(parts) != 5 or parts[0] != "p1" or parts[3] != "choice":
+            continue
+        agent, rnd = parts[1], int(parts[2][1:])
+        text = requested.request.input
+        drawn = audit.phase1_tables.get((agent, rnd))
+        match = _ROUND.search(text)
+        if match is None or int(match.group(1)) != rnd or int(match.group(2)) != 4:
+            yield Violation(
+                "prompt_round_table",
+                entry.seq,
+                f"{agent}: the prompt of round {rnd} does not say 'round N of 4' with its number",
+            )
+        shown = _shown_table(text, "Income distributions for this round")
+        if drawn is None or shown != drawn[1].distributions:
+            yield Violation(
+                "prompt_round_table",
+                entry.seq,
+                f"{agent} round {rnd}: the table shown is not the table drawn for the round",
+            )
+
+
+_OUTCOME = re.compile(  # one line of the round_outcome template
+    r"Result of round (\d+): [^\n]*? It selects Distribution (\d+)\b[^\n]*? assigned to the "
+    rf"([a-z-]+) class: your income is {_MONEY} and your payoff is {_CENTS}\. Your bank "
+    rf"balance is now {_CENTS}\."
+)
+_CF_ROW = re.compile(rf"^\| Dist\. (\d+)(?: \(yours\))? \| {_MONEY} \| {_CENTS} \|", re.MULTILINE)
+
+
+@rule(
+    "prompt_round_outcome",
+    "§3 1.3",
+    "each Phase-1 round's outcome as the agent was told it (distribution, class, income, "
+    "payoff, balance and what each other distribution would have paid) is what was paid",
+)
+def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
+    paid = {
+        (p.agent, p.round): p for _, p in audit.history.of(PayoffAwarded) if p.scope == "phase1"
+    }
+    for entry, requested in audit.history.of(ModelCallRequested):
+        parts = requested.request.address.split("/")
+        if len(parts) != 4 or parts[0] != "p1" or parts[3] != "memory" or parts[2][:1] != "r":
+            continue
+        agent, rnd = parts[1], int(parts[2][1:])
+        award = paid.get((agent, rnd))
+        if award is None:
+            continue  # an unpaid round is told as such
+        # The last one: the agent's memory, shown earlier in the prompt, may quote old ones.
+        found = list(_OUTCOME.finditer(requested.request.input))
+        match = found[-1] if found else None
+        where = f"{agent} round {rnd}"
+        if match is None:
+            yield Violation("prompt_round_outcome", entry.seq, f"{where}: no outcome told")
+            continue
+        told = (
+            int(match.group(1)),
+            int(match.group(2)),
+            match.group(3).replace("-", "_"),
+            _dollars(match.group(4)),
+            int(match.group(5)) * 100 + int(match.group(6)),
+            int(match.group(7)) * 100 + int(match.group(8)),
+        )
+        truth = (
+            rnd,
+            award.distribution,
+            award.income_class.value,
+            award.income,
+            award.payoff_cents,
+            award.balance_cents,
+        )
+        if told != truth:
+            yield Violation(
+                "prompt_round_outcome", entry.seq, f"{where}: told {told}, paid {truth}"
+            )
+        drawn = audit.phase1_tables.get((agent, rnd))
+        if drawn is None:
+            continue
+        row = _class_index(award.income_class.value)
+        for cf in _CF_ROW.finditer(requested.request.input, match.end()):
+            number, income = int(cf.group(1)), _dollars(cf.group(2))
+            payoff = int(cf.group(3)) * 100 + int(cf.group(4))
+            table_income = drawn[1].distributions[number - 1][row]
+            if (income, payoff) != (table_income, reference.payoff_cents(table_income)):
+                yield Violation(
+                    "prompt_round_outcome",
+                    entry.seq,
+                    f"{where}: told Dist. {number} would pay {income}, the table gives "
+                    f"{table_income}",
+                )
+
+
+@rule(
+    "prompt_memory_and_balance",
+    "§5",
+    "every participant prompt shows the agent's bank balance as its payoffs add up so far "
+    "and its memory exactly as last recorded",
+)
+def prompt_memory_and_balance(audit: Audit) -> Iterator[Violation]:
+    memory: dict[str, str] = {}
+    balance: dict[str, int] = {}
+    for entry in audit.history.entries:
+        event = entry.event
+        if isinstance(event, MemoryUpdated):
+            memory[event.agent] = event.memory
+        elif isinstance(event, PayoffAwarded):
+            balance[event.agent] = balance.get(event.agent, 0) + event.payoff_cents
+        elif isinstance(event, ModelCallRequested) and event.request.agent in audit.names:
+            agent, text = event.request.agent, event.request.input
+            cents = balance.get(agent, 0)
+            shown_balance = f"Bank balance: ${cents // 100}.{cents % 100:02d}\n"
+            if shown_balance not in text:
+                yield Violation(
+                    "prompt_memory_and_balance",
+                    entry.seq,
+                    f"{event.request.address}: the prompt does not show the balance "
+                    f"${cents / 100:.2f}",
+                )
+            shown_memory = "Memory:\n" + (memory.get(agent, "").strip() or "(empty)") + "\n\n---"
+            if shown_memory not in text:
+                yield Violation(
+                    "prompt_memory_and_balance",
+                    entry.seq,
+                    f"{event.request.address}: the prompt does not show the memory as recorded",
+                )
+
+
+def _digits(amount: int) -> re.Pattern[str]:
+    text = f"{amount:,}".replace(",", r"[,.\s]?")
+    short = rf"|\b{amount // 1000}\s?k\b" if amount % 1000 == 0 else ""
+    return re.compile(rf"(?<!\d){text}(?!\d){short}", re.IGNORECASE)
+
+
+@rule(
+    "answers_supported",
+    "§5",
+    "an amount read by the parser from a choice or ballot appears in the answer's text, and "
+    "a poll answer read as yes says yes",
+)
+def answers_supported(audit: Audit) -> Iterator[Violation]:
+    for entry, accepted in audit.history.of(AnswerAccepted):
+        if accepted.source != "parser":
+            continue
+        text = accepted.raw_text
+        if accepted.kind in ("choice", "ballot") and isinstance(accepted.value, dict):
+            amount = accepted.value.get("amount")
+            if isinstance(amount, int) and not _digits(amount).search(text):
+                yield Violation(
+                    "answers_supported",
+                    entry.seq,
+                    f"{accepted.address}: amount {amount} read, but the text does not state it",
+                )
+        elif (
+            accepted.kind == "poll"
+            and accepted.value is True
+            and not re.search(r"\byes\b|\bagree\b|\blet'?s vote\b", text, re.IGNORECASE)
+        ):
+            yield Violation(
+                "answers_supported", entry.seq, f"{accepted.address}: read as yes, says no yes"
+            )

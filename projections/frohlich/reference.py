@@ -1,0 +1,88 @@
+"""A second, deliberately plain implementation of the Frohlich rules (docs/frohlich.md §1–§4),
+for the audits. It shares no function with ``maai.domain.frohlich``: an audit that recomputed
+with the code it checks would pass whenever that code is wrong. Plain data in, plain data
+out: incomes as lists (one list per distribution, classes high to low), probabilities as
+fractions."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+
+CLASSES = ("high", "medium_high", "medium", "medium_low", "low")
+
+
+def fraction_of(value: float | int | str) -> Fraction:
+    """A configured decimal as written (0.05 is 1/20, not the binary float below it)."""
+    return Fraction(str(value))
+
+
+def probabilities(config_probs: dict[str, float]) -> list[Fraction]:
+    probs = [fraction_of(config_probs[c]) for c in CLASSES]
+    total = sum(probs)
+    return [p / total for p in probs]
+
+
+def mean(incomes: list[int], probs: list[Fraction]) -> Fraction:
+    return sum((p * x for p, x in zip(probs, incomes, strict=True)), Fraction(0)) / sum(probs)
+
+
+def half_even(value: Fraction) -> int:
+    return int(
+        (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
+            Decimal(1), rounding=ROUND_HALF_EVEN
+        )
+    )
+
+
+def scaled(table: list[list[int]], multiplier: float) -> list[list[int]]:
+    m = fraction_of(multiplier)
+    return [[half_even(x * m) for x in dist] for dist in table]
+
+
+def payoff_cents(income: int) -> int:
+    """One cent per $100 of income, rounded half to even."""
+    return half_even(Fraction(income, 100))
+
+
+def pick(letter: str, amount: int | None, table: list[list[int]], probs: list[Fraction]) -> int:
+    """The distribution (numbered from 1) a principle picks. Ties go to the lower number; an
+    infeasible constraint takes the closest floor or range, then the higher average."""
+    numbered = list(enumerate(table, start=1))
+    avg = {n: mean(d, probs) for n, d in numbered}
+    floor = {n: min(d) for n, d in numbered}
+    spread = {n: max(d) - min(d) for n, d in numbered}
+
+    def best(candidates: list[int], key: dict[int, Fraction] | dict[int, int]) -> int:
+        top = max(key[n] for n in candidates)
+        return min(n for n in candidates if key[n] == top)
+
+    everyone = [n for n, _ in numbered]
+    if letter == "a":
+        return best(everyone, floor)
+    if letter == "b":
+        return best(everyone, avg)
+    assert amount is not None
+    if letter == "c":
+        feasible = [n for n in everyone if floor[n] >= amount]
+        if feasible:
+            return best(feasible, avg)
+        top = max(floor.values())
+        return best([n for n in everyone if floor[n] == top], avg)
+    feasible = [n for n in everyone if spread[n] <= amount]
+    if feasible:
+        return best(feasible, avg)
+    low = min(spread.values())
+    return best([n for n in everyone if spread[n] == low], avg)
+
+
+def tally(ballots: list[tuple[str, int | None] | None]) -> dict[tuple[str, int | None] | None, int]:
+    counts: dict[tuple[str, int | None] | None, int] = {}
+    for ballot in ballots:
+        counts[ballot] = counts.get(ballot, 0) + 1
+    return counts
+
+
+def consensus(ballots: list[tuple[str, int | None] | None]) -> bool:
+    """Every ballot valid and the same principle (and amount for (c) and (d))."""
+    return bool(ballots) and None not in ballots and len(set(ballots)) == 1
