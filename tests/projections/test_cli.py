@@ -175,5 +175,11 @@ def test_audits_fail_on_a_broken_run(golden_events: list[Event], tmp_path: Path)
     assert protocol.exit_code == 1
     assert "violation bank_balance at seq" in protocol.stdout
     as_json = json.loads(invoke("audit", "protocol", "broken", "--db", url, "--json").stdout)
-    # The leaky prompt no longer has the hash its answer was given for.
-    assert {v["rule"] for v in as_json["violations"]} == {"bank_balance", "calls_paired"}
+    # The leaky prompt no longer has the hash its answer was given for; the forged balance
+    # is caught by the recomputation and by what the agent was told.
+    assert {v["rule"] for v in as_json["violations"]} == {
+        "bank_balance",
+        "calls_paired",
+        "reference_payoffs",
+        "prompt_round_outcome",
+    }
