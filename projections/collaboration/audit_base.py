@@ -5,7 +5,6 @@ or ``protocol.py``: a bug there shows up here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -15,15 +14,11 @@ from maai.domain.collaboration.config import CollaborationConfig
 from maai.domain.collaboration.events import BeliefStated, MessageSent
 from maai.domain.config import UTILITY
 from maai.domain.events import ModelCallRequested
+from maai.projections.audit import Rule as Rule
+from maai.projections.audit import Rules
+from maai.projections.audit import Violation as Violation
 from maai.projections.collaboration.calls import site_of
 from maai.projections.history import Entry, History
-
-
-@dataclass(frozen=True)
-class Violation:
-    rule: str
-    seq: int | None
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -115,25 +110,5 @@ class Audit:
         return initial, latest, prediction
 
 
-Check = Callable[[Audit], Iterator[Violation]]
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    spec: str
-    description: str
-    check: Check
-
-
-RULES: list[Rule] = []
-
-
-def rule(id: str, spec: str, description: str) -> Callable[[Check], Check]:
-    """Register a rule; its check yields one violation per breach it finds."""
-
-    def register(check: Check) -> Check:
-        RULES.append(Rule(id, spec, description, check))
-        return check
-
-    return register
+RULES = Rules()
+rule = RULES.rule

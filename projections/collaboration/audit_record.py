@@ -9,73 +9,22 @@ from maai.domain.address import CallAddress
 from maai.domain.answers import AnswerRead
 from maai.domain.config import UTILITY
 from maai.domain.events import (
-    ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
-    RunCompleted,
-    RunStarted,
 )
+from maai.projections.audit import CALLS_PAIRED, LIFECYCLE, calls_paired, lifecycle
 from maai.projections.collaboration.audit_base import Audit, Violation, rule
 from maai.projections.collaboration.calls import site_of
-from maai.projections.history import History
 
 
-def lifecycle(history: History) -> Iterator[Violation]:
-    entries = history.entries
-    for i, entry in enumerate(entries, 1):
-        if entry.seq != i:
-            yield Violation("lifecycle", entry.seq, f"seq {entry.seq} where {i} was due")
-            break
-    starts = [e for e in entries if isinstance(e.event, RunStarted)]
-    if entries and not isinstance(entries[0].event, RunStarted):
-        yield Violation("lifecycle", entries[0].seq, "the first event is not run.started")
-    for extra in starts[1:]:
-        yield Violation("lifecycle", extra.seq, "a second run.started")
-    if starts and history.config is None:
-        yield Violation("lifecycle", starts[0].seq, "the recorded config cannot be read")
-    done = [i for i, e in enumerate(entries) if isinstance(e.event, RunCompleted)]
-    if done and done[0] != len(entries) - 1:
-        yield Violation("lifecycle", entries[done[0] + 1].seq, "an event after run.completed")
-
-
-@rule(
-    "lifecycle",
-    "docs/collaboration.md §2",
-    "run.started comes first and once, seqs count 1, 2, ... and nothing follows run.completed",
-)
+@rule("lifecycle", "docs/collaboration.md §2", LIFECYCLE)
 def lifecycle_rule(audit: Audit) -> Iterator[Violation]:
     return lifecycle(audit.history)
 
 
-@rule(
-    "calls_paired",
-    "docs/collaboration.md §2",
-    "every model.completed follows a model.requested of the same address and request hash, "
-    "and each recorded hash is the hash of its request",
-)
-def calls_paired(audit: Audit) -> Iterator[Violation]:
-    requested: dict[str, str] = {}
-    completed: set[str] = set()
-    for entry in audit.history.entries:
-        event = entry.event
-        if isinstance(event, ModelCallRequested):
-            if event.request.request_hash() != event.request_hash:
-                detail = f"{event.request.address}: recorded hash is not the request's"
-                yield Violation("calls_paired", entry.seq, detail)
-            requested[event.request.address] = event.request_hash
-        elif isinstance(event, ModelCallCompleted):
-            if event.address not in requested:
-                detail = f"{event.address}: completed without a request"
-                yield Violation("calls_paired", entry.seq, detail)
-            elif requested[event.address] != event.request_hash:
-                detail = f"{event.address}: answer is for another request hash"
-                yield Violation("calls_paired", entry.seq, detail)
-            if event.address in completed:
-                yield Violation("calls_paired", entry.seq, f"{event.address}: completed twice")
-            completed.add(event.address)
-        elif isinstance(event, ModelAttemptFailed) and event.address not in requested:
-            detail = f"{event.address}: failed attempt without a request"
-            yield Violation("calls_paired", entry.seq, detail)
+@rule("calls_paired", "docs/collaboration.md §2", CALLS_PAIRED)
+def calls_paired_rule(audit: Audit) -> Iterator[Violation]:
+    return calls_paired(audit.history)
 
 
 @rule(

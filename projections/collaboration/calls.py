@@ -9,14 +9,12 @@ extraction ``<participant address>/extract/<u>``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from maai.domain.address import CallAddress
-from maai.domain.answers import AnswerRead
-from maai.domain.calls import ModelRequest
-from maai.domain.config import UTILITY
-from maai.domain.events import ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
-from maai.projections.history import Entry, History
+from maai.projections.calls import Call as Call
+from maai.projections.calls import collect_calls as collect_generic
+from maai.projections.history import History
 
 _INITIAL = re.compile(r"^c/(?P<agent>[^/]+)/initial/(?P<n>\d+)$")
 _TURN = re.compile(r"^c/t(?P<step>\d+)/(?P<agent>[^/]+)/(?P<n>\d+)$")
@@ -48,54 +46,6 @@ def site_of(address: str) -> Site:
     return Site(None, None, None, None)
 
 
-@dataclass
-class Call:
-    address: str
-    requests: list[tuple[Entry, ModelCallRequested]] = field(default_factory=list)
-    completed: tuple[Entry, ModelCallCompleted] | None = None
-    failures: list[tuple[Entry, ModelAttemptFailed]] = field(default_factory=list)
-    results: list[Entry] = field(default_factory=list)
-
-    @property
-    def request(self) -> ModelRequest:
-        return self.requests[-1][1].request
-
-    @property
-    def seq(self) -> int:
-        return self.requests[0][0].seq
-
-    @property
-    def is_extraction(self) -> bool:
-        return CallAddress.parse(self.address).is_extraction
-
-    @property
-    def for_agent(self) -> str:
-        """The participant the call is about: the caller, or for an extraction the agent
-        whose answer the utility agent reads."""
-        request = self.request
-        if request.agent == UTILITY:
-            owner = request.context.get("for_agent")
-            if isinstance(owner, str):
-                return owner
-        return request.agent
-
-
 def collect_calls(history: History) -> list[Call]:
     """Every requested call, in the order of its first request."""
-    calls: dict[str, Call] = {}
-    for entry in history.entries:
-        event = entry.event
-        if isinstance(event, ModelCallRequested):
-            calls.setdefault(event.request.address, Call(event.request.address))
-            calls[event.request.address].requests.append((entry, event))
-        elif isinstance(event, ModelCallCompleted):
-            if event.address in calls:
-                calls[event.address].completed = (entry, event)
-        elif isinstance(event, ModelAttemptFailed):
-            if event.address in calls:
-                calls[event.address].failures.append((entry, event))
-        elif isinstance(event, AnswerRead):
-            for address in (event.address, event.via):
-                if address is not None and address in calls:
-                    calls[address].results.append(entry)
-    return sorted(calls.values(), key=lambda c: c.seq)
+    return collect_generic(history)

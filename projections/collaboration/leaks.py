@@ -20,8 +20,6 @@ what the partner wrote in a message is public (and a rule breach, audited elsewh
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
-from typing import Any
 
 from maai.domain.answers import AnswerRead
 from maai.domain.collaboration.events import BeliefStated, DecisionMade, MessageSent
@@ -31,60 +29,8 @@ from maai.projections.collaboration import text
 from maai.projections.collaboration.calls import site_of
 from maai.projections.collaboration.facts import config_of
 from maai.projections.history import History
-
-MIN_CHARS = 20
-
-
-@dataclass(frozen=True)
-class Item:
-    kind: str
-    owner: str
-    text: str
-    seq: int
-
-
-@dataclass(frozen=True)
-class Leak:
-    agent: str  # whose prompt
-    address: str
-    prompt_seq: int
-    kind: str
-    owner: str | None
-    item_seq: int | None
-    excerpt: str
-
-    def describe(self) -> str:
-        whose = f" of {self.owner}" if self.owner else ""
-        at = f" (recorded at seq {self.item_seq})" if self.item_seq is not None else ""
-        return (
-            f"seq {self.prompt_seq} {self.address}: prompt of {self.agent} contains the "
-            f"{self.kind}{whose}{at}: {self.excerpt!r}"
-        )
-
-
-@dataclass(frozen=True)
-class LeakReport:
-    run_id: str
-    prompts_checked: int
-    items_checked: int
-    leaks: tuple[Leak, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.leaks
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "prompts_checked": self.prompts_checked,
-            "items_checked": self.items_checked,
-            "leaks": [asdict(leak) for leak in self.leaks],
-        }
-
-
-def _excerpt(value: str) -> str:
-    flat = " ".join(value.split())
-    return flat if len(flat) <= 80 else flat[:77] + "..."
+from maai.projections.leaks import MIN_CHARS as MIN_CHARS
+from maai.projections.leaks import Item, Leak, LeakReport, excerpt
 
 
 def private_items(history: History) -> list[Item]:
@@ -150,7 +96,7 @@ def audit_leaks(history: History) -> LeakReport:
             body = text.blank(prompt, [t for _, t in public])
             found += _numbers(history, body, agent, partner, entry.seq, disclosed)
         leaks += [
-            Leak(agent, request.address, entry.seq, kind, owner, seq, _excerpt(value))
+            Leak(agent, request.address, entry.seq, kind, owner, seq, excerpt(value))
             for kind, owner, seq, value in found
         ]
     return LeakReport(history.run_id, checked, len(items), tuple(leaks))

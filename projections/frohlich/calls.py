@@ -9,11 +9,10 @@ free-form ``context``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from maai.domain.address import CallAddress
-from maai.domain.calls import ModelRequest
-from maai.domain.events import Event, ModelAttemptFailed, ModelCallCompleted, ModelCallRequested
+from maai.domain.events import Event
 from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerRejected,
@@ -22,7 +21,10 @@ from maai.domain.frohlich.events import (
     ReasoningRecorded,
     StatementMade,
 )
-from maai.projections.history import Entry, History
+from maai.projections.calls import Call as Call
+from maai.projections.calls import answer_addresses
+from maai.projections.calls import collect_calls as collect_generic
+from maai.projections.history import History
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,39 +67,11 @@ def site_of(address: str) -> Site:
     return Site(None, None, None, None)
 
 
-@dataclass
-class Call:
-    address: str
-    requests: list[tuple[Entry, ModelCallRequested]] = field(default_factory=list)
-    completed: tuple[Entry, ModelCallCompleted] | None = None
-    failures: list[tuple[Entry, ModelAttemptFailed]] = field(default_factory=list)
-    results: list[Entry] = field(default_factory=list)
-
-    @property
-    def request(self) -> ModelRequest:
-        return self.requests[-1][1].request
-
-    @property
-    def seq(self) -> int:
-        return self.requests[0][0].seq
-
-    @property
-    def for_agent(self) -> str:
-        """The participant the call is about: the caller, or for an extraction the agent
-        whose answer the utility agent reads."""
-        request = self.request
-        if request.agent == "utility":
-            owner = request.context.get("for_agent")
-            if isinstance(owner, str):
-                return owner
-        return request.agent
-
-
 def _result_addresses(event: Event) -> list[str]:
     """The calls whose answer ``event`` reads."""
     if isinstance(event, AnswerAccepted | AnswerRejected | AnswerUndecided):
         # A utility-read answer belongs to both the participant's call and the extraction.
-        return [event.address, event.via] if event.via else [event.address]
+        return answer_addresses(event)
     if isinstance(event, StatementMade | ReasoningRecorded):
         return [event.address]
     if isinstance(event, MemoryUpdated):
@@ -108,20 +82,4 @@ def _result_addresses(event: Event) -> list[str]:
 
 def collect_calls(history: History) -> list[Call]:
     """Every call that was requested, in the order of its first request."""
-    calls: dict[str, Call] = {}
-    for entry in history.entries:
-        event = entry.event
-        if isinstance(event, ModelCallRequested):
-            calls.setdefault(event.request.address, Call(event.request.address))
-            calls[event.request.address].requests.append((entry, event))
-        elif isinstance(event, ModelCallCompleted):
-            if event.address in calls:
-                calls[event.address].completed = (entry, event)
-        elif isinstance(event, ModelAttemptFailed):
-            if event.address in calls:
-                calls[event.address].failures.append((entry, event))
-        else:
-            for address in _result_addresses(event):
-                if address in calls:
-                    calls[address].results.append(entry)
-    return sorted(calls.values(), key=lambda c: c.seq)
+    return collect_generic(history, _result_addresses)

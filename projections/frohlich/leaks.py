@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import asdict, dataclass
-from typing import Any
 
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.domain.frohlich import render
@@ -35,64 +33,13 @@ from maai.domain.frohlich.prompts import render as render_template
 from maai.domain.frohlich.rules import base_set
 from maai.domain.frohlich.steps import constraint_note, payoff_summary
 from maai.projections.history import History
+from maai.projections.leaks import MIN_CHARS as MIN_CHARS
+from maai.projections.leaks import Item, Leak, LeakReport, excerpt
 
 MIN_MEMORY_WORDS = 8
-MIN_CHARS = 20
 
 _BALANCE = re.compile(r"^Bank balance: (-?)\$([\d,]+)\.(\d\d)\s*$", re.MULTILINE)
 _NAME = re.compile(r"\AName: (.*)$", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class Item:
-    kind: str
-    owner: str
-    text: str
-    seq: int
-
-
-@dataclass(frozen=True)
-class Leak:
-    agent: str  # whose prompt
-    address: str
-    prompt_seq: int
-    kind: str
-    owner: str | None  # whose private item; None where it belongs to nobody in particular
-    item_seq: int | None
-    excerpt: str
-
-    def describe(self) -> str:
-        whose = f" of {self.owner}" if self.owner else ""
-        at = f" (recorded at seq {self.item_seq})" if self.item_seq is not None else ""
-        return (
-            f"seq {self.prompt_seq} {self.address}: prompt of {self.agent} contains the "
-            f"{self.kind}{whose}{at}: {self.excerpt!r}"
-        )
-
-
-@dataclass(frozen=True)
-class LeakReport:
-    run_id: str
-    prompts_checked: int
-    items_checked: int
-    leaks: tuple[Leak, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.leaks
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "prompts_checked": self.prompts_checked,
-            "items_checked": self.items_checked,
-            "leaks": [asdict(leak) for leak in self.leaks],
-        }
-
-
-def _excerpt(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= 80 else flat[:77] + "..."
 
 
 def _payoff_texts(event: PayoffAwarded, language: str) -> list[str]:
@@ -218,7 +165,7 @@ def audit_leaks(history: History) -> LeakReport:
             if rows:
                 found.append(("Phase-2 payment table", None, drawn_entry.seq, rows[0]))
         leaks += [
-            Leak(agent, request.address, entry.seq, kind, owner, seq, _excerpt(text))
+            Leak(agent, request.address, entry.seq, kind, owner, seq, excerpt(text))
             for kind, owner, seq, text in found
         ]
     return LeakReport(history.run_id, prompts, len(items), tuple(leaks))

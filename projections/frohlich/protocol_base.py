@@ -4,8 +4,6 @@ that several rules share. Rules live in ``protocol_general``, ``protocol_phase1`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
@@ -13,14 +11,10 @@ from maai.domain.frohlich import rules
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import AnswerAccepted, AnswerMissing, DistributionsDrawn
 from maai.domain.frohlich.types import IncomeClass, PrincipleChoice
+from maai.projections.audit import Rule as Rule
+from maai.projections.audit import Rules
+from maai.projections.audit import Violation as Violation
 from maai.projections.history import Entry, History
-
-
-@dataclass(frozen=True)
-class Violation:
-    rule: str
-    seq: int | None
-    detail: str
 
 
 class Audit:
@@ -82,28 +76,8 @@ class Audit:
             return None
 
 
-Check = Callable[[Audit], Iterator[Violation]]
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    spec: str
-    description: str
-    check: Check
-
-
-RULES: list[Rule] = []
-
-
-def rule(id: str, spec: str, description: str) -> Callable[[Check], Check]:
-    """Register a rule; its check yields one violation per breach it finds."""
-
-    def register(check: Check) -> Check:
-        RULES.append(Rule(id, spec, description, check))
-        return check
-
-    return register
+RULES = Rules()
+rule = RULES.rule
 
 
 def dset(table: list[list[int]]) -> rules.DistributionSet:

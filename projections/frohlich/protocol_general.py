@@ -16,6 +16,7 @@ from maai.domain.frohlich.events import (
     MemoryUpdated,
 )
 from maai.domain.frohlich.purposes import Purpose
+from maai.projections.audit import CALLS_PAIRED, calls_paired
 from maai.projections.frohlich.protocol_base import Audit, Violation, rule
 
 _ELICITED = {
@@ -27,43 +28,9 @@ _ELICITED = {
 _PARSES = (AnswerAccepted, AnswerRejected, AnswerUndecided)
 
 
-@rule(
-    "calls_paired",
-    "§7",
-    "every model.completed follows a model.requested with the same "
-    "address and request hash, and each recorded hash is the hash of its request",
-)
-def calls_paired(audit: Audit) -> Iterator[Violation]:
-    requested: dict[str, str] = {}
-    completed: set[str] = set()
-    for entry in audit.history.entries:
-        event = entry.event
-        if isinstance(event, ModelCallRequested):
-            if event.request.request_hash() != event.request_hash:
-                yield Violation(
-                    "calls_paired",
-                    entry.seq,
-                    f"{event.request.address}: recorded hash is not the request's",
-                )
-            requested[event.request.address] = event.request_hash
-        elif isinstance(event, ModelCallCompleted):
-            if event.address not in requested:
-                yield Violation(
-                    "calls_paired", entry.seq, f"{event.address}: completed without a request"
-                )
-            elif requested[event.address] != event.request_hash:
-                yield Violation(
-                    "calls_paired",
-                    entry.seq,
-                    f"{event.address}: answer is for another request hash",
-                )
-            if event.address in completed:
-                yield Violation("calls_paired", entry.seq, f"{event.address}: completed twice")
-            completed.add(event.address)
-        elif isinstance(event, ModelAttemptFailed) and event.address not in requested:
-            yield Violation(
-                "calls_paired", entry.seq, f"{event.address}: failed attempt without a request"
-            )
+@rule("calls_paired", "§7", CALLS_PAIRED)
+def calls_paired_rule(audit: Audit) -> Iterator[Violation]:
+    return calls_paired(audit.history)
 
 
 @rule(

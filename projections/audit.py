@@ -1,0 +1,145 @@
+"""What every experiment's protocol audit is made of: rules and their violations, the
+report, and the rules about the record itself that hold for any experiment (the life cycle of
+a run, model calls paired with their requests).
+
+An experiment registers its own rules in a :class:`Rules` of its own; ``run_rules`` applies
+them. Every rule works on finished, failed and in-progress runs alike; a rule that cannot be
+evaluated on a damaged history reports that as a violation instead of crashing the audit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from maai.domain.events import (
+    ModelAttemptFailed,
+    ModelCallCompleted,
+    ModelCallRequested,
+    RunCompleted,
+    RunStarted,
+)
+from maai.projections.history import History
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    seq: int | None
+    detail: str
+
+
+Check = Callable[[Any], Iterator[Violation]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    spec: str
+    description: str
+    check: Check
+
+
+class Rules:
+    """An experiment's rules, in the order they are registered."""
+
+    def __init__(self) -> None:
+        self.rules: list[Rule] = []
+
+    def rule(self, id: str, spec: str, description: str) -> Callable[[Check], Check]:
+        """Register a rule; its check yields one violation per breach it finds."""
+
+        def register(check: Check) -> Check:
+            self.rules.append(Rule(id, spec, description, check))
+            return check
+
+        return register
+
+
+@dataclass(frozen=True)
+class ProtocolReport:
+    run_id: str
+    rules_checked: tuple[str, ...]
+    violations: tuple[Violation, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "rules_checked": list(self.rules_checked),
+            "violations": [asdict(v) for v in self.violations],
+        }
+
+
+def run_rules(history: History, rules: Sequence[Rule], audit: Any) -> ProtocolReport:
+    violations: list[Violation] = []
+    for rule in rules:
+        try:
+            violations += list(rule.check(audit))
+        except Exception as exc:  # a damaged history must not stop the audit
+            detail = f"could not be checked: {type(exc).__name__}: {exc}"
+            violations.append(Violation(rule.id, None, detail))
+    return ProtocolReport(history.run_id, tuple(r.id for r in rules), tuple(violations))
+
+
+def only_lifecycle(history: History) -> ProtocolReport:
+    """Without a readable config only the life cycle can be judged."""
+    return ProtocolReport(history.run_id, ("lifecycle",), tuple(lifecycle(history)))
+
+
+LIFECYCLE = (
+    "run.started comes first and once, seqs count 1, 2, ... and nothing follows run.completed"
+)
+
+
+def lifecycle(history: History) -> Iterator[Violation]:
+    entries = history.entries
+    for i, entry in enumerate(entries, 1):
+        if entry.seq != i:
+            yield Violation("lifecycle", entry.seq, f"seq {entry.seq} where {i} was due")
+            break
+    starts = [e for e in entries if isinstance(e.event, RunStarted)]
+    if entries and not isinstance(entries[0].event, RunStarted):
+        yield Violation("lifecycle", entries[0].seq, "the first event is not run.started")
+    for extra in starts[1:]:
+        yield Violation("lifecycle", extra.seq, "a second run.started")
+    if starts and history.config is None:
+        yield Violation("lifecycle", starts[0].seq, "the recorded config cannot be read")
+    done = [i for i, e in enumerate(entries) if isinstance(e.event, RunCompleted)]
+    if done and done[0] != len(entries) - 1:
+        yield Violation("lifecycle", entries[done[0] + 1].seq, "an event after run.completed")
+
+
+CALLS_PAIRED = (
+    "every model.completed follows a model.requested with the same address and request hash, "
+    "and each recorded hash is the hash of its request"
+)
+
+
+def calls_paired(history: History) -> Iterator[Violation]:
+    requested: dict[str, str] = {}
+    completed: set[str] = set()
+    for entry in history.entries:
+        event = entry.event
+        if isinstance(event, ModelCallRequested):
+            if event.request.request_hash() != event.request_hash:
+                detail = f"{event.request.address}: recorded hash is not the request's"
+                yield Violation("calls_paired", entry.seq, detail)
+            requested[event.request.address] = event.request_hash
+        elif isinstance(event, ModelCallCompleted):
+            if event.address not in requested:
+                detail = f"{event.address}: completed without a request"
+                yield Violation("calls_paired", entry.seq, detail)
+            elif requested[event.address] != event.request_hash:
+                detail = f"{event.address}: answer is for another request hash"
+                yield Violation("calls_paired", entry.seq, detail)
+            if event.address in completed:
+                yield Violation("calls_paired", entry.seq, f"{event.address}: completed twice")
+            completed.add(event.address)
+        elif isinstance(event, ModelAttemptFailed) and event.address not in requested:
+            detail = f"{event.address}: failed attempt without a request"
+            yield Violation("calls_paired", entry.seq, detail)
