@@ -1,5 +1,6 @@
 """The Frohlich experiment's questions through the generic ask → parse → tell why → ask
-again loop (``maai.domain.elicit``; docs/frohlich.md §3, §5): its parsers, its utility-agent extraction
+again loop (``maai.domain.elicit``; docs/frohlich.md §3, §5): its parsers, its utility-agent
+extraction
 and what it tells a participant whose answer could not be read."""
 
 from __future__ import annotations

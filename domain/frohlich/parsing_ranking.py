@@ -1,4 +1,5 @@
-"""Reading a ranking of the four principles and a certainty (docs/frohlich.md §3 steps 1.1, 1.2, 1.4, 2.3).
+"""Reading a ranking of the four principles and a certainty (docs/frohlich.md §3 steps 1.1,
+1.2, 1.4, 2.3).
 
 Several independent readings are tried (numbered or bulleted lists, markdown tables, chains
 on one line, ordinal words in prose) and a ranking is accepted only when they agree on one

@@ -1,4 +1,5 @@
-"""The rules of the Frohlich experiment (docs/frohlich.md §1, §2, §4, §7): pure functions over value types.
+"""The rules of the Frohlich experiment (docs/frohlich.md §1, §2, §4, §7): pure functions over
+value types.
 
 Money is exact: probabilities are fractions, averages are fractions, incomes and payoffs are
 whole numbers. Whatever a prompt shows about which principle picks which distribution is

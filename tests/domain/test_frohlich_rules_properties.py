@@ -1,6 +1,7 @@
 """Property tests of the rules over random distribution sets, probabilities and amounts.
 
-The oracles below are written as plain loops over docs/frohlich.md §2's wording, independently of the
+The oracles below are written as plain loops over docs/frohlich.md §2's wording,
+independently of the
 min-over-keys code in rules.py.
 """
 

@@ -1,4 +1,5 @@
-"""The Frohlich protocol (docs/frohlich.md §3–§7) driven through ``decide`` with scripted answers."""
+"""The Frohlich protocol (docs/frohlich.md §3–§7) driven through ``decide`` with scripted
+answers."""
 
 from __future__ import annotations
 

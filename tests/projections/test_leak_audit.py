@@ -1,4 +1,5 @@
-"""The leak audit (docs/frohlich.md §6): clean runs have no leak; a planted leak of each kind is found,
+"""The leak audit (docs/frohlich.md §6): clean runs have no leak; a planted leak of each kind is
+found,
 with whose prompt, whose item and where."""
 
 from __future__ import annotations
