@@ -3,8 +3,11 @@ particular, such as a table not yet public) found in another agent's prompt."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
+
+import ahocorasick
 
 MIN_CHARS = 20
 """Shorter private texts are not searched for: short phrases recur innocently."""
@@ -55,6 +58,26 @@ class LeakReport:
             "items_checked": self.items_checked,
             "leaks": [asdict(leak) for leak in self.leaks],
         }
+
+
+class TextIndex:
+    """Which of many texts occur in a prompt, found in one pass over the prompt
+    (Aho–Corasick) instead of one scan per text: the leak audit stays linear in the run's
+    length, where checking every private item against every prompt grew with its square."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self._automaton = ahocorasick.Automaton()
+        for text in set(texts):
+            if text:
+                self._automaton.add_word(text, text)
+        self._empty = len(self._automaton) == 0
+        if not self._empty:
+            self._automaton.make_automaton()
+
+    def found_in(self, prompt: str) -> set[str]:
+        if self._empty:
+            return set()
+        return {text for _, text in self._automaton.iter(prompt)}
 
 
 def excerpt(text: str) -> str:

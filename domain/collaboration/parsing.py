@@ -3,9 +3,15 @@
 Answers come in labelled parts (``MESSAGE:``, ``BELIEF:``, ``PREDICTION:``, ``REASONING:``,
 ``CHOICE:``), as the prompts ask. A number must be one whole number from 0 to 100; a choice
 one of the agent's own options. Where the text cannot be read for sure the parser says
-Undecided (the utility agent reads the numbers or the choice next); a hedged or out-of-range
-number is Invalid (the participant is told why). A wrong value is far worse than a missing
-one.
+Undecided (the utility agent reads the numbers or the choice next); a hedged, bounded, ranged
+or out-of-range number is Invalid (the participant is told why). A wrong value is far worse
+than a missing one: a number quoted from someone else, a choice that is negated or hedged,
+two candidates for one value are Undecided, never guessed.
+
+The message is never read by the utility agent: it is the part after ``MESSAGE:`` (or the
+text before the first label, when there is one and it is not a preamble such as "Here is my
+answer:"). An answer without labels cannot be split into a public message and private
+numbers, so it is sent back (docs/collaboration.md §2).
 """
 
 from __future__ import annotations
@@ -15,12 +21,22 @@ from typing import Any
 
 from maai.domain.reading import Invalid, Parsed, ParseResult, Undecided
 
+_QUOTES = "*_`\"'“”‘’"
 LABELS = ("message", "belief", "prediction", "reasoning", "choice")
+# A label starts a line: markdown (bullets, quotes, headings, bold) around it, an optional
+# qualifier before it ("Updated belief", "Final choice"), an optional object after it
+# ("Message to Ben", "Prediction of Ben's belief") or a parenthetical ("Belief (0-100)"), then
+# a colon.
 _LABEL = re.compile(
-    r"^[ \t>*_#-]*(?:\*\*|__)?\s*(message|belief|prediction|reasoning|choice|decision)"
+    r"^[ \t>*_#-]*(?:\*\*|__)?\s*"
+    r"(?:(?:my|updated|new|current|revised|initial|final)\s+)?"
+    r"(message|reply|belief|prediction|reasoning|choice|decision)"
+    r"(?:\s+(?:to|for|of)\s+[A-Za-z][\w'’ -]{0,30}?)?"
+    r"(?:\s*\([^)\n]{0,30}\))?"
     r"\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?",
     re.IGNORECASE | re.MULTILINE,
 )
+_ALIASES = {"decision": "choice", "reply": "message"}
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -39,25 +55,72 @@ _WORD_NUMBER = re.compile(
     rf"|(?P<small>{'|'.join(_UNITS)}))\b",
     re.IGNORECASE,
 )
+_SPELLED = "|".join([*_TENS, *_UNITS, "a", "hundred"])
+# A hedge: an approximating word before a number ("about 70", not "good about this"), or a
+# word that makes any number uncertain ("maybe", "or so", "70ish", "~70").
 _HEDGE = re.compile(
-    r"(?:\b(?:around|about|approximately|approx\.?|roughly|maybe|perhaps|somewhere|circa|"
-    r"more\s+or\s+less|give\s+or\s+take|or\s+so|ish)\b|-ish\b|~|≈)",
+    r"(?:\b(?:around|about|approximately|approx\.?|roughly|circa|close\s+to|nearly|almost|"
+    r"somewhere(?:\s+(?:around|near|between|in))?)\s+(?:\d|(?:" + _SPELLED + r")\b)"
+    r"|\b(?:maybe|perhaps|more\s+or\s+less|give\s+or\s+take|or\s+so|ish)\b"
+    r"|(?<=[\d-])ish\b|~|≈|±|\+/-)",
     re.IGNORECASE,
 )
+# A bound is not a value: "at least 70", "over 60", "70+", "70 or more".
+_BOUND = re.compile(
+    r"(?:\b(?:at\s+least|at\s+most|no\s+less\s+than|no\s+more\s+than|not\s+less\s+than|"
+    r"not\s+more\s+than|more\s+than|less\s+than|fewer\s+than|greater\s+than|higher\s+than|"
+    r"lower\s+than|over|under|above|below|up\s+to|upwards\s+of|north\s+of|south\s+of)\s+\d"
+    r"|[<>≤≥]\s*=?\s*\d|\d\s*%?\s*\+(?!\s*\d)"
+    r"|\d\s*%?\s+or\s+(?:more|less|higher|lower|above|below|better|so)\b)",
+    re.IGNORECASE,
+)
+# Fractions in words ("three quarters", "two thirds", "half") are not read: "three" is not 3.
+_FRACTION = re.compile(r"\b(?:half|halves|thirds?|quarters?|fifths?|tenths?)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.,])(-?\d+(?:[.,]\d+)?)(?![\w.,]*\d)")
-_RANGE = re.compile(r"\d\s*(?:-|–|—|to)\s*\d")
+_RANGE = re.compile(r"\d\s*%?\s*(?:-|–|—|to)\s*\d|\bbetween\s+\S+\s+and\s+\S+", re.IGNORECASE)
+# "from 60 to 70": a change, whose end the utility agent reads.
+_CHANGE = re.compile(
+    r"\b(?:from|was|were|previously|before|up|down|raised|lowered|moved|changed)\b"
+    r"[^.\n]{0,20}?\d",
+    re.IGNORECASE,
+)
+_OUT_OF_100 = re.compile(
+    r"\s*(?:/|\bout\s+of\b|\bin\b)\s*(?:100\b|(?:a|one)\s+hundred\b)", re.IGNORECASE
+)
+# Someone else's number quoted in the part that states one's own (and the reverse).
+_QUOTED_NUMBER = re.compile(
+    r"[\"“”«»][^\"“”«»\n]{0,80}?(?:\d|\b(?:" + "|".join([*_TENS, *_UNITS]) + r")\b)"
+    r"[^\"“”«»\n]{0,80}?[\"“”«»]",
+    re.IGNORECASE,
+)
+_PARTNER_SAID = re.compile(
+    r"\b(?:(?i:you|he|she|they|partner)|[A-Z][a-z]+)\s+(?:(?!I\b)\w+\s+)?"
+    r"(?i:said|say|says|wrote|write|writes|mentioned|mention|stated|state|claimed|claim|"
+    r"claims|told|quoted|suggested)\b"
+    r"|(?i:\byour\s+(?:own\s+)?(?:belief|estimate|number|figure|percentage|guess|odds)\b)"
+    r"|(?i:\b(?:you(?:'re|\s+are)|they(?:'re|\s+are))\s+(?:at|on)\b)"
+)
+_SELF_SAID = re.compile(
+    r"\b(?:i(?:'m|\s+am)\s+(?:at|on)\b|my\s+own\b|my\s+(?:belief|confidence)\b|myself\b)",
+    re.IGNORECASE,
+)
+# "on a scale of 0-100" and the like: the scale, not a range.
+_SCALE = re.compile(
+    r"\(?\s*(?:on\s+a\s+scale\s+(?:of|from)\s+)?\b0\s*(?:-|–|—|to)\s*100\b(?:\s*scale)?\s*\)?",
+    re.IGNORECASE,
+)
 
 
 def sections(text: str) -> dict[str, str]:
     """The labelled parts of an answer (label -> text up to the next label); ``decision``
-    counts as ``choice``. A label given twice keeps its last part (models correct
-    themselves)."""
+    counts as ``choice``, ``reply`` as ``message``. A label given twice keeps its last part
+    (models correct themselves)."""
     found: dict[str, str] = {}
     marks = list(_LABEL.finditer(text))
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         label = mark.group(1).lower()
-        label = "choice" if label == "decision" else label
+        label = _ALIASES.get(label, label)
         found[label] = text[mark.end() : end].strip().strip("*_").strip()
     return found
 
@@ -67,9 +130,18 @@ def before_labels(text: str) -> str:
     return (text[: first.start()] if first else text).strip()
 
 
+_PREAMBLE = re.compile(
+    r"(?::\s*$|^(?:sure|okay|ok|certainly|of\s+course|here(?:'s|\s+is|\s+are)|my\s+answer"
+    r"|answer|response)\b[^\n]{0,60}$)",
+    re.IGNORECASE,
+)
+
+
 def parse_percent(text: str, what: str) -> ParseResult[int]:
-    """One whole number from 0 to 100: ``70``, ``70%``, ``70/100``, ``seventy percent``."""
-    cleaned = text.strip().strip("*_`\"'").strip()
+    """One whole number from 0 to 100: ``70``, ``70%``, ``70/100``, ``seventy percent``.
+    ``what`` is ``belief`` (one's own) or ``prediction`` (the partner's): a number that the
+    text attributes to the other one is not read."""
+    cleaned = _SCALE.sub(" ", text).strip().strip(_QUOTES).strip()
     if not cleaned:
         return Undecided(f"no {what} given")
     if _HEDGE.search(cleaned):
@@ -77,17 +149,29 @@ def parse_percent(text: str, what: str) -> ParseResult[int]:
             f"Your {what} must be one whole number from 0 to 100, not an approximate one "
             f"({cleaned[:40]!r})."
         )
+    if _BOUND.search(cleaned):
+        return Invalid(
+            f"Your {what} must be one whole number from 0 to 100, not a bound ({cleaned[:40]!r})."
+        )
+    if _FRACTION.search(cleaned):
+        return Undecided(f"the {what} is given as a fraction in words")
+    if _CHANGE.search(cleaned) and len(_candidates(cleaned)) > 1:
+        return Undecided(f"the {what} states a change: several numbers")
     if _RANGE.search(cleaned):
         return Invalid(f"Your {what} must be one number from 0 to 100, not a range.")
-    cleaned = re.sub(r"\s*(?:/|out\s+of)\s*100\b", "", cleaned, flags=re.IGNORECASE)
-    numbers = [m.group(1) for m in _NUMBER.finditer(cleaned)]
-    words = [_word_value(m) for m in _WORD_NUMBER.finditer(cleaned)]
-    if len(numbers) + len(words) != 1:
-        return Undecided(f"expected one number for the {what}, found {len(numbers) + len(words)}")
-    if words:
-        value = words[0]
+    if _QUOTED_NUMBER.search(cleaned):
+        return Undecided(f"the {what} quotes a number")
+    other = _PARTNER_SAID if what == "belief" else _SELF_SAID
+    if other.search(cleaned):
+        return Undecided(f"the {what} refers to another number than the one asked")
+    found = _candidates(cleaned)
+    if len(found) != 1:
+        return Undecided(f"expected one number for the {what}, found {len(found)}")
+    kind, raw = found[0]
+    if kind == "word":
+        value = int(raw)
     else:
-        raw = numbers[0].replace(",", ".")
+        raw = raw.replace(",", ".")
         if "." in raw:
             number = float(raw)
             if number <= 1:
@@ -98,6 +182,15 @@ def parse_percent(text: str, what: str) -> ParseResult[int]:
     if not 0 <= value <= 100:
         return Invalid(f"Your {what} must be between 0 and 100; {value} is not.")
     return Parsed(value)
+
+
+def _candidates(text: str) -> list[tuple[str, str]]:
+    """Each number the text states (``("digits", "70")`` or ``("word", "70")``), "out of 100"
+    dropped."""
+    text = _OUT_OF_100.sub("", text)
+    numbers = [("digits", m.group(1)) for m in _NUMBER.finditer(text)]
+    words = [("word", str(_word_value(m))) for m in _WORD_NUMBER.finditer(text)]
+    return numbers + words
 
 
 def _word_value(match: re.Match[str]) -> int:
@@ -111,53 +204,126 @@ def _word_value(match: re.Match[str]) -> int:
     return value
 
 
+# A choice that is negated, hedged or conditional is not read.
+_CHOICE_DOUBT = re.compile(
+    r"\b(?:not|never|no|n't|nor|neither|rather\s+than|instead\s+of|against|avoid\w*|reject\w*|"
+    r"except|unless|if|or|either|maybe|perhaps|probably|possibly|might|could|unsure|"
+    r"undecided|lean\w*|tempted|torn|considering|between|versus|vs)\b|n't\b",
+    re.IGNORECASE,
+)
+_BARE = r"^[\s*_`\"'(\[]*(?:option\s+)?[(\[]?(?P<name>[A-Za-z][A-Za-z0-9]*)[)\]]?[\s*_`\"'.!]*"
+_BARE_TAIL = re.compile(
+    _BARE + r"(?:\((?:collaborative|individual|the\s+individual\s+option)\)[\s.!]*)?$",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(
+    r"^[\s*_`\"'(\[]*(?:option\s+)?[(\[]?(?P<name>[A-Za-z][A-Za-z0-9]*)[)\]]?[*_`\"']*"
+    r"\s*(?:[.,;:!—–(-]|$)",
+    re.IGNORECASE,
+)
+_CHOOSE = (
+    r"(?:option|choose|choosing|chose|pick|picking|select|selecting|take|taking|opt\s+for|"
+    r"go\s+(?:for|with)|going\s+(?:for|with))"
+)
+
+
 def parse_option(text: str, own: list[str], others: list[str]) -> ParseResult[str]:
-    """One of the agent's own options, named by its name (``A``, ``Option A``, ``(A)``)."""
-    cleaned = text.strip().strip("*_`\"'").strip()
+    """One of the agent's own options, named by its name (``A``, ``Option A``, ``(A)``, "I'll
+    go with C."). Several options named, or one named with a negation or a hedge ("not A",
+    "A or maybe B"), is Undecided; an option the agent does not have, named alone, is
+    Invalid."""
+    cleaned = text.strip().strip(_QUOTES).strip()
     if not cleaned:
         return Undecided("no choice given")
-    named = _options_named(cleaned, own)
-    foreign = [o for o in _options_named(cleaned, others) if o.upper() not in _upper(own)]
-    if len(named) == 1 and not foreign:
+    own_upper = _upper(own)
+    foreign = [o for o in others if o.upper() not in own_upper]
+    bare = _BARE_TAIL.match(cleaned)
+    if bare is not None:
+        name = bare.group("name").upper()
+        for option in own:
+            if option.upper() == name:
+                return Parsed(option)
+        for option in foreign:
+            if option.upper() == name:
+                return Invalid(
+                    f"You do not have option {option}; your options are {', '.join(own)}."
+                )
+    mentioned = _mentions(cleaned, own) + _mentions(cleaned, foreign)
+    if len({m.upper() for m in mentioned}) > 1:
+        return Undecided(f"several options named: {', '.join(dict.fromkeys(mentioned))}")
+    if _CHOICE_DOUBT.search(cleaned):
+        return Undecided("the choice is negated, hedged or conditional")
+    lead = _LEAD.match(cleaned)
+    named = [o for o in own if _named(cleaned, o) or (lead and lead["name"].upper() == o.upper())]
+    if len(named) == 1 and mentioned and mentioned[0].upper() == named[0].upper():
         return Parsed(named[0])
-    if not named and foreign:
-        return Invalid(f"You do not have option {foreign[0]}; your options are {', '.join(own)}.")
-    if not named:
+    strange = [o for o in foreign if _named(cleaned, o)]
+    if not named and strange and mentioned and mentioned[0].upper() == strange[0].upper():
+        return Invalid(f"You do not have option {strange[0]}; your options are {', '.join(own)}.")
+    if not mentioned:
         return Undecided("no option named")
-    return Undecided(f"several options named: {', '.join(named)}")
+    return Undecided(f"option {mentioned[0]} is not named as the choice")
 
 
 def _upper(names: list[str]) -> set[str]:
     return {n.upper() for n in names}
 
 
-def _options_named(text: str, names: list[str]) -> list[str]:
+def _mentions(text: str, names: list[str]) -> list[str]:
+    """Every name that occurs as a word (single letters: as capitals; lower case only after
+    "option"), counting too much rather than too little: several mentions are Undecided."""
     found = []
     for name in names:
         word = re.escape(name)
         if len(name) == 1:
-            # A single letter counts alone, or after "option", or in brackets: never an
-            # article ("a partnership") or a pronoun.
-            pattern = rf"(?:^|\boption\s+|\(|\b(?:choose|pick|select)\s+){word}(?:\)|\b)"
-            if re.search(pattern, text, re.IGNORECASE if name != "A" and name != "I" else 0) or (
-                text.strip().rstrip(".").upper() == name.upper()
-            ):
-                found.append(name)
-        elif re.search(rf"\b{word}\b", text, re.IGNORECASE):
+            hit = re.search(rf"(?<![\w'’-]){word.upper()}(?![\w'’])", text) or re.search(
+                rf"\boption\s+{word}\b", text, re.IGNORECASE
+            )
+        else:
+            hit = re.search(rf"\b{word}\b", text, re.IGNORECASE)
+        if hit:
             found.append(name)
     return found
 
 
+def _named(text: str, name: str) -> bool:
+    """Whether the text names ``name`` as the one chosen: after "option", "choose", "go
+    with"...; in brackets; or, for a name that cannot be a word of the sentence (not "A" or
+    "I"), alone as a capital."""
+    word = re.escape(name)
+    if len(name) > 1:
+        return re.search(rf"\b{word}\b", text, re.IGNORECASE) is not None
+    strong = rf"(?:\b{_CHOOSE}\s+|\()[\"'*]*{word.upper()}\b"
+    if re.search(strong, text, re.IGNORECASE if name.upper() not in ("A", "I") else 0):
+        return True
+    if re.search(rf"\b{word}\s*\)", text):
+        return True
+    if name.upper() in ("A", "I"):
+        return False
+    return re.search(rf"(?<![\w'’-]){word.upper()}(?![\w'’])", text) is not None
+
+
 def read_turn(text: str, *, message: bool, belief: bool, prediction: bool) -> ParseResult[Any]:
     """A turn's labelled answer: the parts asked for, each read by its own rule. The message
-    is taken as written (before the labels when it has none), never by the utility agent."""
+    is taken as written, never by the utility agent: the ``MESSAGE:`` part, or the text
+    before the first label when it is not a preamble ("Here is my answer:")."""
     parts = sections(text)
     value: dict[str, Any] = {"reasoning": parts.get("reasoning") or None}
     undecided: list[str] = []
     if message:
         body = parts.get("message")
         if body is None:
+            if not parts:
+                return Invalid(
+                    "Your answer had no labels, so your message could not be told apart from "
+                    "what stays private; answer in the format asked, with your message after "
+                    "MESSAGE:."
+                )
             body = before_labels(text)
+            if not body or _PREAMBLE.search(body):
+                return Invalid(
+                    "Your answer had no message to your partner; write it after MESSAGE:."
+                )
         if not body.strip():
             return Invalid("Your message to your partner was empty; write one after MESSAGE:.")
         value["message"] = body.strip()

@@ -30,7 +30,7 @@ from maai.projections.collaboration.calls import site_of
 from maai.projections.collaboration.facts import config_of
 from maai.projections.history import History
 from maai.projections.leaks import MIN_CHARS as MIN_CHARS
-from maai.projections.leaks import Item, Leak, LeakReport, excerpt
+from maai.projections.leaks import Item, Leak, LeakReport, TextIndex, excerpt
 
 
 def private_items(history: History) -> list[Item]:
@@ -74,16 +74,18 @@ def audit_leaks(history: History) -> LeakReport:
         seen.setdefault(requested.request.agent, []).append(prompt)
     leaks: list[Leak] = []
     checked = 0
+    index = TextIndex(item.text for item in items)
     for (entry, requested), (_, prompt) in zip(requests, prompts, strict=True):
         request = requested.request
         if request.agent == UTILITY:
             continue
         checked += 1
         agent = request.agent
+        present = index.found_in(prompt)
         held = public + own.get(agent, [])
         found: list[tuple[str, str | None, int | None, str]] = []
         for item in items:
-            if item.owner == agent or item.text not in prompt:
+            if item.owner == agent or item.text not in present:
                 continue
             echoed = _before(item.text, seen.get(item.owner, []), item.seq)
             if echoed or _before(item.text, held, entry.seq):

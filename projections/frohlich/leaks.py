@@ -34,7 +34,7 @@ from maai.domain.frohlich.rules import base_set
 from maai.domain.frohlich.steps import constraint_note, payoff_summary
 from maai.projections.history import History
 from maai.projections.leaks import MIN_CHARS as MIN_CHARS
-from maai.projections.leaks import Item, Leak, LeakReport, excerpt
+from maai.projections.leaks import Item, Leak, LeakReport, TextIndex, excerpt
 
 MIN_MEMORY_WORDS = 8
 
@@ -141,6 +141,7 @@ def audit_leaks(history: History) -> LeakReport:
 
     leaks: list[Leak] = []
     prompts = 0
+    index = TextIndex(item.text for item in items)
     for entry, requested in history.of(ModelCallRequested):
         request = requested.request
         agent = request.agent
@@ -148,9 +149,10 @@ def audit_leaks(history: History) -> LeakReport:
             continue
         prompts += 1
         prompt = f"{request.system}\n{request.input}"
+        present = index.found_in(prompt)
         found: list[Found] = []
         for item in items:
-            if item.owner == agent or item.text not in prompt:
+            if item.owner == agent or item.text not in present:
                 continue
             if _held_before(item.text, own[agent], entry.seq):
                 continue

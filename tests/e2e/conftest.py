@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 
+from maai.runtime import executors, providers
+from maai.runtime.recording import ModelCaller
 from tests.e2e.fake_model import FakeModel, serve_agent
 from tests.e2e.launcher import Launcher
 from tests.e2e.runs import Recorded, References, run_in_process, write_config
@@ -80,3 +84,38 @@ def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
         run_id = run_in_process(config, db)
     assert model.unknown == [] and model.answered > 10
     return Recorded(config, db, run_id)
+
+
+class NetworkBlocked(OSError):
+    pass
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """No connection to anywhere, loopback included, and no model that can be called (the
+    hermetic replay tests of every experiment). Returns the list of attempted connections
+    (each also raised)."""
+    attempts: list[Any] = []
+
+    def connect(self: socket.socket, address: Any) -> NoReturn:
+        attempts.append(address)
+        raise NetworkBlocked(f"network blocked by the test: connect to {address!r}")
+
+    def connect_ex(self: socket.socket, address: Any) -> NoReturn:
+        connect(self, address)
+
+    def no_model(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError("a model was set up during a replay")
+
+    async def failing_call(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError("a model was called during a replay")
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    monkeypatch.setattr(providers, "build_model", no_model)
+    monkeypatch.setattr(executors.LiveExecutor, "model_for", no_model)
+    monkeypatch.setattr(ModelCaller, "call", failing_call)
+    with pytest.raises(NetworkBlocked):
+        socket.create_connection(("127.0.0.1", 9), timeout=1)
+    attempts.clear()
+    return attempts

@@ -1,8 +1,9 @@
 """The tests' own model behind a loopback OpenAI-compatible server.
 
 It is a fake model, so it may read the prompt: it recognizes the task by phrases of the
-bundled templates and answers so that the deterministic parsers read the answer (a fixed
-ranking with a certainty, choice and ballot "(a)", poll "Yes", a statement, a memory text).
+bundled templates and answers so that the deterministic parsers read the answer (Frohlich: a
+fixed ranking with a certainty, choice and ballot "(a)", poll "Yes", a statement, a memory
+text; collaboration: labelled beliefs, predictions and messages, choice "B").
 It can be told to fail with HTTP 500 after some number of requests, and to recover.
 """
 
@@ -40,6 +41,28 @@ ANSWERS: tuple[tuple[str, str], ...] = (
     ("think privately", "The group is split; I will keep arguing for (a)."),
     ("State your choice", "I choose (a), maximizing the floor income."),
     ("Rank the four principles", RANKING),
+    # The collaboration game (domain/collaboration/prompts/en): the first message before the
+    # plain first step, whose phrase its prompt shares.
+    (
+        "Then write your first message to",
+        "BELIEF: 70\nREASONING: A joint model line suits both companies.\n"
+        "MESSAGE: I am keen to build a joint model line with you. Shall we agree on shared "
+        "milestones?",
+    ),
+    (
+        "Before any message is exchanged",
+        "BELIEF: 65\nREASONING: A joint model line could suit both companies.",
+    ),
+    (
+        "Then write your reply to",
+        "BELIEF: 75\nPREDICTION: 70\nREASONING: The tone is constructive.\n"
+        "MESSAGE: Shared milestones work for me; let us start with the design phase together.",
+    ),
+    (
+        "The conversation is over",
+        "BELIEF: 80\nPREDICTION: 75\nREASONING: We converged on a plan.",
+    ),
+    ("Decide now, on your own", "CHOICE: B\nREASONING: A balanced risk for a likely partner."),
 )
 
 

@@ -16,12 +16,10 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from functools import cache
-
 from maai.domain import experiments
-from maai.domain.registry import EventRegistry
 from maai.domain.events import (
     Event,
     ModelAttemptFailed,
@@ -30,6 +28,7 @@ from maai.domain.events import (
     RunFailed,
     RunStarted,
 )
+from maai.domain.registry import EventRegistry
 from maai.ledger import EventStore, RunInfo, StoredEvent
 
 TELEMETRY = (ModelCallRequested, ModelAttemptFailed)

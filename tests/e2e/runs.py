@@ -11,15 +11,20 @@ from typing import Any
 
 import yaml
 
+from maai.domain.config import ExperimentConfig
 from maai.domain.frohlich.events import StepStarted
 from maai.ledger import EventStore
-from maai.runtime.engine import Engine
+from maai.runtime.engine import CallExecutor, Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import load_config, start_run
 from tests.e2e.history import DomainHistory, decode, domain_history, only_run
 from tests.e2e.launcher import REPO, Launcher
 
 DEFAULT_CONFIG = REPO / "configs" / "default.yaml"
+COLLABORATION_CONFIG = REPO / "configs" / "collaboration.yaml"
+# What "rounds" means in each experiment's config: Phase-2 discussion rounds (Frohlich),
+# exchanges of messages (collaboration).
+ROUNDS_KEY = {"frohlich": "phase2_rounds", "collaboration": "exchanges"}
 
 
 def write_config(
@@ -29,13 +34,15 @@ def write_config(
     rounds: int = 3,
     latency_ms: float | None = None,
     edit: Callable[[dict[str, Any]], None] | None = None,
+    base: Path = DEFAULT_CONFIG,
 ) -> Path:
-    """A copy of the default config with its first ``agents`` agents and ``rounds`` Phase-2
-    rounds; ``latency_ms`` for every simulated persona; ``edit`` changes the data last."""
-    data = yaml.safe_load(DEFAULT_CONFIG.read_text(encoding="utf-8"))
+    """A copy of the ``base`` config (the default Frohlich one unless told) with its first
+    ``agents`` agents and ``rounds`` rounds (Frohlich: Phase-2 rounds; collaboration:
+    exchanges); ``latency_ms`` for every simulated persona; ``edit`` changes the data last."""
+    data = yaml.safe_load(base.read_text(encoding="utf-8"))
     data["agents"] = data["agents"][:agents]
-    data["phase2_rounds"] = rounds
-    data["name"] = f"e2e-{agents}x{rounds}"
+    data[ROUNDS_KEY[data["experiment"]]] = rounds
+    data["name"] = f"e2e-{len(data['agents'])}x{rounds}"
     if latency_ms is not None:
         for agent in data["agents"]:
             agent.setdefault("persona", {})["latency_ms"] = latency_ms
@@ -45,12 +52,20 @@ def write_config(
     return path
 
 
-def run_in_process(config_path: Path, db: str) -> str:
-    """Run a config to the end in this process (simulated or loopback models only)."""
+def run_in_process(
+    config_path: Path,
+    db: str,
+    *,
+    run_id: str | None = None,
+    executor: Callable[[ExperimentConfig], CallExecutor] | None = None,
+) -> str:
+    """Run a config to the end in this process (simulated or loopback models only, or what
+    ``executor`` serves, e.g. a recording), as run ``run_id`` when given."""
     config = load_config(config_path)
     with EventStore.open(db) as store:
-        run_id = start_run(store, config)
-        asyncio.run(Engine(store, run_id, LiveExecutor(config, env={})).run())
+        run_id = start_run(store, config, run_id=run_id)
+        calls = executor(config) if executor is not None else LiveExecutor(config, env={})
+        asyncio.run(Engine(store, run_id, calls).run())
     return run_id
 
 
@@ -71,22 +86,27 @@ class Reference:
     agents: tuple[str, ...]
     history: DomainHistory
     events: int  # the run's head seq
-    phase2_from: int  # seq of the group's "2.1" step.started: Phase 2 begins here
+    # Frohlich: seq of the group's "2.1" step.started, where Phase 2 begins (None for an
+    # experiment without phases).
+    phase2_from: int | None
 
 
 def read_reference(config: Path, db: str, run_id: str | None = None) -> Reference:
-    agents = tuple(a.name for a in load_config(config).agents)
+    agents = tuple(load_config(config).agent_names())
     with EventStore.open(db) as store:
         info = store.get_run(run_id) if run_id else only_run(store)
         assert info is not None, f"no run in {db}"
         assert info.status == "completed", f"reference run is {info.status}"
         stored = list(store.read(info.run_id))
     phase2_from = next(
-        e.seq
-        for e in stored
-        if e.type == StepStarted.TYPE
-        and isinstance(ev := decode(e), StepStarted)
-        and ev.step == "2.1"
+        (
+            e.seq
+            for e in stored
+            if e.type == StepStarted.TYPE
+            and isinstance(ev := decode(e), StepStarted)
+            and ev.step == "2.1"
+        ),
+        None,
     )
     return Reference(
         config=config,

@@ -11,11 +11,19 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from maai.ledger import EventStore
 from maai.runtime.engine import load_state
 from maai.runtime.runs import load_config
-from tests.e2e.history import differences, domain_history, only_run, seqs_gapless, wait_for
+from tests.e2e.history import (
+    decode,
+    differences,
+    domain_history,
+    only_run,
+    seqs_gapless,
+    wait_for,
+)
 from tests.e2e.launcher import CliProcess, Launcher
 from tests.e2e.runs import DEFAULT_CONFIG, Reference, References
 
@@ -56,12 +64,13 @@ class MissedKill(Exception):
 
 @dataclass
 class Kill:
-    threshold: int
+    threshold: int | str  # a head seq, or the key of the event the kill waited for
     killed_at: int  # head seq after the kill
     status: str  # the run's status after the kill
-    phase: int  # the phase the history had reached
+    phase: int | None  # the phase the history had reached (None: the experiment has none)
     exit_code: int
     during: str  # "run" or "resume"
+    state: Any = None  # the run's state folded from the ledger after the kill
 
 
 @dataclass
@@ -82,26 +91,42 @@ class Crashes:
         )
 
 
-def kill_at(store: EventStore, child: CliProcess, threshold: int) -> Kill:
-    """SIGKILL ``child`` as soon as the run's head seq reaches ``threshold``."""
+Mark = int | str
+"""Where to kill: a head seq to reach, or the key of a domain event (``decision/Ada``): the
+child is killed as soon as the ledger holds it, wherever resumes moved its seq."""
 
-    def head() -> int:
+
+def kill_at(store: EventStore, child: CliProcess, threshold: Mark) -> Kill:
+    """SIGKILL ``child`` as soon as the run's head seq reaches ``threshold`` (or, for a key,
+    as soon as that event is stored)."""
+    seen = 0
+    where = f"seq {threshold}" if isinstance(threshold, int) else threshold
+
+    def reached() -> bool:
+        nonlocal seen
         info = only_run(store)
-        return info.head_seq if info is not None else 0
+        if info is None:
+            return False
+        if isinstance(threshold, int):
+            return info.head_seq >= threshold
+        for stored in store.read(info.run_id, seen):
+            seen = stored.seq
+            if decode(stored).key == threshold:
+                return True
+        return False
 
     deadline = time.monotonic() + 90
     try:
-        while head() < threshold:
+        while not reached():
             code = child.poll()
             if code == 0:
-                raise MissedKill(f"maai {child.argv[0]} finished before seq {threshold}")
+                raise MissedKill(f"maai {child.argv[0]} finished before {where}")
             if code is not None:
                 raise AssertionError(
-                    f"maai {child.argv[0]} exited with {code} before seq {threshold}:\n"
-                    f"{child.output()}"
+                    f"maai {child.argv[0]} exited with {code} before {where}:\n{child.output()}"
                 )
             if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for head seq {threshold}")
+                raise AssertionError(f"timed out waiting for {where}")
             time.sleep(0.002)
     finally:
         exit_code = child.kill()
@@ -109,17 +134,19 @@ def kill_at(store: EventStore, child: CliProcess, threshold: int) -> Kill:
     assert info is not None
     if info.status == "completed":  # killed while exiting, or not at all
         raise MissedKill(
-            f"maai {child.argv[0]} completed the run before the kill at seq {threshold} "
+            f"maai {child.argv[0]} completed the run before the kill at {where} "
             f"landed (exit code {exit_code})"
         )
     state, killed_at = load_state(store, info.run_id)
-    return Kill(threshold, killed_at, info.status, state.phase, exit_code, child.argv[0])
+    phase = getattr(state, "phase", None)
+    return Kill(threshold, killed_at, info.status, phase, exit_code, child.argv[0], state)
 
 
-def crash_and_resume(cli: Launcher, ref: Reference, thresholds: list[int], db: Path) -> Crashes:
-    """``maai run`` killed at the first threshold, each ``maai resume`` after it killed at the
-    next one, then a last ``maai resume`` to the end and ``maai verify``. ``db`` is a fresh
-    ledger; the plan is tried again on a copy of it when a kill was missed."""
+def crash_and_resume(cli: Launcher, ref: Reference, thresholds: list[Mark], db: Path) -> Crashes:
+    """``maai run`` of the reference's config killed at the first threshold, each ``maai
+    resume`` after it killed at the next one, then a last ``maai resume`` to the end and
+    ``maai verify``. ``db`` is a fresh ledger; the plan is tried again on a copy of it when a
+    kill was missed."""
     missed: list[str] = []
     for attempt in range(1, ATTEMPTS + 1):
         ledger = db.with_name(f"{db.stem}-{attempt}.db")
@@ -132,10 +159,10 @@ def crash_and_resume(cli: Launcher, ref: Reference, thresholds: list[int], db: P
 
 
 def run_plan(
-    cli: Launcher, ref: Reference, thresholds: list[int], db: Path, attempt: int
+    cli: Launcher, ref: Reference, thresholds: list[Mark], db: Path, attempt: int
 ) -> Crashes:
     with EventStore.open(str(db)) as store:
-        child = cli.start("run", DEFAULT_CONFIG, "--db", db, "-q", nice=CHILD_NICE)
+        child = cli.start("run", ref.config, "--db", db, "-q", nice=CHILD_NICE)
         kills = [kill_at(store, child, thresholds[0])]
         info = only_run(store)
         assert info is not None

@@ -6,59 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from maai.cli.app import app
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.ledger import EventStore
-from maai.runtime import executors, providers
 from maai.runtime.engine import Engine, load_state
 from maai.runtime.executors import RecordedExecutor
-from maai.runtime.recording import ModelCaller
 from maai.runtime.replay import ReplayCaller
 from maai.runtime.runs import load_config, run_experiment, start_run
 from tests.e2e.history import decode, differences, domain_history
 from tests.e2e.runs import Recorded
-
-
-class NetworkBlocked(OSError):
-    pass
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """No connection to anywhere, loopback included, and no model that can be called.
-    Returns the list of attempted connections (each also raised)."""
-    attempts: list[Any] = []
-
-    def connect(self: socket.socket, address: Any) -> NoReturn:
-        attempts.append(address)
-        raise NetworkBlocked(f"network blocked by the test: connect to {address!r}")
-
-    def connect_ex(self: socket.socket, address: Any) -> NoReturn:
-        connect(self, address)
-
-    def no_model(*args: object, **kwargs: object) -> NoReturn:
-        raise AssertionError("a model was set up during a replay")
-
-    async def failing_call(*args: object, **kwargs: object) -> NoReturn:
-        raise AssertionError("a model was called during a replay")
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
-    monkeypatch.setattr(providers, "build_model", no_model)
-    monkeypatch.setattr(executors.LiveExecutor, "model_for", no_model)
-    monkeypatch.setattr(ModelCaller, "call", failing_call)
-    with pytest.raises(NetworkBlocked):
-        socket.create_connection(("127.0.0.1", 9), timeout=1)
-    attempts.clear()
-    return attempts
 
 
 def recorded_calls(store: EventStore, run_id: str) -> list[tuple[ModelRequest, ModelAnswer]]:
