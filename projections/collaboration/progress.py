@@ -20,6 +20,8 @@ from maai.domain.collaboration.events import (
 )
 from maai.domain.events import Event, ModelAttemptFailed, RunFailed
 
+MESSAGE_CHARS = 140  # a message is shown whole in the transcript
+
 
 class Progress:
     def __init__(self, config: CollaborationConfig) -> None:
@@ -60,14 +62,17 @@ class Progress:
             self.section("conversation", f"Conversation · {config.exchanges} exchange(s), public")
             to = escape(config.partner_of(event.agent) or "")
             if event.text is None:
-                what = "[red]no readable message[/red]"
-            elif event.breaches:
-                what = f"[yellow]{len(event.breaches)} rule breach(es):[/yellow] " + escape(
-                    "; ".join(event.breaches)
+                missing = "[red]no readable message[/red]"
+                self.line(f"  {event.index}. {self.who(event.agent)} → {to}: {missing}")
+                return
+            said = " ".join(event.text.split())
+            said = said if len(said) <= MESSAGE_CHARS else said[: MESSAGE_CHARS - 1] + "…"
+            self.line(f"  {event.index}. {self.who(event.agent)} → {to}: {escape(said)}")
+            if event.breaches:
+                self.line(
+                    f"     [yellow]{len(event.breaches)} rule breach(es):[/yellow] "
+                    + escape("; ".join(event.breaches))
                 )
-            else:
-                what = "no rule breach"
-            self.line(f"  {event.index}. {self.who(event.agent)} → {to}: {what}")
         elif isinstance(event, DecisionMade):
             self.section("decisions", "Decisions (independent)")
             if event.option is None:
