@@ -2,7 +2,10 @@
 
 The commands only read the store and write files; every projection is a pure function in
 ``projections/``. Exit status: 0 ok, 1 the audit found violations, 2 a usage, store or file
-error (one line naming the run, agent or file at fault).
+error (one line naming the run, agent or file at fault), 3 the store is locked by another
+process. An existing file (``-o``) is never overwritten, nor a folder with anything in it
+(``--out``) written into, without ``--force``. A ledger that cannot be written (read-only
+media, a published file) is opened read-only.
 """
 
 from __future__ import annotations
@@ -67,6 +70,26 @@ def _views(history: History) -> ExperimentViews:
     return history.experiment.views()
 
 
+def _refuse_to_overwrite(output: Path | None, out_dir: Path | None) -> None:
+    """Checked before anything is read or written: one line naming the file or folder."""
+    if output is not None and (output.exists() or output.is_symlink()):
+        if output.is_dir():
+            fail(f"{output}: is a folder; -o names the file to write")
+        fail(f"{output}: already exists; give --force to overwrite it, or choose another name")
+    if out_dir is not None and out_dir.exists():
+        if not out_dir.is_dir():
+            fail(f"{out_dir}: exists and is not a folder; --out names the folder to write to")
+        try:
+            occupied = next(out_dir.iterdir(), None) is not None
+        except OSError as exc:
+            fail(f"cannot read the folder {out_dir}: {exc.strerror or exc}")
+        if occupied:
+            fail(
+                f"{out_dir}: the folder is not empty; give --force to write into it (files of"
+                " the same names are overwritten), or choose another folder"
+            )
+
+
 def _write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,6 +134,13 @@ def export(
     all_runs: Annotated[
         bool, typer.Option("--all", help="tables only: export every run in the ledger.")
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Overwrite an existing -o FILE, or write into a --out DIR that is not empty.",
+        ),
+    ] = False,
 ) -> None:
     """Export a run: agent-centric JSON log (default), transcript, or CSV tables.
 
@@ -129,6 +159,8 @@ def export(
         fail("give run ids or --all (not both)")
     if agent is not None and fmt is not Format.JSON:
         fail("--agent works with --format json only")
+    if not force:
+        _refuse_to_overwrite(output, out_dir)
 
     with open_store_or_exit(db) as store:
         if fmt is Format.TABLES:

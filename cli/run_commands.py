@@ -6,19 +6,27 @@ import asyncio
 import json
 import os
 import signal
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from maai.cli.common import DbOption, open_store_or_exit
+from maai.cli.common import (
+    EXIT_BUSY,
+    EXIT_FULL,
+    DbOption,
+    exit_code_for,
+    open_store_or_exit,
+)
 from maai.cli.summary import print_summary
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
 from maai.ledger import EventStore, LedgerError
+from maai.ledger.errors import StoreBusyError, StoreFullError
 from maai.runtime import config_files
 from maai.runtime.checkpoints import (
     ReceiptError,
@@ -45,7 +53,8 @@ from maai.runtime.verify import check_run_row, verify_events
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-EXIT_CONFLICT = 3
+EXIT_CONFLICT = EXIT_BUSY  # 3: another process writes the run, or holds the store's lock
+EXIT_STORE_FULL = EXIT_FULL  # 4: the store's disk (or database) is full
 EXIT_INTERRUPTED = 130
 
 err = Console(stderr=True)
@@ -90,38 +99,110 @@ def _execute(
         on_event=on_event,
         signer=signer,
     )
+    show_warnings = True
     try:
         state = asyncio.run(engine.run())
     except KeyboardInterrupt:
-        store.set_status(run_id, "interrupted")
-        err.print(
-            f"[yellow]interrupted.[/yellow] The run is saved; continue it with: "
-            f"maai resume {run_id}"
-        )
+        with _sigint_deferred():
+            _stop_running(store, run_id)
+        _interrupted(run_id)
         return EXIT_INTERRUPTED
     except RunFailedError as exc:
         err.print(f"[red]run failed:[/red] {exc}", soft_wrap=True, highlight=False)
         err.print(f"The history is saved; when the cause is fixed: maai resume {run_id}")
         return EXIT_FAILED
+    except (StoreBusyError, StoreFullError) as exc:
+        # The store cannot be written now: what was stored is one unbroken chain, and the
+        # run is left resumable. The head could not be signed either: no warning about it.
+        show_warnings = False
+        _stop_running(store, run_id)
+        when = (
+            "there is space again"
+            if isinstance(exc, StoreFullError)
+            else "the other process lets go of the store"
+        )
+        err.print(
+            f"[red]stopped:[/red] {escape(str(exc))}. The run is saved; once {when}, continue"
+            f" it with: maai resume {run_id}",
+            soft_wrap=True,
+            highlight=False,
+        )
+        return exit_code_for(exc)
     except LedgerError as exc:
-        err.print(f"[red]stopped:[/red] {exc}", soft_wrap=True, highlight=False)
-        return EXIT_CONFLICT
+        # Another writer won the run (ConcurrencyError): it owns the run and its status now.
+        err.print(f"[red]stopped:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
+        return exit_code_for(exc, EXIT_CONFLICT)
     finally:
-        for warning in engine.warnings:
-            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
+        if show_warnings:
+            for warning in engine.warnings:
+                err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
     print_summary(out, experiment.summarize(run_id, state, "completed"))
     return EXIT_OK
 
 
+def _stop_running(store: EventStore, run_id: str) -> None:
+    """A run this process stops is left ``interrupted`` (resumable), never ``running``; its
+    status is left alone when this process never got to set it. Best effort: a store that
+    cannot take the write keeps whatever status it holds (any but completed resumes)."""
+    try:
+        if store.get_run(run_id).status in ("running", "created"):
+            store.set_status(run_id, "interrupted")
+    except LedgerError:
+        pass
+
+
+def _interrupted(run_id: str | None) -> None:
+    if run_id is None:
+        err.print(
+            "[yellow]interrupted[/yellow] before the run started; nothing was recorded.",
+            soft_wrap=True,
+            highlight=False,
+        )
+        return
+    err.print(
+        f"[yellow]interrupted.[/yellow] The run is saved; continue it with: maai resume {run_id}",
+        soft_wrap=True,
+        highlight=False,
+    )
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (and SIGTERM, which is treated like it) back while the block runs, then
+    raise the KeyboardInterrupt it would have raised: a run is created whole (the run and
+    its first event) or not at all, and a stopping run's status is written."""
+    caught: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        caught.append(signum)
+
+    try:
+        previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: signals go to the main thread anyway
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if caught:
+        raise KeyboardInterrupt
+
+
 def _trace(run_id: str, config: ExperimentConfig) -> AbstractContextManager[str | None]:
     from maai.runtime import providers
-    from maai.runtime.tracing import run_trace
+    from maai.runtime.tracing import openai_key_envs, run_trace, trace_key_env
 
+    # Exported to OpenAI only for a run that calls OpenAI's API, or when asked for
+    # (MAAI_TRACING=openai): docs/providers.md#tracing.
     return run_trace(
         run_id,
         f"maai {config.name}",
         config.tracing,
         os.environ,
+        uses_openai=bool(openai_key_envs(config)),
+        key_env=trace_key_env(config),
         third_party_key_envs=providers.third_party_key_envs(config),
     )
 
@@ -153,24 +234,54 @@ def run(
     """Run an experiment from a YAML config; prints the run id first, then live progress.
 
     The config's `experiment:` key names the experiment (docs/experiments.md)."""
-    from maai.runtime import providers
-
-    try:
-        config = load_config(config_files.resolve(config_path), seed=seed)
-        experiment = experiment_of(config)
-        providers.check_credentials(config)
-    except (ConfigError, providers.ProviderSetupError) as exc:
-        raise _fail(str(exc)) from None
-    signer = _signer()
-    store = open_store_or_exit(db)
-    run_id = new_run_id()
+    # Ctrl-C (or SIGTERM) from the first moment: one line and exit 130, with the run, if it
+    # was created, left resumable and never "running".
     _sigterm_as_interrupt()
-    # One SDK trace for the run; its id goes into the run's first event.
-    with _trace(run_id, config) as trace_id:
-        start_run(store, config, run_id=run_id, trace_id=trace_id)
-        out.print(f"run id: [bold]{run_id}[/bold]", highlight=False)
-        code = _execute(store, run_id, experiment, config, quiet, signer)
+    run_id: str | None = None
+    store: EventStore | None = None
+    try:
+        from maai.runtime import providers
+
+        try:
+            config = load_config(config_files.resolve(config_path), seed=seed)
+            experiment = experiment_of(config)
+            providers.check_credentials(config)
+        except (ConfigError, providers.ProviderSetupError) as exc:
+            raise _fail(str(exc)) from None
+        signer = _signer()
+        store = open_store_or_exit(db, read_only=False)
+        new_id = new_run_id()
+        # One SDK trace for the run; its id goes into the run's first event.
+        with _trace(new_id, config) as trace_id:
+            try:
+                with _sigint_deferred():
+                    start_run(store, config, run_id=new_id, trace_id=trace_id)
+                    run_id = new_id
+            except LedgerError as exc:
+                _not_started(store, new_id, exc)
+            out.print(f"run id: [bold]{new_id}[/bold]", highlight=False)
+            code = _execute(store, new_id, experiment, config, quiet, signer)
+    except KeyboardInterrupt:
+        if store is not None and run_id is not None:
+            with _sigint_deferred():
+                _stop_running(store, run_id)
+        _interrupted(run_id)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     raise typer.Exit(code)
+
+
+def _not_started(store: EventStore, run_id: str, exc: LedgerError) -> NoReturn:
+    """``start_run`` failed (the store is busy, full, ...): one line; a run that was created
+    without its first event is left resumable (``maai resume`` records it)."""
+    try:
+        created = store.get_run(run_id).run_id == run_id
+    except LedgerError:
+        created = False
+    if created:
+        _stop_running(store, run_id)
+        message = f"{exc}. The run {run_id} is saved without its first event; continue it"
+        raise _fail(f"{message} with: maai resume {run_id}", exit_code_for(exc, EXIT_USAGE))
+    raise _fail(f"{exc}; no run was created", exit_code_for(exc, EXIT_USAGE))
 
 
 NoCheckOption = Annotated[
@@ -188,7 +299,7 @@ def _check_chain(store: EventStore, run_id: str) -> None:
         full = store.get_run(run_id).run_id
         chain = store.verify_chain(full)
     except LedgerError as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(str(exc), exit_code_for(exc)) from None
     if not chain.ok:
         raise _fail(
             f"run {full}: hash chain broken at seq {chain.first_bad_seq}: {chain.reason} "
@@ -209,7 +320,7 @@ def _config_of(store: EventStore, run_id: str) -> tuple[str, Experiment, Experim
         info = store.get_run(run_id)
         experiment, config = stored_config(store, info.run_id)
     except LedgerError as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(str(exc), exit_code_for(exc)) from None
     except ConfigError as exc:
         raise _fail(f"run {run_id}: {exc}") from None
     return info.run_id, experiment, config
@@ -221,31 +332,47 @@ def resume(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the summary.")] = False,
 ) -> None:
     """Continue an interrupted or failed run from its last event."""
-    store = open_store_or_exit(db)
-    run_id, experiment, config = _config_of(store, run_id)
-    info = store.get_run(run_id)
-    signer = _signer()
-    if info.status == "completed":
-        err.print(f"run {run_id} is already completed; nothing to resume")
-        state, _ = load_state(store, run_id, experiment)
-        # A process killed between completing and signing left its head unsigned.
-        sign_head(store, run_id, signer)
-        print_summary(out, experiment.summarize(run_id, state))
-        raise typer.Exit(EXIT_OK)
-    from maai.runtime import providers
-
-    try:
-        providers.check_credentials(config)
-    except providers.ProviderSetupError as exc:
-        raise _fail(str(exc)) from None
-    try:
-        ensure_started(store, run_id, config)
-    except LedgerError as exc:
-        raise _fail(str(exc), EXIT_CONFLICT) from None
-    out.print(f"resuming run [bold]{run_id}[/bold]", highlight=False)
     _sigterm_as_interrupt()
-    with _trace(run_id, config):
-        code = _execute(store, run_id, experiment, config, quiet, signer)
+    full_id: str | None = None
+    store: EventStore | None = None
+    try:
+        store = open_store_or_exit(db, read_only=False)
+        full_id, experiment, config = _config_of(store, run_id)
+        try:
+            info = store.get_run(full_id)
+        except LedgerError as exc:
+            raise _fail(str(exc), exit_code_for(exc)) from None
+        signer = _signer()
+        if info.status == "completed":
+            err.print(f"run {full_id} is already completed; nothing to resume")
+            state, _ = _fold(store, full_id, experiment)
+            # A process killed between completing and signing left its head unsigned.
+            try:
+                sign_head(store, full_id, signer)
+            except LedgerError as exc:
+                raise _fail(str(exc), exit_code_for(exc)) from None
+            print_summary(out, experiment.summarize(full_id, state))
+            raise typer.Exit(EXIT_OK)
+        from maai.runtime import providers
+
+        try:
+            providers.check_credentials(config)
+        except providers.ProviderSetupError as exc:
+            raise _fail(str(exc)) from None
+        try:
+            with _sigint_deferred():
+                ensure_started(store, full_id, config)
+        except LedgerError as exc:
+            raise _fail(str(exc), exit_code_for(exc, EXIT_CONFLICT)) from None
+        out.print(f"resuming run [bold]{full_id}[/bold]", highlight=False)
+        with _trace(full_id, config):
+            code = _execute(store, full_id, experiment, config, quiet, signer)
+    except KeyboardInterrupt:
+        if store is not None and full_id is not None:
+            with _sigint_deferred():
+                _stop_running(store, full_id)
+        _interrupted(full_id)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     raise typer.Exit(code)
 
 

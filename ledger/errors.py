@@ -31,6 +31,17 @@ class StoreBusyError(LedgerError):
     """Another writer held the database lock for longer than the busy timeout."""
 
 
+class StoreFullError(LedgerError):
+    """The database or its disk is full (SQLite ``SQLITE_FULL``, "database or disk is full";
+    PostgreSQL ``disk_full``, SQLSTATE 53100). The write that met it stored nothing; free
+    some space and go on (a run: ``maai resume``)."""
+
+
+class ReadOnlyStoreError(LedgerError):
+    """A write was asked of a store opened read-only (a ledger on read-only media, or one
+    opened with ``read_only=True``)."""
+
+
 class SchemaBehindError(LedgerError):
     """The database schema is older than this code; ``maai db upgrade`` brings it up to date."""
 

@@ -9,6 +9,7 @@ import sqlite3
 from contextlib import suppress
 from pathlib import Path
 from typing import Final
+from urllib.parse import quote
 
 from maai.ledger.errors import NotADatabaseError, SchemaBehindError, StoreUnreachableError
 from maai.ledger.migrate import head_revision
@@ -40,7 +41,7 @@ def check_sqlite_path(path: Path, *, location: StoreLocation, upgrade: bool) -> 
     if path.is_dir():
         raise NotADatabaseError(f"{path} is a folder, not a SQLite database file")
     if path.exists():
-        if not os.access(path, os.R_OK | os.W_OK):
+        if not (os.access(path, os.R_OK) and can_write(path)):
             raise StoreUnreachableError(f"cannot open {path}: no permission to read and write it")
         try:
             with open(path, "rb") as handle:
@@ -50,7 +51,7 @@ def check_sqlite_path(path: Path, *, location: StoreLocation, upgrade: bool) -> 
         # A zero-length file is what SQLite itself treats as an empty database.
         if header and header != SQLITE_MAGIC:
             raise NotADatabaseError(f"{path} is not a SQLite database; it was left untouched")
-        if not os.access(path.parent, os.W_OK | os.X_OK):
+        if not can_write(path.parent):
             raise StoreUnreachableError(
                 f"cannot use {path}: its folder is not writable (SQLite keeps its write-ahead"
                 " log next to the database)"
@@ -78,3 +79,65 @@ def check_sqlite_path(path: Path, *, location: StoreLocation, upgrade: bool) -> 
             head=head_revision(),
         )
     return True
+
+
+def can_write(path: Path) -> bool:
+    """Whether this process may write the file, or create files in the folder, ``path``
+    (False on read-only media too: ``access`` reports EROFS even to root)."""
+    return os.access(path, os.W_OK | os.X_OK if path.is_dir() else os.W_OK)
+
+
+def writable(path: Path) -> bool:
+    """Whether SQLite could write the existing ledger at ``path``: the file, and its folder
+    (where the write-ahead log lives). False on read-only media and for a published ledger
+    without write permission."""
+    return can_write(path) and can_write(path.parent)
+
+
+def check_sqlite_readable(path: Path) -> None:
+    """Refuse, before SQLite touches it, a path a read-only open cannot read: nothing is
+    created or changed by a read-only open."""
+    if path.is_dir():
+        raise NotADatabaseError(f"{path} is a folder, not a SQLite database file")
+    if not path.exists():
+        raise StoreUnreachableError(
+            f"there is no ledger at {path} (it is opened read-only, which creates none)"
+        )
+    if not os.access(path, os.R_OK):
+        raise StoreUnreachableError(f"cannot open {path}: no permission to read it")
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreUnreachableError(f"cannot read {path}: {exc.strerror}") from None
+    if header != SQLITE_MAGIC:
+        if not header:
+            raise SchemaBehindError(
+                f"{path} is an empty file, not a ledger (it is opened read-only)",
+                current=None,
+                head=head_revision(),
+            )
+        raise NotADatabaseError(f"{path} is not a SQLite database; it was left untouched")
+
+
+def read_only_uri(path: Path) -> str:
+    """The SQLite URI that reads ``path`` without writing anything.
+
+    ``mode=ro`` where SQLite can still keep its shared-memory index next to the file (the
+    folder is writable, or the index exists): it takes the usual locks, so a writer may be
+    at work meanwhile. On read-only media nothing can write the file, and SQLite could not
+    open its write-ahead log there: ``immutable=1`` reads the file as it is, with no lock and
+    no side file. A non-empty write-ahead log left beside such a file holds commits that
+    ``immutable`` would skip: that is refused, never read past."""
+    target = quote(str(path))
+    folder_writable = can_write(path.parent)
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if folder_writable or shm.exists():
+        return f"file:{target}?mode=ro"
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreUnreachableError(
+            f"cannot read {path} read-only: its write-ahead log {wal} holds commits that"
+            " cannot be applied in a read-only folder; copy the ledger with its -wal file"
+            " to a writable folder"
+        )
+    return f"file:{target}?immutable=1"

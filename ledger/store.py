@@ -72,16 +72,24 @@ from maai.ledger.errors import (
     InvalidEventError,
     LedgerError,
     NotADatabaseError,
+    ReadOnlyStoreError,
     RunExistsError,
     RunNotFoundError,
     SchemaBehindError,
     SchemaTooNewError,
     StoreBusyError,
+    StoreFullError,
     StoreUnreachableError,
 )
-from maai.ledger.migrate import SchemaStatus, schema_status, upgrade_to_head
+from maai.ledger.migrate import REVISIONS, SchemaStatus, schema_status, upgrade_to_head
 from maai.ledger.schema import checkpoints, events, read_head, runs
-from maai.ledger.sqlite_files import check_sqlite_path, remove_if_empty
+from maai.ledger.sqlite_files import (
+    check_sqlite_path,
+    check_sqlite_readable,
+    read_only_uri,
+    remove_if_empty,
+    writable,
+)
 from maai.ledger.sqlite_writer import SqliteWriter
 from maai.ledger.urls import StoreLocation, resolve_store_url
 
@@ -98,6 +106,11 @@ _SQLITE_READ: Final = (
     " ORDER BY seq LIMIT ?"
 )
 _MAX_SEQ: Final = 2**63 - 1
+# The first revision whose tables each read needs: a ledger behind the code but at least at
+# this revision can be read without an upgrade (a read-only open never upgrades). Checkpoints
+# came with 0003; a ledger without them simply has none.
+READABLE_FROM: Final = "0001"
+CHECKPOINTS_FROM: Final = "0003"
 
 _PG_READ: Final = (
     select(
@@ -153,9 +166,12 @@ class EventStore:
         upgraded_from: str | None = None,
         busy_timeout_s: float = 30.0,
         read_chunk: int = DEFAULT_READ_CHUNK,
+        read_only: bool = False,
     ) -> None:
         """Use :meth:`open`; this takes an engine already checked against the schema."""
         self._engine = engine
+        self.read_only = read_only
+        """Opened read-only: every write raises :class:`ReadOnlyStoreError`."""
         self._location = location
         self._sqlite = location.backend == "sqlite"
         # On SQLite the option makes the "begin" hook issue BEGIN IMMEDIATE: a writer takes
@@ -168,10 +184,13 @@ class EventStore:
         self._read_chunk = read_chunk
         self._closed = False
         self._sqlite_writer = (
-            SqliteWriter(engine, busy_timeout_s, location.display) if self._sqlite else None
+            SqliteWriter(engine, busy_timeout_s, location.display)
+            if self._sqlite and not read_only
+            else None
         )
         self.schema_revision = schema_revision
-        """The schema revision of the database (always the code's head once open)."""
+        """The schema revision of the database: the code's head once open, except for a
+        store opened read-only, which reads an older known revision as it is."""
         self.upgraded_from = upgraded_from
         """The revision the database was at before :meth:`open` upgraded it (``"empty"``
         for a new database); ``None`` when no upgrade was needed."""
@@ -187,6 +206,7 @@ class EventStore:
         upgrade: bool | None = None,
         busy_timeout_s: float = 30.0,
         read_chunk: int = DEFAULT_READ_CHUNK,
+        read_only: bool | None = False,
     ) -> EventStore:
         """Open (and, where allowed, create or upgrade) the store at ``url``.
 
@@ -203,16 +223,33 @@ class EventStore:
         every commit; ``NORMAL`` may lose the last commits but never corrupts in WAL mode).
         ``busy_timeout_s``: how long a SQLite writer waits for the write lock before
         :class:`StoreBusyError`. ``read_chunk``: events fetched per query by :meth:`read`.
+
+        ``read_only``: open without writing anything, ever (a published ledger, read-only
+        media): nothing is created, WAL mode is not switched on, the schema is not upgraded
+        (a schema behind the code is read as it is when its revision is known), and every
+        write raises :class:`ReadOnlyStoreError`. ``None``: read-only exactly when an
+        existing SQLite file, or its folder, cannot be written (never for PostgreSQL).
         """
         location = resolve_store_url(url)
         if read_chunk < 1:
             raise ValueError("read_chunk must be at least 1")
+        if busy_timeout_s < 0 or busy_timeout_s != busy_timeout_s:
+            raise ValueError(f"busy_timeout_s must be a number >= 0, not {busy_timeout_s!r}")
+        if read_only is None:
+            path = location.path
+            read_only = path is not None and path.is_file() and not writable(path)
+        if read_only and upgrade:
+            raise ValueError("a store opened read-only cannot be upgraded")
         if location.backend == "sqlite":
             mode = synchronous.upper()
             if mode not in SQLITE_SYNCHRONOUS:
                 raise ValueError(
                     f"synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)},"
                     f" not {synchronous!r}"
+                )
+            if read_only:
+                return cls._open_sqlite_read_only(
+                    location, busy_timeout_s=busy_timeout_s, read_chunk=read_chunk
                 )
             return cls._open_sqlite(
                 location,
@@ -222,7 +259,11 @@ class EventStore:
                 read_chunk=read_chunk,
             )
         return cls._open_postgres(
-            location, upgrade=bool(upgrade), busy_timeout_s=busy_timeout_s, read_chunk=read_chunk
+            location,
+            upgrade=bool(upgrade),
+            busy_timeout_s=busy_timeout_s,
+            read_chunk=read_chunk,
+            read_only=read_only,
         )
 
     @classmethod
@@ -279,8 +320,59 @@ class EventStore:
         return store
 
     @classmethod
+    def _open_sqlite_read_only(
+        cls, location: StoreLocation, *, busy_timeout_s: float, read_chunk: int
+    ) -> EventStore:
+        assert location.path is not None
+        path = location.path
+        check_sqlite_readable(path)
+        uri = read_only_uri(path)
+
+        def connect() -> sqlite3.Connection:
+            return sqlite3.connect(
+                uri,
+                uri=True,
+                timeout=busy_timeout_s,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+
+        engine = create_engine("sqlite+pysqlite://", creator=connect)
+        busy_ms = max(0, int(busy_timeout_s * 1000))
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: sqlite3.Connection, _: ConnectionPoolEntry) -> None:
+            dbapi_connection.isolation_level = None
+            dbapi_connection.execute(f"PRAGMA busy_timeout = {busy_ms}")
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection: Connection) -> None:
+            connection.exec_driver_sql("BEGIN DEFERRED")
+
+        store = cls(
+            engine,
+            location,
+            schema_revision="",
+            busy_timeout_s=busy_timeout_s,
+            read_chunk=read_chunk,
+            read_only=True,
+        )
+        try:
+            store._settle_schema(upgrade=False)
+        except BaseException:
+            engine.dispose()
+            raise
+        return store
+
+    @classmethod
     def _open_postgres(
-        cls, location: StoreLocation, *, upgrade: bool, busy_timeout_s: float, read_chunk: int
+        cls,
+        location: StoreLocation,
+        *,
+        upgrade: bool,
+        busy_timeout_s: float,
+        read_chunk: int,
+        read_only: bool = False,
     ) -> EventStore:
         engine = create_engine(location.url, pool_pre_ping=True)
         store = cls(
@@ -289,6 +381,7 @@ class EventStore:
             schema_revision="",
             busy_timeout_s=busy_timeout_s,
             read_chunk=read_chunk,
+            read_only=read_only,
         )
         try:
             store._settle_schema(upgrade)
@@ -303,6 +396,9 @@ class EventStore:
             with self._engine.connect() as conn:
                 status = schema_status(conn)
             self._refuse_unusable(status)
+            if self.read_only:
+                self.schema_revision = self._readable_revision(status)
+                return
             if status.state != "current" and not upgrade:
                 raise self._behind_error(status)
             if self._sqlite:
@@ -329,6 +425,42 @@ class EventStore:
             assert after.current is not None
             self.schema_revision = after.current
             self.upgraded_from = status.current or "empty"
+
+    def _readable_revision(self, status: SchemaStatus) -> str:
+        """The revision a read-only open reads the database at; refuses one it cannot read
+        without an upgrade (which a read-only open never makes)."""
+        current = status.current
+        if status.state == "current" and current is not None:
+            return current
+        if current is None:
+            raise SchemaBehindError(
+                f"{self.display} has no ledger schema (it is opened read-only, so nothing was"
+                " created)",
+                current=None,
+                head=status.head,
+            )
+        if current in REVISIONS and REVISIONS.index(current) >= REVISIONS.index(READABLE_FROM):
+            return current
+        raise SchemaBehindError(
+            f"{self.display} is at schema revision {current}, which this version of maai"
+            f" reads only after an upgrade to {status.head}, and it is opened read-only:"
+            " upgrade a writable copy (copy the file, then: maai db upgrade --db COPY)",
+            current=current,
+            head=status.head,
+        )
+
+    @property
+    def _has_checkpoints(self) -> bool:
+        revision = self.schema_revision
+        return revision not in REVISIONS or REVISIONS.index(revision) >= REVISIONS.index(
+            CHECKPOINTS_FROM
+        )
+
+    def _check_writable(self, doing: str) -> None:
+        if self.read_only:
+            raise ReadOnlyStoreError(
+                f"{doing}: the ledger {self.display} is opened read-only; nothing was written"
+            )
 
     def _refuse_unusable(self, status: SchemaStatus) -> None:
         if status.state == "foreign":
@@ -404,6 +536,7 @@ class EventStore:
         """Create an empty run (head seq 0, status ``created``). ``config`` is stored as
         given, normalized like payloads: remove secrets before."""
         self._check_open()
+        self._check_writable(f"creating run {run_id!r}")
         check_run_id(run_id)
         check_label(kind, "run kind", 100)
         if not isinstance(config, dict):
@@ -474,6 +607,7 @@ class EventStore:
         """Set a run's status (free text of at most 64 characters, e.g. ``running``,
         ``completed``, ``failed``) and return the updated run."""
         self._check_open()
+        self._check_writable(f"setting the status of run {run_id!r}")
         check_label(status, "run status", 64)
         with (
             self._errors(f"setting the status of run {run_id!r}"),
@@ -510,6 +644,7 @@ class EventStore:
         :raises StoreBusyError: SQLite only: the write lock stayed taken past the timeout.
         """
         self._check_open()
+        self._check_writable(f"appending to run {run_id!r}")
         if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
             raise InvalidEventError(f"expected_seq must be an int >= 0, not {expected_seq!r}")
         texts: list[str] = []
@@ -688,6 +823,7 @@ class EventStore:
         """Record a signed head. The store checks that the run has that event with that
         hash (it does not check the signature: that is the verifier's work)."""
         self._check_open()
+        self._check_writable(f"recording a checkpoint of run {run_id!r}")
         moment = _utcnow()
         with (
             self._errors(f"recording a checkpoint of run {run_id!r}"),
@@ -725,6 +861,8 @@ class EventStore:
         self._check_open()
         with self._errors(f"reading checkpoints of run {run_id!r}"), self._engine.connect() as conn:
             read_head(conn, run_id)
+            if not self._has_checkpoints:
+                return []  # a ledger read at a revision before checkpoints were kept
             rows = conn.execute(
                 select(checkpoints).where(checkpoints.c.run_id == run_id).order_by(checkpoints.c.id)
             ).all()
@@ -763,6 +901,10 @@ class EventStore:
     def _translate(self, orig: BaseException, doing: str) -> LedgerError:
         detail = _first_line(orig)
         where = self.display
+        if _is_disk_full(orig):
+            return StoreFullError(
+                f"{doing}: {where} is full ({detail}); nothing of this write was stored"
+            )
         if self._sqlite:
             lowered = detail.lower()
             if "locked" in lowered or "busy" in lowered:
@@ -794,6 +936,16 @@ def _run_info(row: Any) -> RunInfo:
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
+
+
+def _is_disk_full(orig: BaseException) -> bool:
+    """SQLite's SQLITE_FULL ("database or disk is full"), PostgreSQL's disk_full (53100)."""
+    if isinstance(orig, psycopg.errors.DiskFull):
+        return True
+    if isinstance(orig, sqlite3.Error):
+        code = getattr(orig, "sqlite_errorcode", None)
+        return code == sqlite3.SQLITE_FULL or "database or disk is full" in str(orig).lower()
+    return False
 
 
 def _is_seq_conflict(exc: sa_exc.IntegrityError | sqlite3.IntegrityError) -> bool:

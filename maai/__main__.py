@@ -1,6 +1,6 @@
 """``python -m maai``: the ``maai`` command line without the console script."""
 
-from maai.cli.app import main
+from maai.entry import main
 
 if __name__ == "__main__":
     main()

@@ -71,6 +71,8 @@ class ErrorKind(StrEnum):
     CONNECTION = "connection"  # refused, reset, dropped
     HTTP_ERROR = "http_error"  # other HTTP statuses: 400, 401, 403, 404, 422 ...
     BAD_RESPONSE = "bad_response"  # the server answered, but not with a usable response
+    # (a 2xx whose body is malformed JSON or an HTML page, e.g. a proxy's error page:
+    # transient, retried; a well-formed reply the SDK cannot use: not retried)
     OTHER = "other"  # anything else (a bug, a misconfigured client)
 
 
@@ -257,6 +259,48 @@ def _retry_after_s(exc: openai.APIStatusError) -> float | None:
     return max((when - datetime.now(UTC)).total_seconds(), 0.0)
 
 
+# What the SDK reads off a parsed reply first. When the body was not a JSON object (a proxy's
+# HTML error page sent with status 200, plain text, a bare JSON string), the openai client
+# hands the SDK the text or a list instead of a response model, and reading one of these
+# attributes off it raises AttributeError.
+_REPLY_FIELDS = frozenset({"choices", "usage", "output", "id", "model", "error"})
+_BODY_SHOWN = 120
+
+
+def _unreadable_body(exc: BaseException) -> str | None:
+    """For an attempt that failed because the server's 2xx body was not a model response:
+    what the body looked like (for the record); None for any other error."""
+    if isinstance(exc, json.JSONDecodeError):
+        # Only a reply is decoded on the way back: the request is ours, built from dicts.
+        return f"the body is not valid JSON ({exc.msg} at char {exc.pos}): {_shown(exc.doc)}"
+    if isinstance(exc, AttributeError) and getattr(exc, "name", None) in _REPLY_FIELDS:
+        obj = getattr(exc, "obj", None)
+        if isinstance(obj, tuple) and obj:  # Chat Completions: (a stand-in, the reply)
+            obj = obj[-1]
+        what = _JSON_KINDS.get(type(obj))
+        if what is not None:
+            return f"the body is {what}, not a model response: {_shown(obj)}"
+    return None
+
+
+_JSON_KINDS: dict[type, str] = {
+    str: "text",
+    list: "a JSON array",
+    type(None): "JSON null",
+    bool: "a JSON boolean",
+    int: "a JSON number",
+    float: "a JSON number",
+}
+
+
+def _shown(body: object) -> str:
+    text = body if isinstance(body, str) else json.dumps(body)
+    flat = " ".join(text.split())
+    if not flat:
+        return "(empty)"
+    return repr(flat if len(flat) <= _BODY_SHOWN else flat[: _BODY_SHOWN - 1] + "…")
+
+
 def classify(exc: BaseException, *, timeout_s: float) -> _Classified:
     """Whether an attempt's error is worth another attempt, and how to describe it."""
     if isinstance(exc, openai.APIStatusError):
@@ -282,6 +326,15 @@ def classify(exc: BaseException, *, timeout_s: float) -> _Classified:
         timeout = "Timeout" in type(exc).__name__
         kind = ErrorKind.TIMEOUT if timeout else ErrorKind.CONNECTION
         return _Classified(kind, True, None, f"{type(exc).__name__}: {exc}")
+    unreadable = _unreadable_body(exc)
+    if unreadable is not None:
+        # A proxy or gateway in front of the server answered for it (an error page with
+        # status 200, a truncated body): transient, like the 5xx it stands for.
+        return _Classified(ErrorKind.BAD_RESPONSE, True, None, unreadable)
+    if isinstance(exc, openai.APIResponseValidationError):
+        # A client built with strict response validation: a 2xx body that is not the
+        # promised JSON.
+        return _Classified(ErrorKind.BAD_RESPONSE, True, exc.status_code, exc.message)
     if isinstance(exc, ModelBehaviorError):
         # Gateways such as OpenRouter sometimes send an upstream error as a 200 without
         # choices: transient. Anything else malformed will not improve by asking again.

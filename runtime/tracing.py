@@ -1,11 +1,21 @@
-"""One OpenAI Agents SDK trace per run, exported only with an OpenAI key.
+"""One OpenAI Agents SDK trace per run, exported to OpenAI only where the run is OpenAI's
+business anyway (docs/providers.md#tracing).
 
-Policy: a run's trace goes to OpenAI's trace endpoint only when tracing is enabled in the
-config AND an OpenAI key is set (``OPENAI_API_KEY``, or the variable named by ``key_env``)
-AND that variable is not one whose key goes to a third-party server. The key travels on the
-trace itself (``tracing={"api_key": ...}``), so the exporter never falls back to whatever
-``OPENAI_API_KEY`` happens to hold in the process environment. Otherwise no trace is created
-at all: model spans without a trace are no-ops, so nothing can be exported.
+Policy: a run's trace goes to OpenAI's trace endpoint only when
+
+1. tracing is enabled in the config (``tracing: true``, the default), and
+2. the run itself calls OpenAI's API (an agent or the utility agent routed to OpenAI), or
+   tracing to OpenAI is asked for explicitly (``MAAI_TRACING=openai``), and
+3. an OpenAI key is set (the key of the run's OpenAI route: ``OPENAI_API_KEY``, or the
+   variable its ``api_key_env`` names), and that variable is not one whose key goes to a
+   third-party server, nor holds such a key under another name.
+
+A run of simulated or third-party models only never exports anything, whatever keys the
+environment holds. ``MAAI_TRACING=off`` (or ``OPENAI_AGENTS_DISABLE_TRACING=1``) turns
+tracing off for every run. The key travels on the trace itself (``tracing={"api_key":
+...}``), so the exporter never falls back to whatever ``OPENAI_API_KEY`` happens to hold in
+the process environment. Otherwise no trace is created at all: model spans without a trace
+are no-ops, so nothing can be exported.
 """
 
 from __future__ import annotations
@@ -16,20 +26,58 @@ from contextlib import contextmanager
 
 from agents.tracing import gen_trace_id, trace
 
-from maai.runtime.providers import OPENAI_KEY_ENV
+from maai.domain.config import ExperimentConfig
+from maai.runtime.providers import OPENAI_KEY_ENV, ProviderSetupError, resolve_route
 
 NOOP_TRACE_ID = "no-op"
+TRACING_ENV = "MAAI_TRACING"
+"""``openai``: export a run's trace to OpenAI even when the run calls no OpenAI model (with
+``OPENAI_API_KEY``); ``off``: never trace. Unset (or ``auto``): the policy above."""
+_OFF = frozenset({"off", "0", "false", "no", "none"})
+_OPENAI = frozenset({"openai", "1", "true", "yes", "on"})
+
+
+def openai_key_envs(config: ExperimentConfig) -> tuple[str, ...]:
+    """The key variables of the run's callers routed to OpenAI's API, in config order,
+    without repeats; empty when the run calls no OpenAI model."""
+    found: list[str] = []
+    for user in config.model_users():
+        try:
+            route = resolve_route(user.model, user.provider, who=user.who)
+        except ProviderSetupError:
+            continue
+        if route.kind == "openai" and route.key_env and route.key_env not in found:
+            found.append(route.key_env)
+    return tuple(found)
+
+
+def trace_key_env(config: ExperimentConfig) -> str:
+    """The variable whose key a run's trace is exported with: its OpenAI route's key
+    (``OPENAI_API_KEY`` when it is among them), else ``OPENAI_API_KEY``."""
+    envs = openai_key_envs(config)
+    if not envs or OPENAI_KEY_ENV in envs:
+        return OPENAI_KEY_ENV
+    return envs[0]
 
 
 def export_key(
     enabled: bool,
     env: Mapping[str, str],
     *,
+    uses_openai: bool,
     key_env: str = OPENAI_KEY_ENV,
     third_party_key_envs: Collection[str] = (),
 ) -> str | None:
-    """The key a run's trace may be exported with, or None when it must not be exported."""
-    if not enabled or key_env in third_party_key_envs:
+    """The key a run's trace may be exported with, or None when it must not be exported.
+
+    ``uses_openai``: whether the run itself calls OpenAI's API; without it only
+    ``MAAI_TRACING=openai`` in ``env`` lets a trace go to OpenAI."""
+    asked = env.get(TRACING_ENV, "").strip().lower()
+    if not enabled or asked in _OFF:
+        return None
+    if not uses_openai and asked not in _OPENAI:
+        return None
+    if key_env in third_party_key_envs:
         return None
     key = env.get(key_env, "").strip()
     if not key:
@@ -47,12 +95,19 @@ def run_trace(
     enabled: bool,
     env: Mapping[str, str] = os.environ,
     *,
+    uses_openai: bool,
     key_env: str = OPENAI_KEY_ENV,
     third_party_key_envs: Collection[str] = (),
 ) -> Iterator[str | None]:
     """Open the run's trace; yields its id (to record in the run's first event), or None
     when the run is not traced."""
-    key = export_key(enabled, env, key_env=key_env, third_party_key_envs=third_party_key_envs)
+    key = export_key(
+        enabled,
+        env,
+        uses_openai=uses_openai,
+        key_env=key_env,
+        third_party_key_envs=third_party_key_envs,
+    )
     if key is None:
         yield None
         return

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from maai.domain.config import (
     UTILITY,
@@ -22,24 +22,50 @@ from maai.domain.config import (
 )
 from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, Principle
 
+MAX_MULTIPLIER = 1000.0
+"""The largest multiplier a config may give (``fixed``, ``low``, ``high``)."""
+MAX_INCOME = 10**9
+"""The largest income, in dollars, a configured distribution may hold."""
+MAX_SCALED_INCOME = 10**12
+"""The largest income a table can hold once scaled (``MAX_INCOME`` × ``MAX_MULTIPLIER``):
+every amount, average and payoff then stays exact as a float (below 2**53), in the request
+context, in JSON readers and in pandas, and far from overflowing one."""
+
+
+def _finite(value: float | None, what: str) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number, got {value}")
+    return value
+
 
 class Multiplier(Strict):
-    """A Phase multiplier: either ``fixed`` or a ``low``..``high`` range drawn uniformly."""
+    """A Phase multiplier: either ``fixed`` or a ``low``..``high`` range drawn uniformly.
+
+    Every value is a positive, finite number of at most ``MAX_MULTIPLIER``."""
 
     low: float | None = 0.5
     high: float | None = 2.0
     fixed: float | None = None
 
+    @field_validator("low", "high", "fixed")
+    @classmethod
+    def _sane(cls, value: float | None, info: ValidationInfo) -> float | None:
+        what = "fixed multiplier" if info.field_name == "fixed" else f"multiplier {info.field_name}"
+        _finite(value, what)
+        if value is not None and not value > 0:
+            raise ValueError(f"{what} must be a positive number, got {value}")
+        if value is not None and value > MAX_MULTIPLIER:
+            raise ValueError(
+                f"{what} must be at most {MAX_MULTIPLIER:g} (it scales incomes), got {value:g}"
+            )
+        return value
+
     @model_validator(mode="after")
     def _check(self) -> Multiplier:
         if self.fixed is not None:
-            if not self.fixed > 0 or not math.isfinite(self.fixed):
-                raise ValueError("fixed multiplier must be a positive number")
             return self
         if self.low is None or self.high is None:
             raise ValueError("give either 'fixed' or both 'low' and 'high'")
-        if not (self.low > 0 and self.high > 0):
-            raise ValueError("multiplier range must be positive")
         if self.low > self.high:
             raise ValueError(f"multiplier low ({self.low}) is above high ({self.high})")
         return self
@@ -49,13 +75,13 @@ class PersonaConfig(Strict):
     """Optional parameters of the simulated participant; unset ones are derived from the seed."""
 
     preferred_principle: Principle | None = None
-    preferred_amount: int | None = Field(default=None, gt=0)
+    preferred_amount: int | None = Field(default=None, gt=0, le=MAX_SCALED_INCOME)
     certainty: Literal["very_unsure", "unsure", "no_opinion", "sure", "very_sure"] | None = None
     stubbornness: float | None = Field(default=None, ge=0, le=1)
     conformity: float | None = Field(default=None, ge=0, le=1)
     verbosity: float | None = Field(default=None, ge=0, le=1)
     error_rate: float | None = Field(default=None, ge=0, le=1)
-    latency_ms: float | None = Field(default=None, ge=0)
+    latency_ms: float | None = Field(default=None, ge=0, le=3_600_000, allow_inf_nan=False)
 
 
 class AgentConfig(Strict):
@@ -65,7 +91,7 @@ class AgentConfig(Strict):
     provider: ProviderConfig | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
     reasoning: bool = True
-    memory_words: int = Field(default=5000, ge=50)
+    memory_words: int = Field(default=5000, ge=50, le=1_000_000)
     persona: PersonaConfig | None = None
 
 
@@ -75,6 +101,11 @@ class Attempts(Strict):
     ballot: int = Field(default=3, ge=1, le=20)
     poll: int = Field(default=3, ge=1, le=20)
     utility: int = Field(default=2, ge=1, le=20)
+    # Free text is never parsed; it is asked again only when it comes back empty (blank or
+    # null), so that an empty answer never becomes a memory, a statement or a reasoning.
+    memory: int = Field(default=3, ge=1, le=20)
+    statement: int = Field(default=3, ge=1, le=20)
+    reasoning: int = Field(default=3, ge=1, le=20)
 
 
 def _default_probabilities() -> dict[IncomeClass, float]:
@@ -123,6 +154,8 @@ class FrohlichConfig(ExperimentConfig):
         if missing:
             raise ValueError(f"missing probabilities for: {', '.join(missing)}")
         for cls_, p in value.items():
+            if not math.isfinite(p):
+                raise ValueError(f"probability of {cls_.value} must be a finite number, got {p}")
             if not (0 <= p <= 1):
                 raise ValueError(f"probability of {cls_.value} must be within 0..1, got {p}")
         total = math.fsum(value.values())
@@ -142,6 +175,12 @@ class FrohlichConfig(ExperimentConfig):
                 raise ValueError(f"distribution {i} must list 5 incomes (high..low)")
             if any(x <= 0 for x in dist):
                 raise ValueError(f"distribution {i} has a non-positive income")
+            for cls_, income in zip(INCOME_CLASSES, dist, strict=True):
+                if income > MAX_INCOME:
+                    raise ValueError(
+                        f"distribution {i}, {cls_.value} income: {income:.3g} is above the"
+                        f" limit of ${MAX_INCOME:,}"
+                    )
         return value
 
     @model_validator(mode="after")
@@ -183,6 +222,9 @@ __all__ = [
     "Attempts",
     "ConfigError",
     "FrohlichConfig",
+    "MAX_INCOME",
+    "MAX_MULTIPLIER",
+    "MAX_SCALED_INCOME",
     "Multiplier",
     "PersonaConfig",
     "ProviderConfig",

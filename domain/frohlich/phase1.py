@@ -16,6 +16,7 @@ from maai.domain.frohlich.steps import (
     builder,
     config_of,
     constraint_note,
+    memory_done,
     memory_update,
     payoff_event,
     payoff_summary,
@@ -64,7 +65,7 @@ def phase1_agent(state: State, agent: str) -> Walk[None]:
     # inside it, so a stage whose memory update is recorded is skipped whole: deciding late
     # in Phase 1 does not walk every earlier step again.
     def finished(slot: str) -> bool:
-        return f"memory/{slot}" in state.records
+        return memory_done(state, slot)
 
     slot = f"p1/{agent}/s1.1/memory"
     if not finished(slot):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich import parsing, render, rules
 from maai.domain.frohlich.elicit import elicit
 from maai.domain.frohlich.events import (
@@ -28,6 +29,8 @@ from maai.domain.frohlich.state import PublicItem, State
 from maai.domain.frohlich.steps import (
     builder,
     config_of,
+    free_text,
+    memory_done,
     memory_update,
     participant_request,
     payoff_event,
@@ -37,7 +40,7 @@ from maai.domain.frohlich.steps import (
 )
 from maai.domain.frohlich.types import PrincipleChoice
 from maai.domain.random_streams import draw_choice
-from maai.domain.walk import Call, Emit, Walk, parallel, wait
+from maai.domain.walk import Emit, Walk, parallel, wait
 
 
 def phase2(state: State) -> Walk[None]:
@@ -108,7 +111,7 @@ def closed_round(
     and the agreement reached in it, if any. Read off the records, so that deciding late in
     a long discussion does not walk every earlier round again; ``None`` for a round still
     under way."""
-    if any(f"memory/p2/r{round_}/{name}/memory" not in state.records for name in names):
+    if any(not memory_done(state, f"p2/r{round_}/{name}/memory") for name in names):
         return None
     order = state.records[f"order/{round_}"]
     assert isinstance(order, SpeakingOrderDrawn)
@@ -169,6 +172,14 @@ def _discussion_context(state: State, round_: int, **extra: str) -> dict[str, An
     }
 
 
+NO_REASONING = "(no reasoning)"
+"""Recorded as the reasoning of a turn whose every reasoning answer was empty (the slot is
+recorded missing first): a marker, never the participant's words."""
+NO_STATEMENT = "(no statement)"
+"""Recorded, and shown to the group, as the statement of a turn whose every statement answer
+was empty (the slot is recorded missing first): a marker, never the participant's words."""
+
+
 def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade]:
     recorded = state.records.get(f"statement/{round_}/{name}")
     if isinstance(recorded, StatementMade):
@@ -181,19 +192,30 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
         address = f"p2/r{round_}/{name}/reasoning"
         recorded_reasoning = state.records.get(f"reasoning/{round_}/{name}")
         if not isinstance(recorded_reasoning, ReasoningRecorded):
-            answer = state.answers.get(address)
-            if answer is None:
+
+            def reasoning_request(call: str, feedback: str | None) -> ModelRequest:
                 task = render_template("reasoning", language, **_turn_values(state, round_))
-                request = participant_request(
-                    state, name, address, Purpose.REASONING, task, context()
-                )
-                yield from wait([Call(request)])
-            event = ReasoningRecorded(agent=name, round=round_, address=address, text=answer.text)
+                facts = context() if feedback is None else {**context(), "feedback": feedback}
+                task = render.with_feedback(task, feedback, language)
+                return participant_request(state, name, call, Purpose.REASONING, task, facts)
+
+            text = yield from free_text(
+                state,
+                agent=name,
+                kind="reasoning",
+                slot=address,
+                max_attempts=config.attempts.reasoning,
+                build=reasoning_request,
+            )
+            reasoned = NO_REASONING if text is None else text
+            event = ReasoningRecorded(agent=name, round=round_, address=address, text=reasoned)
             yield from wait([Emit(event)])
-        reasoning_text = recorded_reasoning.text
+        # A reasoning recorded missing is not put before the statement: there is none.
+        if f"missing/{address}" not in state.records:
+            reasoning_text = recorded_reasoning.text
     address = f"p2/r{round_}/{name}/statement"
-    answer = state.answers.get(address)
-    if answer is None:
+
+    def statement_request(call: str, feedback: str | None) -> ModelRequest:
         reasoning_block = (
             render_template("private_reasoning", language, reasoning=reasoning_text.strip())
             if reasoning_text is not None
@@ -207,15 +229,26 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
             **_turn_values(state, round_),
         )
         facts = {**context(), "reasoning": reasoning_text}
-        request = participant_request(state, name, address, Purpose.STATEMENT, task, facts)
-        yield from wait([Call(request)])
+        if feedback is not None:
+            facts["feedback"] = feedback
+        task = render.with_feedback(task, feedback, language)
+        return participant_request(state, name, call, Purpose.STATEMENT, task, facts)
+
+    said = yield from free_text(
+        state,
+        agent=name,
+        kind="statement",
+        slot=address,
+        max_attempts=config.attempts.statement,
+        build=statement_request,
+    )
     event = StatementMade(
         agent=name,
         round=round_,
         turn=turn,
         address=address,
-        text=answer.text,
-        proposes_vote=parsing.parse_vote_proposal(answer.text),
+        text=NO_STATEMENT if said is None else said,
+        proposes_vote=said is not None and parsing.parse_vote_proposal(said),
     )
     yield from wait([Emit(event)])
     raise AssertionError("unreachable")
@@ -290,7 +323,7 @@ def ballot(state: State, round_: int, turn: int, names: list[str]) -> Walk[Ballo
 
 def round_memory(state: State, round_: int, name: str) -> Walk[None]:
     slot = f"p2/r{round_}/{name}/memory"
-    if f"memory/{slot}" in state.records:
+    if memory_done(state, slot):
         return
     statement = state.records.get(f"statement/{round_}/{name}")
     language = config_of(state).language

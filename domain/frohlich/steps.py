@@ -8,10 +8,13 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from maai.domain.address import attempt_address
 from maai.domain.calls import ModelRequest
 from maai.domain.frohlich import parsing, render, rules
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
+    AnswerMissing,
+    AnswerRejected,
     Counterfactual,
     MemoryUpdated,
     PayoffAwarded,
@@ -92,6 +95,71 @@ def step_started(
         yield from wait([Emit(event)])
 
 
+EMPTY_ANSWER = "Your answer was empty; please write your answer as text."
+"""Why an empty (blank or null) free-text answer is asked again; told to the participant."""
+
+FreeTextKind = str
+"""``memory``, ``statement`` or ``reasoning``: the ``attempts`` key that bounds the asking."""
+
+
+def free_text_address(slot: str, attempt: int) -> str:
+    """Attempt 1 of a free-text call is the slot itself (as it always was); attempt ``n`` of
+    one asked again after an empty answer is ``<slot>/<n>``."""
+    return slot if attempt == 1 else attempt_address(slot, attempt)
+
+
+def free_text(
+    state: State,
+    *,
+    agent: str,
+    kind: FreeTextKind,
+    slot: str,
+    max_attempts: int,
+    build: Callable[[str, str | None], ModelRequest],
+) -> Walk[str | None]:
+    """Ask for free text (a memory, a statement, a reasoning) and return the answer as it
+    came. An empty answer is never used: it is recorded as rejected and asked again
+    (``build(address, feedback)`` tells the participant it was empty), up to
+    ``max_attempts`` times; after that the slot is recorded missing and None is returned
+    (docs/rules.md). An answer that is not empty at the first attempt records nothing more
+    than it always did."""
+    feedback: str | None = None
+    for attempt in range(1, max_attempts + 1):
+        address = free_text_address(slot, attempt)
+        answer = state.answers.get(address)
+        if answer is None:
+            yield from wait([Call(build(address, feedback))])
+        text = answer.text or ""
+        if text.strip():
+            return text
+        if f"parse/{address}" not in state.records:
+            rejected = AnswerRejected(
+                agent=agent,
+                kind=kind,
+                slot=slot,
+                address=address,
+                attempt=attempt,
+                source="parser",
+                raw_text=text,
+                reason=EMPTY_ANSWER,
+            )
+            yield from wait([Emit(rejected)])
+        feedback = EMPTY_ANSWER
+    if f"missing/{slot}" not in state.records:
+        missing = AnswerMissing(
+            agent=agent, kind=kind, slot=slot, attempts=max_attempts, last_reason=EMPTY_ANSWER
+        )
+        yield from wait([Emit(missing)])
+    return None
+
+
+def memory_done(state: State, slot: str) -> bool:
+    """Whether the memory update of ``slot`` is over: recorded, or missing (every answer
+    was empty, so the memory stayed as it was)."""
+    records = state.records
+    return f"memory/{slot}" in records or f"missing/{slot}" in records
+
+
 def memory_update(
     state: State,
     agent: str,
@@ -102,20 +170,26 @@ def memory_update(
     outcome: Callable[[], str] | None,
     round_: int | None = None,
 ) -> Walk[None]:
-    """docs/frohlich.md §5: the agent sees its last input and output (and what followed) and rewrites
-    its memory; an over-long memory is sent back once to be shortened, then cut.
-    ``task`` and ``outcome`` are rendered only when the request is built."""
-    if f"memory/{slot}" in state.records:
+    """docs/frohlich.md §5: the agent sees its last input and output (and what followed) and
+    rewrites its memory; an over-long memory is sent back once to be shortened, then cut.
+    ``task`` and ``outcome`` are rendered only when the request is built.
+
+    An empty answer is asked again (``attempts.memory``); if every answer is empty the slot
+    is recorded missing and the memory stays as it was. An empty shortened memory is asked
+    again too; if every one is empty, the over-long memory is cut instead."""
+    if memory_done(state, slot):
         return
     config = config_of(state)
+    language = config.language
     limit = config.agent(agent).memory_words
     current = state.agents[agent].memory
-    first = state.answers.get(slot)
-    if first is None:
+    attempts = config.attempts.memory
+
+    def update_request(address: str, feedback: str | None) -> ModelRequest:
         outcome_text = outcome() if outcome is not None else None
         text = render_template(
             "memory_update",
-            config.language,
+            language,
             task=task(),
             answer=answer.strip() or "(no answer)",
             outcome=f"\n{outcome_text}\n" if outcome_text else "",
@@ -130,24 +204,39 @@ def memory_update(
         }
         if round_ is not None:
             context["round"] = round_
-        yield from wait(
-            [Call(participant_request(state, agent, slot, Purpose.MEMORY, text, context))]
-        )
-    words = parsing.count_words(first.text)
+        if feedback is not None:
+            context["feedback"] = feedback
+        text = render.with_feedback(text, feedback, language)
+        return participant_request(state, agent, address, Purpose.MEMORY, text, context)
+
+    first = yield from free_text(
+        state, agent=agent, kind="memory", slot=slot, max_attempts=attempts, build=update_request
+    )
+    if first is None:
+        return
+    words = parsing.count_words(first)
     if words <= limit:
-        yield from wait([Emit(_memory(agent, slot, step, first.text.strip(), "update"))])
-    shorten_address = f"{slot}/shorten"
-    second = state.answers.get(shorten_address)
-    if second is None:
+        yield from wait([Emit(_memory(agent, slot, step, first.strip(), "update"))])
+
+    def shorten_request(address: str, feedback: str | None) -> ModelRequest:
         text = render_template(
-            "memory_shorten", config.language, words=words, limit=limit, memory=first.text.strip()
+            "memory_shorten", language, words=words, limit=limit, memory=first.strip()
         )
-        context = {"step": step, "limit_words": limit, "memory": first.text}
-        request = participant_request(
-            state, agent, shorten_address, Purpose.MEMORY_SHORTEN, text, context
-        )
-        yield from wait([Call(request)])
-    shortened = second.text.strip()
+        context: dict[str, Any] = {"step": step, "limit_words": limit, "memory": first}
+        if feedback is not None:
+            context["feedback"] = feedback
+        text = render.with_feedback(text, feedback, language)
+        return participant_request(state, agent, address, Purpose.MEMORY_SHORTEN, text, context)
+
+    second = yield from free_text(
+        state,
+        agent=agent,
+        kind="memory",
+        slot=f"{slot}/shorten",
+        max_attempts=attempts,
+        build=shorten_request,
+    )
+    shortened = first.strip() if second is None else second.strip()
     shortened_words = parsing.count_words(shortened)
     if shortened_words <= limit:
         yield from wait([Emit(_memory(agent, slot, step, shortened, "shortened"))])

@@ -1,4 +1,5 @@
-"""Tracing: one trace per run, exported to OpenAI only with an OpenAI key.
+"""Tracing: one trace per run, exported to OpenAI only for a run that calls OpenAI's API (or
+when asked for with MAAI_TRACING=openai), and only with an OpenAI key.
 
 The exporter is the SDK's real one, pointed at a loopback server standing in for OpenAI's
 trace endpoint, so what would have been sent (and with which Authorization) is observable.
@@ -13,8 +14,9 @@ import pytest
 from agents.tracing import custom_span, set_trace_processors
 from agents.tracing.processors import BackendSpanExporter, BatchTraceProcessor, default_processor
 
+from maai.domain.frohlich.config import parse_config
 from maai.runtime.recording import ModelCaller
-from maai.runtime.tracing import export_key, run_trace
+from maai.runtime.tracing import export_key, openai_key_envs, run_trace, trace_key_env
 from tests.runtime.fake_models import EchoModel, session
 from tests.runtime.loopback_http import LoopbackServer, Reply, loopback_server
 
@@ -38,11 +40,22 @@ def ingest(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LoopbackServer, Ba
 
 
 def traced_run(
-    env: dict[str, str], *, enabled: bool = True, third_party: frozenset[str] = frozenset()
+    env: dict[str, str],
+    *,
+    enabled: bool = True,
+    third_party: frozenset[str] = frozenset(),
+    uses_openai: bool = True,
 ) -> str | None:
     """A run's worth of tracing: the trace, a span, and a model call inside it."""
     with (
-        run_trace("run-1", "maai test run", enabled, env, third_party_key_envs=third_party) as tid,
+        run_trace(
+            "run-1",
+            "maai test run",
+            enabled,
+            env,
+            uses_openai=uses_openai,
+            third_party_key_envs=third_party,
+        ) as tid,
         custom_span("phase1"),
     ):
         asyncio.run(ModelCaller().call(session()[0], EchoModel()))
@@ -113,9 +126,119 @@ def test_tracing_disabled_in_config_exports_nothing(
 def test_export_key(
     enabled: bool, env: dict[str, str], third_party: set[str], expected: str | None
 ) -> None:
-    assert export_key(enabled, env, third_party_key_envs=third_party) == expected
+    got = export_key(enabled, env, uses_openai=True, third_party_key_envs=third_party)
+    assert got == expected
 
 
 def test_a_configured_tracing_key_variable() -> None:
     env = {"MAAI_TRACING_KEY": OPENAI_KEY}
-    assert export_key(True, env, key_env="MAAI_TRACING_KEY") == OPENAI_KEY
+    assert export_key(True, env, uses_openai=True, key_env="MAAI_TRACING_KEY") == OPENAI_KEY
+
+
+# --- only runs that call OpenAI's API, unless asked for -----------------------------------
+
+
+def test_a_run_without_openai_models_exports_nothing_even_with_the_key_set(
+    ingest: tuple[LoopbackServer, BatchTraceProcessor], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    assert traced_run({"OPENAI_API_KEY": OPENAI_KEY}, uses_openai=False) is None
+    assert exported(*ingest) == []
+
+
+def test_tracing_to_openai_can_be_asked_for(
+    ingest: tuple[LoopbackServer, BatchTraceProcessor],
+) -> None:
+    env = {"OPENAI_API_KEY": OPENAI_KEY, "MAAI_TRACING": "openai"}
+    assert traced_run(env, uses_openai=False) is not None
+    assert set(exported(*ingest)) == {f"Bearer {OPENAI_KEY}"}
+
+
+def test_maai_tracing_off_turns_it_off(
+    ingest: tuple[LoopbackServer, BatchTraceProcessor],
+) -> None:
+    env = {"OPENAI_API_KEY": OPENAI_KEY, "MAAI_TRACING": "off"}
+    assert traced_run(env, uses_openai=True) is None
+    assert exported(*ingest) == []
+
+
+@pytest.mark.parametrize(
+    ("uses_openai", "asked", "expected"),
+    [
+        (True, None, OPENAI_KEY),
+        (False, None, None),
+        (False, "auto", None),
+        (False, "openai", OPENAI_KEY),
+        (False, "OpenAI ", OPENAI_KEY),
+        (True, "off", None),
+        (False, "off", None),
+    ],
+)
+def test_export_needs_an_openai_run_or_an_explicit_request(
+    uses_openai: bool, asked: str | None, expected: str | None
+) -> None:
+    env = {"OPENAI_API_KEY": OPENAI_KEY, **({"MAAI_TRACING": asked} if asked else {})}
+    assert export_key(True, env, uses_openai=uses_openai) == expected
+
+
+def test_an_explicit_request_never_exports_a_third_partys_key() -> None:
+    env = {"OPENAI_API_KEY": ROUTER_KEY, "OR_KEY": ROUTER_KEY, "MAAI_TRACING": "openai"}
+    assert export_key(True, env, uses_openai=False, third_party_key_envs={"OR_KEY"}) is None
+    assert export_key(False, env, uses_openai=True) is None  # tracing: false wins
+
+
+ROUTER = {"base_url": "https://openrouter.ai/api/v1", "api_key_env": "OPENROUTER_API_KEY"}
+
+
+@pytest.mark.parametrize(
+    ("agents", "utility", "envs", "key_env"),
+    [
+        ([{"name": "a"}, {"name": "b"}], {}, (), "OPENAI_API_KEY"),
+        (
+            [{"name": "a", "model": "llama3.1:8b", "provider": ROUTER}, {"name": "b"}],
+            {},
+            (),
+            "OPENAI_API_KEY",
+        ),
+        (
+            [{"name": "a"}, {"name": "b"}],
+            {"model": "openai:gpt-4.1-mini"},
+            ("OPENAI_API_KEY",),
+            "OPENAI_API_KEY",
+        ),
+        (
+            [
+                {"name": "a", "model": "gpt-4o", "provider": {"api_key_env": "MY_OPENAI"}},
+                {"name": "b"},
+            ],
+            {},
+            ("MY_OPENAI",),
+            "MY_OPENAI",
+        ),
+    ],
+)
+def test_which_runs_call_openai(
+    agents: list[dict[str, object]], utility: dict[str, str], envs: tuple[str, ...], key_env: str
+) -> None:
+    config = parse_config({"agents": agents, **({"utility": utility} if utility else {})})
+    assert openai_key_envs(config) == envs
+    assert trace_key_env(config) == key_env
+
+
+def test_the_cli_does_not_trace_a_simulated_run_with_an_openai_key_set(
+    ingest: tuple[LoopbackServer, BatchTraceProcessor], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maai.cli.run_commands import _trace
+    from maai.runtime.runs import load_config
+
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.delenv("MAAI_TRACING", raising=False)
+    monkeypatch.delenv("OPENAI_AGENTS_DISABLE_TRACING", raising=False)
+    config = load_config("configs/default.yaml")
+    with _trace("run-x", config) as trace_id:
+        assert trace_id is None
+    assert exported(*ingest) == []
+    monkeypatch.setenv("MAAI_TRACING", "openai")
+    with _trace("run-x", config) as trace_id:
+        assert trace_id is not None
+    assert set(exported(*ingest)) == {f"Bearer {OPENAI_KEY}"}
