@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.common import DbOption, err_console, exit_on_ledger_error, fail, open_store_or_exit
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
@@ -197,24 +197,31 @@ def export(
 def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) -> None:
     """Every vote proposal, poll answer and ballot: raw text, who read it (parser or utility
     agent), the value, validity and rejection reason, attempt, tallies and the outcome, each
-    with its event seq and hash."""
+    with its event seq and hash. The tallies, consensus and poll outcomes are recounted from
+    the ballots and answers: exits 1 when they disagree (the inconsistencies on stderr)."""
     with open_store_or_exit(db) as store:
         history = _load(store, run_id)
-    report = _views(history).audit_votes(history)
+    views = _views(history)
+    report = views.audit_votes(history)
     if report is None:
         assert history.experiment is not None
         fail(f"run {history.run_id}: the {history.experiment.name} experiment has no votes")
+    problems = views.vote_problems(history)  # type: ignore[attr-defined]
     if as_json:
         typer.echo(dumps(report), nl=False)
-        return
-    out.print(_vote_table(history, report["rows"]))
-    outcome = report["outcome"]
-    if outcome is None:
-        out.print("outcome: the discussion has not ended")
-    elif outcome["agreement"] is None:
-        out.print(f"outcome: no agreement after {outcome['rounds_used']} round(s)")
     else:
-        out.print(f"outcome: agreement on {outcome['agreement']['text']}")
+        out.print(_vote_table(history, report["rows"]))
+        outcome = report["outcome"]
+        if outcome is None:
+            out.print("outcome: the discussion has not ended")
+        elif outcome["agreement"] is None:
+            out.print(f"outcome: no agreement after {outcome['rounds_used']} round(s)")
+        else:
+            out.print(f"outcome: agreement on {outcome['agreement']['text']}")
+    for problem in problems:
+        err_console.print(f"[red]inconsistent[/red] {escape(problem)}", soft_wrap=True)
+    if problems:
+        raise typer.Exit(EXIT_VIOLATIONS)
 
 
 @audit_app.command("leaks")

@@ -53,6 +53,17 @@ class FrohlichViews:
 
         return vote_audit(history)
 
+    def vote_problems(self, history: History) -> list[str]:
+        """Where the recorded tallies, consensus or poll outcomes disagree with a recount of
+        the ballots and answers (``protocol_reference``, sharing no code with the domain)."""
+        from maai.projections.frohlich.protocol_base import Audit
+        from maai.projections.frohlich.protocol_reference import reference_votes
+
+        if history.config is None:
+            return ["the run's config cannot be read"]
+        found = reference_votes(Audit(history, history.config))
+        return [f"seq {v.seq}: {v.detail}" if v.seq is not None else v.detail for v in found]
+
     def describe_vote(self, row: dict[str, Any]) -> str:
         from maai.projections.frohlich.votes import describe_value
 

@@ -11,7 +11,12 @@ from typer.testing import CliRunner, Result
 
 from maai.cli.export_commands import register
 from maai.domain.events import Event, ModelCallRequested, RunStarted
-from maai.domain.frohlich.events import PayoffAwarded, ReasoningRecorded
+from maai.domain.frohlich.events import (
+    BallotResolved,
+    PayoffAwarded,
+    PollResolved,
+    ReasoningRecorded,
+)
 from maai.ledger import EventStore
 from maai.projections.frohlich.agent_log import agent_log
 from maai.projections.frohlich.votes import vote_audit
@@ -183,3 +188,23 @@ def test_audits_fail_on_a_broken_run(golden_events: list[Event], tmp_path: Path)
         "reference_payoffs",
         "prompt_round_outcome",
     }
+
+
+def test_audit_votes_exits_1_on_a_forged_tally_or_poll(
+    agreeable_events: list[Event], tmp_path: Path
+) -> None:
+    """``audit votes`` recounts the tallies, consensus and polls from the ballots and answers:
+    a listing that only repeated the record would pass forged ballots."""
+    url = ledger_with(tmp_path, {"clean": list(agreeable_events)})
+    assert invoke("audit", "votes", "clean", "--db", url).exit_code == 0
+    forged = replaced(agreeable_events, BallotResolved, consensus=False, agreement=None)
+    (tmp_path / "f").mkdir()
+    url = ledger_with(tmp_path / "f", {"forged": forged})
+    result = invoke("audit", "votes", "forged", "--db", url, "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["rows"]  # the listing is still printed
+    assert "inconsistent seq" in result.stderr and "consensus=False" in result.stderr
+    poll = replaced(agreeable_events, PollResolved, lambda p: p.passed, passed=False)
+    (tmp_path / "p").mkdir()
+    url = ledger_with(tmp_path / "p", {"poll": poll})
+    assert invoke("audit", "votes", "poll", "--db", url).exit_code == 1
