@@ -311,6 +311,67 @@ def prompt_memory_and_balance(audit: Audit) -> Iterator[Violation]:
                 )
 
 
+_CHOOSES = re.compile(r"\(([ab])\) chooses Distribution (\d+)\.")
+_INTERVAL = re.compile(
+    r"^\s*- \(([cd])\) with a (?:floor|range) constraint of (?:up to \$([\d,]+)|\$([\d,]+) "
+    r"to \$([\d,]+)|\$([\d,]+) or more)(?: \([^)]*\))?: Distribution (\d+)$",
+    re.MULTILINE,
+)
+_AVERAGE_ROW = re.compile(r"^\| \*\*Average\*\* \| (.*) \|$", re.MULTILINE)
+
+
+def _explanation_problems(text: str, table: list[list[int]], probs: list[Fraction]) -> list[str]:
+    problems = []
+    shown = _shown_table(text, "Here are four income distributions")
+    if shown != table:
+        problems.append("the table shown is not the base set")
+    averages = _AVERAGE_ROW.search(text)
+    if averages is None:
+        problems.append("no average row")
+    else:
+        cells = [_dollars(c.strip().lstrip("$")) for c in averages.group(1).split("|")]
+        exact = [reference.mean(d, probs) for d in table]
+        if len(cells) != len(exact) or any(
+            abs(c - e) > 1 for c, e in zip(cells, exact, strict=False)
+        ):
+            problems.append(f"averages shown {cells}, the table's are {[float(e) for e in exact]}")
+    for letter, number in _CHOOSES.findall(text):
+        if reference.pick(letter, None, table, probs) != int(number):
+            problems.append(f"({letter}) is said to choose Distribution {number}")
+    intervals = _INTERVAL.findall(text)
+    if not intervals:
+        problems.append("no (c)/(d) intervals")
+    for letter, upto, low, high, above, number in intervals:
+        if upto:
+            amounts = [1, _dollars(upto)]
+        elif low:
+            amounts = [_dollars(low), _dollars(high)]
+        else:
+            amounts = [_dollars(above), _dollars(above) * 10]
+        for amount in amounts:
+            if reference.pick(letter, amount, table, probs) != int(number):
+                problems.append(
+                    f"({letter}) at ${amount:,} is said to choose Distribution {number}"
+                )
+    return problems
+
+
+@rule(
+    "prompt_explanation",
+    "§3 1.2",
+    "the step-1.2 explanation shows the base set with its averages, and every pick it states "
+    "(for (c) and (d) at both ends of each amount interval) is the rule's pick",
+)
+def prompt_explanation(audit: Audit) -> Iterator[Violation]:
+    probs = _probs(audit)
+    for entry, requested in audit.history.of(ModelCallRequested):
+        parts = requested.request.address.split("/")
+        if len(parts) != 5 or parts[0] != "p1" or parts[2] != "s1.2" or parts[3] != "ranking":
+            continue
+        for problem in _explanation_problems(requested.request.input, audit.base, probs):
+            yield Violation("prompt_explanation", entry.seq, f"{parts[1]}: {problem}")
+
+
 def _digits(amount: int) -> re.Pattern[str]:
     text = f"{amount:,}".replace(",", r"[,.\s]?")
     short = rf"|\b{amount // 1000}\s?k\b" if amount % 1000 == 0 else ""

@@ -106,3 +106,16 @@ def test_a_wrong_infeasible_constraint_fallback_is_caught(monkeypatch: pytest.Mo
 def test_a_payoff_rounded_the_wrong_way_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rules, "payoff_cents", lambda income: income // 100)
     assert "reference_payoffs" in broken_rules()
+
+
+def test_an_explanation_with_a_wrong_pick_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bug: the step-1.2 explanation says (b) chooses the distribution with the highest floor."""
+    real = render.explanation_text
+
+    def explained(dists: Any, probs: Any) -> str:
+        return real(dists, probs).replace(
+            "(b) chooses Distribution 1.", "(b) chooses Distribution 4."
+        )
+
+    monkeypatch.setattr(render, "explanation_text", explained)
+    assert "prompt_explanation" in broken_rules()

@@ -159,6 +159,18 @@ GOLDEN_TAMPERS: list[tuple[str, Tamper]] = [
         _prompt_edited("p1/bob/r3/choice/1", "Bank balance: $", "Bank balance: $9"),
     ),
     ("answers_supported", _amount_not_in_the_text),
+    (
+        "prompt_explanation",
+        _prompt_edited(
+            "p1/bob/s1.2/ranking/1",
+            "(a) chooses Distribution 4.",
+            "(a) chooses Distribution 2.",
+        ),
+    ),
+    (
+        "prompt_explanation",
+        _prompt_edited("p1/bob/s1.2/ranking/1", "$12,001 to $14,000", "$12,001 to $16,000"),
+    ),
     ("lifecycle", _after_completed),
     (
         "calls_paired",
