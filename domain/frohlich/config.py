@@ -91,7 +91,7 @@ class AgentConfig(Strict):
     provider: ProviderConfig | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
     reasoning: bool = True
-    memory_words: int = Field(default=5000, ge=50, le=1_000_000)
+    memory_words: int | None = Field(default=None, ge=50, le=1_000_000)  # None: the run's
     persona: PersonaConfig | None = None
 
 
@@ -137,6 +137,8 @@ class FrohlichConfig(ExperimentConfig):
     class_probabilities: dict[IncomeClass, float] = Field(default_factory=_default_probabilities)
     distributions: list[list[int]] | None = None  # each: incomes high..low; None = base set
     attempts: Attempts = Field(default_factory=Attempts)
+    memory_words: int = Field(default=5000, ge=50, le=1_000_000)
+    """Every agent's memory word limit, unless the agent sets its own."""
 
     @model_validator(mode="before")
     @classmethod
@@ -202,6 +204,11 @@ class FrohlichConfig(ExperimentConfig):
 
     def participants(self) -> list[ModelUser]:
         return [ModelUser(who=a.name, model=a.model, provider=a.provider) for a in self.agents]
+
+    def memory_limit(self, name: str) -> int:
+        """The memory word limit of agent ``name``: its own, else the run's."""
+        own = self.agent(name).memory_words
+        return self.memory_words if own is None else own
 
     def agent(self, name: str) -> AgentConfig:
         for a in self.agents:

@@ -181,7 +181,7 @@ def memory_update(
         return
     config = config_of(state)
     language = config.language
-    limit = config.agent(agent).memory_words
+    limit = config.memory_limit(agent)
     current = state.agents[agent].memory
     attempts = config.attempts.memory
 

@@ -168,7 +168,7 @@ def memory_limit(audit: Audit) -> Iterator[Violation]:
         if event.agent not in audit.names:
             yield Violation("memory_limit", entry.seq, f"memory of unknown agent {event.agent}")
             continue
-        limit = audit.config.agent(event.agent).memory_words
+        limit = audit.config.memory_limit(event.agent)
         words = parsing.count_words(event.memory)
         if words != event.words:
             yield Violation(

@@ -10,6 +10,7 @@ import yaml
 from maai.domain.frohlich.config import ConfigError, parse_config
 from maai.domain.frohlich.types import IncomeClass
 from maai.runtime.runs import load_config
+from tests.support.driver import make_config
 
 CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))
 
@@ -30,7 +31,9 @@ def test_defaults_follow_the_spec():
     assert config.phase1_multiplier.low == 0.5 and config.phase1_multiplier.high == 2.0
     assert config.class_probabilities[IncomeClass.MEDIUM] == 0.5
     assert config.attempts.choice == 3
-    assert config.agents[0].memory_words == 5000
+    assert (
+        config.agents[0].memory_words is None and config.memory_limit(config.agents[0].name) == 5000
+    )
     assert config.agents[0].reasoning is True
     assert config.agents[0].model == "simulated"
     assert config.base_distributions()[0] == (32_000, 27_000, 24_000, 13_000, 12_000)
@@ -123,3 +126,13 @@ def test_seed_override(tmp_path: Path):
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({"experiment": "frohlich", "seed": 1, "agents": agents()}))
     assert load_config(path, seed=99).seed == 99
+
+
+def test_a_run_level_memory_limit_with_per_agent_overrides():
+    config = make_config(
+        memory_words=300,
+        agents=[{"name": "alice"}, {"name": "bob", "memory_words": 80}],
+    )
+    assert config.memory_limit("alice") == 300
+    assert config.memory_limit("bob") == 80
+    assert make_config().memory_limit("alice") == 5000
