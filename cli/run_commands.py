@@ -469,10 +469,12 @@ def receipt(
         typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout."),
     ] = None,
 ) -> None:
-    """Print a receipt of a run to publish: its head seq and hash signed with this machine's
-    key, the public key, and a prefix of every event's hash. `maai verify RUN --receipt FILE`
-    later proves the ledger still holds that history (a truncated or rewritten run fails,
-    naming the first seq that differs or the missing tail)."""
+    """Print a signed receipt of a run's history, to publish.
+
+    The receipt holds the head seq and hash signed with this machine's key, the public key,
+    and a prefix of every event's hash. `maai verify RUN --receipt FILE` later proves the
+    ledger still holds that history: a truncated or rewritten run fails, naming the first
+    seq that differs or the missing tail (docs/ledger.md)."""
     store = open_store_or_exit(db)
     _check_chain(store, run_id)
     full = store.get_run(run_id).run_id
