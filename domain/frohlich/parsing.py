@@ -53,8 +53,13 @@ _DECISION = re.compile(
     r"going\s+with|opting\s+for)|\bi'll\s+(?:choose|go\s+with|pick|take|vote\s+for)|"
     r"\bmy\s+(?:final\s+|secret\s+)?(?:choice|vote|ballot|selection|decision|pick|answer)"
     r"(?:\s+is)?|\b(?:final\s+)?(?:choice|vote|ballot|selection|decision|answer|principle)\"?\s*[:=]|"
-    r"\belijo|\bescojo|\bvoto\s+por|\bich\s+wähle|\bmeine\s+wahl|\bje\s+choisis|\bmon\s+choix|"
-    r"\bje\s+vote\s+pour)"
+    # A heading that names the decision, the decision on the lines below ("**Vote**\n(c) ...").
+    r"(?m:^[ \t]*(?:my\s+)?(?:final\s+|secret\s+)?(?:choice|vote|ballot|selection|decision|"
+    r"answer)[ \t]*(?=\n))|"
+    r"\belijo|\bescojo|\bvoto\s+por|\bme\s+quedo\s+con|\bopto\s+por|"
+    r"\bmi\s+(?:voto|elecci[oó]n|decisi[oó]n|respuesta)(?:\s+(?:final|secreto))?(?:\s+es)?|"
+    r"\bich\s+wähle|\bmeine\s+wahl|\bje\s+choisis|\bmon\s+choix|\bje\s+vote\s+pour|"
+    r"我(?:的)?(?:最终)?(?:投票给|投给|选择|投票|决定|选|投|支持)(?:的是|是)?)"
 )
 _NEGATION = re.compile(
     r"\b(?:not|never|rather\s+than|instead\s+of|over|unlike|against|reject\w*|avoid\w*|than|"
@@ -68,6 +73,43 @@ _REFUSAL = re.compile(
 _NOT_AMOUNT_BEFORE = re.compile(
     r"\b(?:distribution|dist\.?|round|principle|option|class|step|phase|rank|number|no\.)\s*#?\s*$"
 )
+# Words that take back what came before: the decision after the last of them is the answer.
+_CORRECTION = re.compile(
+    r"\b(?:actually|on\s+(?:second|further)\s+thought|wait(?=\s*[,.!:;\u2014\u2013-])|"
+    r"correction|scratch\s+that|let\s+me\s+(?:correct|revise|reconsider|change)|"
+    r"i\s+(?:change|changed|have\s+changed|revise|am\s+changing)\s+my\s+"
+    r"(?:mind|choice|vote|answer|decision|ballot)|changing\s+my\s+(?:mind|choice|vote|answer)|"
+    r"(?:up)?on\s+reflection|having\s+reconsidered|after\s+reconsidering|"
+    r"i\s+take\s+(?:that|it)\s+back|"
+    r"final\s+(?:answer|choice|vote|ballot|decision|selection)|"
+    r"pens[aá]ndolo\s+(?:bien|mejor)|mejor\s+dicho|en\s+realidad|corrijo|"
+    r"mi\s+(?:respuesta|elecci[oó]n|decisi[oó]n|voto)\s+final)\b"
+    r"|\bno\s*[\u2014\u2013-]+|其实|不对|更正|改为|改成|最终|再想想|重新考虑"
+)
+# "Bob prefers (b)", "as Dana said, (b) ...": a principle another participant stands for.
+_ATTRIBUTED = re.compile(
+    r"\b(?!(?:i|i'd|i'm|i'll|me|my)\b)[a-z]+\s+(?:said|says|argued|argues|wrote|writes|"
+    r"proposed|proposes|suggested|suggests|prefers|preferred|wants|wanted|favou?rs|favou?red|"
+    r"supports|supported|voted|votes|backs|backed|likes|liked|chose|chooses|thinks|believes)\b"
+)
+# Amount words the parser does not read (Spanish number words, Chinese numerals before a
+# currency): an amount may be there, so its absence is not decided.
+_UNREAD_AMOUNT = re.compile(
+    r"\b(?:mil|cien|ciento|doce|trece|catorce|quince|diecis[eé]is|diecisiete|dieciocho|"
+    r"diecinueve|veinte|treinta|millones?)\b|[零〇一二两三四五六七八九十百千万]\s*(?:美元|元|块)"
+)
+# "about $13,000", "$13,000 or so": not a whole-dollar amount the participant settled on.
+_APPROXIMATE_BEFORE = re.compile(
+    r"\b(?:about|around|roughly|approximately|approx\.?|circa|something\s+like|maybe|perhaps|"
+    r"probably|aproximadamente|unos|alrededor\s+de)\s*(?:us)?\$?\s*$|~\s*\$?\s*$|大约\s*$|约\s*$"
+)
+_APPROXIMATE_AFTER = re.compile(
+    r"\s*(?:or\s+so|or\s+more|or\s+less|or\s+thereabouts|or\s+(?:maybe|perhaps|possibly)|"
+    r"-?ish\b|give\s+or\s+take|more\s+or\s+less|or\s+(?:a\s+bit|slightly|somewhat)|"
+    r"or\s+(?:higher|lower)|plus\s+or\s+minus|左右|上下)"
+)
+_FLOOR_WORDS = r"\b(?:floor|minimum|lowest|piso|m[ií]nimo)\b|底线|最低|下限"
+_RANGE_WORDS = r"\b(?:range|gap|rango|diferencia|brecha)\b|范围|差距|极差|区间"
 
 
 def parse_choice(text: str) -> ParseResult[PrincipleChoice]:
@@ -81,12 +123,22 @@ def parse_ballot(text: str) -> ParseResult[PrincipleChoice]:
 
 
 def _parse_choice(text: str, verb: str) -> ParseResult[PrincipleChoice]:
-    clean = clean_text(text)
+    masked, quoted = _mask_quotations(text)
+    return _read_choice(clean_text(masked), verb, quoted_decision=any(quoted))
+
+
+def _read_choice(
+    clean: str, verb: str, *, quoted_decision: bool = False
+) -> ParseResult[PrincipleChoice]:
     mentions = find_mentions(clean)
     bare = re.match(r"\s*\(?([a-d])\)?(?=\s*(?:$|[.,:;\-–)]|with\b|at\b|\$|\d))", clean)
     if bare and not any(m.start <= bare.start(1) < m.end for m in mentions):
         mentions.insert(0, Mention(bare.start(1), bare.end(1), LETTERS[bare.group(1)]))
-    decided = _decided_mentions(clean, mentions)
+    decisions = _decisions(clean, mentions)
+    corrected = _corrected_from(clean, decisions)
+    if corrected is not None:
+        return _read_corrected(clean, corrected, verb)
+    decided = _drop_conditional(clean, decisions)
     refused = _REFUSAL.search(clean) is not None
     if not decided:
         if refused:
@@ -96,12 +148,18 @@ def _parse_choice(text: str, verb: str) -> ParseResult[PrincipleChoice]:
             )
         if "?" in clean:
             return Undecided("the response asks a question and states no decision")
-        decided = [m for m in mentions if not _negated(clean, m)]
+        if quoted_decision:
+            return Undecided("the only decision is inside a quotation")
+        decided = [m for m in mentions if not _negated(clean, m) and not _attributed(clean, m)]
+        if not decided and any(_attributed(clean, m) for m in mentions):
+            return Undecided("the principles named are other participants' positions")
     principles = {m.principle for m in decided}
     if not principles:
         return Undecided("no principle was found")
     if len(principles) > 1:
         return Undecided("more than one principle is named as the choice")
+    if _alternative_after(clean, decided[0], mentions):
+        return Undecided("the choice is followed by an alternative")
     anchor = decided[0]
     principle = anchor.principle
     if not principle.needs_amount:
@@ -110,6 +168,8 @@ def _parse_choice(text: str, verb: str) -> ParseResult[PrincipleChoice]:
     what = "floor" if principle is Principle.FLOOR_CONSTRAINT else "range"
     named = f"({principle.value}) {principle.title.lower()}"
     if amount is None:
+        if _UNREAD_AMOUNT.search(clean):
+            return Undecided("the amount may be written in words the parser does not read")
         explain = (
             "the lowest income you want guaranteed"
             if principle is Principle.FLOOR_CONSTRAINT
@@ -123,6 +183,12 @@ def _parse_choice(text: str, verb: str) -> ParseResult[PrincipleChoice]:
         return amount
     if amount.value is None:
         return Undecided(f"the amount {amount.text!r} can be read in more than one way")
+    if _amount_taken_back(clean, anchor, amount, mentions):
+        return Undecided("the amount is corrected or questioned after the choice")
+    if _APPROXIMATE_BEFORE.search(_before(clean, amount.start, 30)) or _APPROXIMATE_AFTER.match(
+        clean[amount.end : amount.end + 40]
+    ):
+        return Undecided(f"the amount {amount.text!r} is given as an approximation")
     if amount.whole_dollars is None:
         problem = "a whole number"
         if amount.negative or amount.value <= 0:
@@ -134,9 +200,10 @@ def _parse_choice(text: str, verb: str) -> ParseResult[PrincipleChoice]:
     return Parsed(PrincipleChoice(principle=principle, amount=amount.whole_dollars))
 
 
-def _decided_mentions(clean: str, mentions: list[Mention]) -> list[Mention]:
-    """Mentions that follow a decision phrase ("I choose", "My vote:") closely."""
-    result = []
+def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str], Mention]]:
+    """(decision phrase, mention) pairs: mentions that follow a decision phrase ("I choose",
+    "My vote:") closely, with the alternatives named right after them ("(c) or (d)")."""
+    result: list[tuple[re.Match[str], Mention]] = []
     for label in _DECISION.finditer(clean):
         after = clean[label.end() : label.end() + 60]
         bare = re.match(
@@ -148,19 +215,19 @@ def _decided_mentions(clean: str, mentions: list[Mention]) -> list[Mention]:
         if following:
             gap = clean[label.end() : following[0].start]
             if re.fullmatch(r"[\s:=\"'(,-]*(?:(?:the|principle|option|for|is|to|number)\s*)*", gap):
-                result.append(following[0])
+                result.append((label, following[0]))
                 continue
         if bare:
             start = label.end() + bare.start(1)
-            result.append(Mention(start, start + 1, LETTERS[bare.group(1)]))
-    chosen = [m for m in result if not _negated(clean, m)]
+            result.append((label, Mention(start, start + 1, LETTERS[bare.group(1)])))
+    chosen = [(label, m) for label, m in result if not _negated(clean, m)]
     # "I choose (c) or (d)" names two choices: keep the alternatives so the caller sees both.
-    for m in list(chosen):
+    for label, m in list(chosen):
         window = clean[m.end : m.end + 200]
         sentence_end = re.search(r"[.!?](?=\s|$)|\n", window)
         limit = m.end + (sentence_end.start() if sentence_end else len(window))
         chosen.extend(
-            n
+            (label, n)
             for n in mentions
             if m.end <= n.start < limit
             and re.search(
@@ -169,6 +236,80 @@ def _decided_mentions(clean: str, mentions: list[Mention]) -> list[Mention]:
             )
         )
     return chosen
+
+
+def _corrected_from(clean: str, decisions: list[tuple[re.Match[str], Mention]]) -> int | None:
+    """Where the final decision starts when an earlier one is taken back ("My choice is (b).
+    Actually, no: I choose (c) ..."): the last correction word that comes after a decision and
+    before a later one. None when nothing is taken back."""
+    if len(decisions) < 2:
+        return None
+    last = max(m.start for _, m in decisions)
+    first = min(m.start for _, m in decisions)
+    markers = [
+        k.start()
+        for k in _CORRECTION.finditer(clean)
+        if first < k.start() and any(k.start() <= label.start() for label, _ in decisions)
+    ]
+    markers = [k for k in markers if k < last]
+    return max(markers) if markers else None
+
+
+def _read_corrected(clean: str, start: int, verb: str) -> ParseResult[PrincipleChoice]:
+    result = _read_choice(clean[start:], verb)
+    if isinstance(result, Invalid) and _candidate_amounts(clean[:start], []):
+        # "(c) at $13,000. Actually, I choose (c)": the corrected choice drops the amount.
+        return Undecided("the corrected choice does not restate its amount")
+    return result
+
+
+def _drop_conditional(clean: str, decisions: list[tuple[re.Match[str], Mention]]) -> list[Mention]:
+    """Decided mentions, without hypothetical ones ("if the floor were higher I would vote for
+    (a)") when the answer labels its decision elsewhere ("My ballot: (c)")."""
+    if len({m.principle for _, m in decisions}) < 2:
+        return [m for _, m in decisions]
+
+    def conditional(label: re.Match[str]) -> bool:
+        if "would" not in label.group(0):
+            return False
+        bounds = [0, *(b.end() for b in re.finditer(r"[.!?](?=\s|$)|\n", clean))]
+        start = max(b for b in bounds if b <= label.start())
+        return bool(re.search(r"\b(?:if|unless|were)\b", clean[start : label.end() + 80]))
+
+    labelled = [
+        (label, m)
+        for label, m in decisions
+        if re.search(r"[:=]\s*$", label.group(0)) or re.match(r"\s*[:=]", clean[label.end() :])
+    ]
+    if not labelled or any(conditional(label) for label, _ in labelled):
+        return [m for _, m in decisions]
+    return [m for label, m in decisions if not conditional(label)]
+
+
+def _alternative_after(clean: str, chosen: Mention, mentions: list[Mention]) -> bool:
+    """A different principle offered after the decision: "(a)... or maybe (d)"."""
+    for n in mentions:
+        if n.start <= chosen.start or n.principle is chosen.principle:
+            continue
+        before = _before(clean, n.start)
+        if re.search(
+            r"(?:\bor|\bo)\s+(?:else\s+)?(?:maybe|perhaps|possibly|quiz[aá]s|tal\s+vez)\s+"
+            r"(?:even\s+)?(?:principle\s+|option\s+)?$|(?:^|[.!?]\s+)or\s+(?:principle\s+)?$|"
+            r"(?:或者|还是)\s*$",
+            before,
+        ):
+            return True
+        # "I choose (a), no - (b).": a correction that names another principle and stops.
+        corrected = re.search(
+            rf"(?:{_CORRECTION.pattern})[\s,:;.!\u2014\u2013-]*(?:i\s+mean|make\s+(?:it|that)|"
+            r"rather|i'd\s+say|let's\s+say)?[\s,:;\u2014\u2013-]*(?:principle\s+|option\s+)?$",
+            before,
+        )
+        if corrected and re.match(
+            r"\s*(?:$|[.!;,)\n]|with\b|at\b|\$|\d|instead\b)", clean[n.end :]
+        ):
+            return True
+    return False
 
 
 def _before(clean: str, position: int, width: int = 60) -> str:
@@ -183,17 +324,27 @@ def _negated(clean: str, mention: Mention) -> bool:
     return bool(_NEGATION.search(words))
 
 
-def _amount_for(
-    clean: str, anchor: Mention, mentions: list[Mention]
-) -> AmountMention | Undecided | None:
-    """The amount that goes with the chosen principle, preferring the decision sentence."""
-    candidates = [
+def _attributed(clean: str, mention: Mention) -> bool:
+    """The mention stands for another participant's position ("Bob prefers (b)")."""
+    clause = re.split(r"[.;!?\n]", _before(clean, mention.start, 80))[-1]
+    return bool(_ATTRIBUTED.search(clause))
+
+
+def _candidate_amounts(clean: str, mentions: list[Mention]) -> list[AmountMention]:
+    return [
         a
         for a in find_amounts(clean)
         if not any(m.start < a.end and a.start < m.end for m in mentions)
         and not _NOT_AMOUNT_BEFORE.search(_before(clean, a.start))
         and (a.marked or a.value is None or a.value >= 100)
     ]
+
+
+def _amount_for(
+    clean: str, anchor: Mention, mentions: list[Mention]
+) -> AmountMention | Undecided | None:
+    """The amount that goes with the chosen principle, preferring the decision sentence."""
+    candidates = _candidate_amounts(clean, mentions)
     if not candidates:
         return None
     bounds = [0, *(m.end() for m in re.finditer(r"[.!?](?=\s|$)|\n", clean)), len(clean)]
@@ -205,18 +356,17 @@ def _amount_for(
         a
         for a in candidates
         if re.search(
-            r"\b(?:amount|floor|range|constraint|limit|value|threshold)\s*[:=]\s*$",
+            r"(?:\b(?:amount|floor|range|constraint|limit|value|threshold|piso|rango)|"
+            r"底线|范围|差距)\s*[:=]\s*$",
             _before(clean, a.start),
         )
     ]
     if any(
         re.search(r"\b(?:or|to|and|between)\s+(?:\w+\s+)?$|[-–/]\s*$", _before(clean, a.start))
-        for a in in_sentence[1:] or candidates[1:]
+        for a in (in_sentence[1:] if in_sentence else candidates[1:])
     ):
         return Undecided("the amount is given as alternatives or a range")
-    keyword = (
-        "floor|minimum|lowest" if anchor.principle is Principle.FLOOR_CONSTRAINT else "range|gap"
-    )
+    keyword = _FLOOR_WORDS if anchor.principle is Principle.FLOOR_CONSTRAINT else _RANGE_WORDS
     for group in (after, in_sentence, labelled, candidates):
         if not group:
             continue
@@ -224,13 +374,25 @@ def _amount_for(
             return group[0]
         # Several amounts: the one introduced by the principle's own word ("a floor of $X").
         keyed = [
-            a for a in group if re.search(rf"\b(?:{keyword})\b\D{{0,20}}$", _before(clean, a.start))
+            a for a in group if re.search(rf"(?:{keyword})\D{{0,20}}$", _before(clean, a.start))
         ]
         for pick in (group, keyed):
             if len({(a.value, a.negative) for a in pick}) == 1:
                 return pick[0]
         return Undecided("several different amounts are stated")
     return None
+
+
+def _amount_taken_back(
+    clean: str, anchor: Mention, amount: AmountMention, mentions: list[Mention]
+) -> bool:
+    """A correction word after the choice, followed by another figure: "I choose (c) with a
+    floor of $12,000. Actually, make that $13,000"."""
+    for marker in _CORRECTION.finditer(clean, anchor.end):
+        later = [a for a in _candidate_amounts(clean, mentions) if a.start > marker.start()]
+        if any((a.value, a.negative) != (amount.value, amount.negative) for a in later):
+            return True
+    return False
 
 
 def _directly_follows(clean: str, anchor: Mention, amount: AmountMention) -> bool:
@@ -244,43 +406,163 @@ def _directly_follows(clean: str, anchor: Mention, amount: AmountMention) -> boo
     )
 
 
+# Quotation marks, opening → closing; a quotation is another voice, not the answer.
+_QUOTE_PAIRS = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb",
+                "\u300c": "\u300d", "\u300e": "\u300f"}  # fmt: skip
+_QUOTATION = re.compile(
+    "|".join(
+        f"{re.escape(o)}[^{re.escape(o + c)}]{{0,2000}}{re.escape(c)}"
+        for o, c in _QUOTE_PAIRS.items()
+    )
+)
+
+
+# A quotation right after a decision word is the decision itself ({"vote": "(c) ..."}).
+_DECIDES_QUOTED = (
+    r"(?:\b(?:choose|chose|pick|select|vote\s+for|vote|ballot|choice|answer|decision|principle)"
+    r"|我(?:的)?(?:选择|投票给|投给|投|选))[\W_]{0,4}$"
+)
+
+
+def _mask_quotations(text: str) -> tuple[str, list[bool]]:
+    """``text`` with quoted speech blanked out: blockquote lines ("> Alice: I vote for (a)")
+    and quotations that name a principle among other words (``"I vote for (b) because..."``).
+    A quoted principle name alone (``"(c)"``, JSON values) stays, and so does an answer that is
+    quoted as a whole. Also returns, per blanked part, whether it states a decision."""
+    decisions: list[bool] = []
+
+    def speech(inner: str) -> bool:
+        clean = clean_text(inner)
+        mentions = find_mentions(clean)
+        if not mentions:
+            return False
+        rest = clean
+        for m in reversed(mentions):
+            rest = rest[: m.start] + " " + rest[m.end :]
+        decision = _DECISION.search(clean) is not None
+        if decision or len(re.findall(r"[^\W\d_]+", rest)) > 4:
+            decisions.append(decision)
+            return True
+        return False
+
+    lines = text.split("\n")
+    quoted = [re.match(r"\s*>", line) is not None for line in lines]
+    if not all(q for q, line in zip(quoted, lines, strict=True) if line.strip()):
+        lines = [
+            " " * len(line) if q and speech(re.sub(r"^\s*>+", "", line)) else line
+            for q, line in zip(quoted, lines, strict=True)
+        ]
+    text = "\n".join(lines)
+    whole = text.strip()
+
+    def blank(match: re.Match[str]) -> str:
+        before = text[max(0, match.start() - 40) : match.start()].lower()
+        if (
+            match.group(0) == whole
+            or re.search(_DECIDES_QUOTED, before)  # 'My vote: "(c), because ..."'
+            or not speech(match.group(0)[1:-1])
+        ):
+            return match.group(0)
+        return match.group(0)[0] + " " + match.group(0)[-1]
+
+    return _QUOTATION.sub(blank, text), decisions
+
+
 # ---------------------------------------------------------------------------------------------
 # Phase-2 statements and polls
 
+_QUOTE_MARKS = "\"'\u201c\u201d\u201e\u2018\u2019\u00ab\u00bb\u300c\u300d\u300e\u300f\u2039\u203a"
+
 
 def parse_vote_proposal(statement: str) -> bool:
-    """True when a line of the statement reads ``I PROPOSE A VOTE`` (ignoring case, markdown,
-    quotes and punctuation). Nothing else counts: the rule is told to the participants."""
+    """True when a line of the statement reads ``I PROPOSE A VOTE`` (ignoring case, markdown
+    and punctuation). Nothing else counts: the rule is told to the participants. A quoted line
+    (in quotation marks, inside a quotation opened on an earlier line, or a "> " blockquote)
+    repeats someone else's words and is not a proposal."""
     wanted = VOTE_PROPOSAL_PHRASE.lower()
-    for line in statement.splitlines():
+    lines = statement.splitlines()
+    open_quote = False
+    for i, line in enumerate(lines):
         normalized = " ".join(re.sub(r"[^\w\s]|_", " ", line).lower().split())
         if normalized == wanted:
-            return True
+            later = "\n".join(lines[i + 1 :])
+            quoted = (
+                re.match(r"\s*>", line) is not None
+                or any(mark in line for mark in _QUOTE_MARKS)
+                # Inside a quotation that an earlier line opened and a later line closes.
+                or (open_quote and any(mark in later for mark in '"\u201d\u00bb'))
+            )
+            if not quoted:
+                return True
+        open_quote = _quote_open_after(line, open_quote)
     return False
 
 
+def _quote_open_after(line: str, open_quote: bool) -> bool:
+    """Whether a quotation is still open at the end of ``line`` (apostrophes aside)."""
+    straight = line.count('"')
+    curly = line.count("\u201c") + line.count("\u201e") + line.count("\u00ab")
+    closing = line.count("\u201d") + line.count("\u00bb")
+    if straight % 2:
+        open_quote = not open_quote
+    if curly > closing:
+        open_quote = True
+    elif closing > curly:
+        open_quote = False
+    return open_quote
+
+
 _YES = {"yes", "yeah", "yep", "yup", "y", "aye", "sure", "ok", "okay", "agreed", "agree",
-        "absolutely", "definitely", "certainly", "affirmative", "ready", "sí", "si", "oui",
-        "ja", "是", "是的", "好", "好的", "同意", "да", "sim", "tak"}  # fmt: skip
+        "absolutely", "definitely", "certainly", "affirmative", "ready", "fine", "alright",
+        "sí", "si", "oui", "ja", "是", "是的", "好", "好的", "同意", "可以", "да", "sim",
+        "tak", "claro", "vale"}  # fmt: skip
 _NO = {"no", "nope", "nah", "n", "not", "negative", "disagree", "wait", "non", "nein", "不",
-       "不是", "否", "不同意", "нет", "não", "nao", "nie"}  # fmt: skip
+       "不是", "否", "不同意", "不行", "нет", "não", "nao", "nie"}  # fmt: skip
 # Words that, later in the same sentence, contradict the first answer ("Yes, but not yet").
 _CLEAR_YES = {"yes", "yeah", "yep", "yup", "sí", "oui", "ja", "是", "是的"}
 _CLEAR_NO = {"no", "nope", "nah", "not", "non", "nein", "不"}
 _HEDGES = re.compile(
     r"\b(?:maybe|perhaps|possibly|unsure|undecided|depends|not\s+sure|don't\s+know|only\s+if|"
-    r"vielleicht|peut-être|quizás|tal\s+vez)\b"
+    r"if|unless|as\s+long\s+as|provided|vielleicht|peut-être|quizás|tal\s+vez|si\s+todos)\b"
+    r"|如果|除非|也许|可能"
+)
+# A "but" after the answer takes part of it back ("Okay, I hear you, but I'd rather wait").
+_CONTRAST = re.compile(
+    r"\b(?:but|however|although|though|except|that\s+said|pero|aunque|sin\s+embargo|mais|"
+    r"aber)\b|但是?|不过|可是|然而"
+)
+_CONTRAST_START = re.compile(
+    r"(?:but|however|although|though|that\s+said|still|on\s+the\s+other\s+hand|pero|"
+    r"sin\s+embargo|aunque|mais|aber)\b|但是?|不过|可是|然而"
+)
+# Wanting to go on talking, anywhere in an answer that began with a yes.
+_WANTS_TO_WAIT = re.compile(
+    r"(?<!no\sneed\sfor\s)(?<!no\sneed\sto\s)\b(?:keep\s+discussing|continue\s+(?:the\s+)?"
+    r"discuss\w*|more\s+discussion|discuss\s+(?:a\s+bit\s+|a\s+little\s+|it\s+)?(?:more|further)|"
+    r"not\s+(?:yet|ready)|rather\s+(?:wait|keep|continue|not)|hold\s+off|too\s+(?:early|soon)|"
+    r"premature|seguir\s+discutiendo|todav[ií]a\s+no)\b|再讨论|还需要讨论|继续讨论"
+)
+_WANTS_TO_VOTE = re.compile(
+    r"\b(?:let's\s+vote|let\s+us\s+vote|(?<!not\s)ready\s+to\s+vote|vote\s+now)\b"
 )
 _PHRASES: tuple[tuple[bool, str], ...] = (
     (
         False,
-        r"not\s+(?:yet|now|ready)|i\s+(?:do\s+not|don't)\s+agree|i\s+disagree|"
-        r"i(?:'m|\s+am)\s+not\s+ready|we\s+should\s+wait|let's\s+wait",
+        r"(?:absolutely|definitely|certainly|of\s+course)\s+not|not\s+at\s+all|"
+        r"let's\s+not|let\s+us\s+not|todav[ií]a\s+no|a[uú]n\s+no|还没|还不",
     ),
     (
         True,
-        r"no\s+objections?|no\s+need\s+to\s+wait|let's\s+vote|let\s+us\s+vote|"
-        r"i(?:'m|\s+am)\s+ready|i\s+agree",
+        r"no\s+(?:strong\s+)?objections?|no\s+need\s+to\s+wait|no\s+problem|not\s+a\s+problem|"
+        r"why\s+not|not\s+(?:opposed|against\s+it)|of\s+course|de\s+acuerdo|let's\s+vote|"
+        r"let\s+us\s+vote|i(?:'m|\s+am)\s+ready|i\s+agree(?=\s*(?:$|[,;:!.\u2014\u2013-]|"
+        r"to\s+(?:vote|hold)|we\s+should\s+vote))",
+    ),
+    (
+        False,
+        r"not\s+(?:yet|now|ready)|i\s+(?:do\s+not|don't)\s+agree(?=\s*(?:$|[,;:!.\u2014\u2013-]))|"
+        r"i\s+disagree(?=\s*(?:$|[,;:!.\u2014\u2013-]))|i(?:'m|\s+am)\s+not\s+ready|"
+        r"we\s+should\s+wait|let's\s+wait",
     ),
 )
 _FILLER = re.compile(
@@ -290,36 +572,55 @@ _FILLER = re.compile(
 
 
 def parse_poll_answer(text: str) -> Parsed[bool] | Undecided:
-    """Yes/no to "hold the vote now?"; hedged or mixed answers are Undecided."""
+    """Yes/no to "hold the vote now?"; hedged, mixed or taken-back answers are Undecided."""
     clean = clean_text(text).strip()
     labelled = re.search(
         r"\b(?:answer|vote\s+now|hold\s+the\s+vote(?:\s+now)?|response|decision)\s*[:=\-]\s*(.+)",
         clean,
     )
     body = labelled.group(1) if labelled else clean
-    sentence = re.split(r"[.!?\n。！？]", body.strip(), maxsplit=1)[0]
-    sentence = _FILLER.sub("", sentence.strip(" \"'*-"))
+    sentences = [
+        s.strip() for s in re.findall(r"[^.!?\n]+[.!?]*", body.strip()) if re.search(r"[^\W_]", s)
+    ]
+    # A leading question ("Ready? Not quite.") is not the answer, unless it is one ("Why not?").
+    while len(sentences) > 1 and sentences[0].endswith("?") and not _answer_phrase(sentences[0]):
+        sentences.pop(0)
+    if not sentences:
+        return Undecided("the answer is neither yes nor no")
+    sentence = _FILLER.sub("", sentences[0].rstrip(".!?").strip(" \"'*-"))
     if _HEDGES.search(sentence):
         return Undecided("the answer is hedged")
-    answer: bool | None = None
-    rest = sentence
-    for value, pattern in _PHRASES:
-        m = re.match(pattern, sentence)
-        if m:
-            answer, rest = value, sentence[m.end() :]
-            break
-    if answer is None:
-        first = re.match(r"[^\W\d_]+", sentence)
-        word = first.group(0) if first else ""
-        answer = True if word in _YES else False if word in _NO else None
-        rest = sentence[first.end() :] if first else sentence
+    answer, rest = _first_answer(sentence)
     if answer is None:
         return Undecided("the answer is neither yes nor no")
     words = set(re.findall(r"[^\W\d_]+", rest))
-    opposite = words & (_CLEAR_NO if answer else _CLEAR_YES)
-    if opposite:
+    if words & (_CLEAR_NO if answer else _CLEAR_YES):
         return Undecided("the answer says both yes and no")
+    following = sentences[1] if len(sentences) > 1 else ""
+    if _CONTRAST.search(rest) or _CONTRAST_START.match(following):
+        return Undecided("the answer is taken back in part")
+    if answer and _WANTS_TO_WAIT.search(body):
+        return Undecided("the answer says yes but asks to go on discussing")
+    if not answer and _WANTS_TO_VOTE.search(body):
+        return Undecided("the answer says no but asks to vote")
     return Parsed(answer)
+
+
+def _answer_phrase(sentence: str) -> bool:
+    sentence = _FILLER.sub("", sentence.rstrip(".!?").strip(" \"'*-"))
+    return any(re.match(pattern, sentence) for _, pattern in _PHRASES)
+
+
+def _first_answer(sentence: str) -> tuple[bool | None, str]:
+    """The yes or no a sentence opens with, and what follows it."""
+    for value, pattern in _PHRASES:
+        m = re.match(pattern, sentence)
+        if m:
+            return value, sentence[m.end() :]
+    first = re.match(r"[^\W\d_]+", sentence)
+    word = first.group(0) if first else ""
+    answer = True if word in _YES else False if word in _NO else None
+    return answer, sentence[first.end() :] if first else sentence
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,13 +5,20 @@ Several independent readings are tried (numbered or bulleted lists, markdown tab
 on one line, ordinal words in prose) and a ranking is accepted only when they agree on one
 complete order. The principles in the order they were presented, with nothing saying that
 this is a ranking, are a description, not a ranking.
+
+A list is read best first unless the words next to it say otherwise ("from worst to best",
+"least preferred first"): then it is reversed. Where the direction of a list cannot be told,
+or the text contradicts the order it lists ("(c) is best" under a list that puts (a) first),
+the result is Undecided.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Literal
 
 from maai.domain.frohlich.parsing_text import (
@@ -37,6 +44,25 @@ _ORDINALS: tuple[tuple[int, str], ...] = (
 _ORDINAL_RES: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
     (rank, re.compile(rf"\b(?:{pattern})\b")) for rank, pattern in _ORDINALS
 )
+# Words that place a principle whatever the order of a list: "(c) is best", "(b) is the
+# worst". The text must not contradict the order it lists. ("First, ..." opens a sentence.)
+_STRONG_ORDINALS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
+    (rank, re.compile(rf"\b(?:{pattern})\b"))
+    for rank, pattern in (
+        (
+            1,
+            r"(?<!at\s)best(?![\s-]off)|most\s+(?:preferred|just|favou?red)|favou?rite|"
+            r"top\s+choice|first\s+(?:choice|place)|number\s+one|rank(?:ed)?\s+(?:first|#?1)",
+        ),
+        (2, r"second\s+(?:choice|place|best)|next\s+best|rank(?:ed)?\s+(?:second|#?2)"),
+        (3, r"third\s+(?:choice|place)|rank(?:ed)?\s+(?:third|#?3)"),
+        (
+            4,
+            r"(?<!at\s)worst(?![\s-]off)|least\s+(?:preferred|just|favou?red)|"
+            r"last\s+(?:choice|place)|rank(?:ed)?\s+(?:last|fourth|#?4)",
+        ),
+    )
+)
 _RANKING_CUE = re.compile(
     r"\b(?:rank\w*|order\s+of\s+preference|preference\s+order|best|worst|most\s+preferred|"
     r"least\s+preferred|first\s+choice|top\s+choice|from\s+most|prefer\w*)\b"
@@ -51,16 +77,92 @@ _LIST_LINE = re.compile(
     )\s*(?P<rest>\S.*)$""",
     re.VERBOSE,
 )
+# "1. (c) 2. (a) 3. (d) 4. (b)" on one line; "principle 3." is not a list number.
+_INLINE_ITEM = re.compile(r"(?<![\w#])(?<!principle\s)(?<!option\s)([1-4])[.)](?=\s)")
 _SEQUENCE_SEP = re.compile(
     r"\s*(>|<|,(?!\d)|;|/|\band\s+then\b|\bthen\b|\bfollowed\s+by\b|\band\b)\s*"
 )
 _TIES = re.compile(r"\b(?:tie|tied|ties|equally|equal\s+(?:first|second|third|rank\w*))\b")
+
+# Which way a list runs. Best first is the default; these words, next to a list, say so.
+_WORST_FIRST = re.compile(
+    r"""\bworst(?![\s-]off)\s+(?:one\s+)?(?:to|through|up\s+to)\s+(?:the\s+)?best(?![\s-]off)\b
+      | \bleast\s+(?:\w+\s+){0,2}?(?:to|through)\s+(?:the\s+)?most\b
+      | \b(?:least\s+(?:preferred|favou?red|favou?rite|liked|desirable|just)|worst(?![\s-]off))
+          (?:\s+(?:one|principle|option))?\s+first\b
+      | \b(?:start|starting|begin|beginning)\s+(?:with|from|at)\s+(?:the\s+|my\s+)?
+          (?:worst|least|bottom)\b
+      | \b(?:ascending|increasing)\s+order\s+of\s+(?:preference|desirability|justice|fairness)\b
+      | \border\s+of\s+increasing\s+preference\b
+      | \breversed?\s+order\s+of\s+preference\b
+      | \b(?:best|favou?rite|most\s+preferred)(?:\s+one)?\s+(?:for\s+)?last\b
+      | \bbottom\s+(?:to|up\s+to)\s+(?:the\s+)?top\b | \bfrom\s+the\s+bottom\s+up\b
+      | \bdel?\s+(?:(?:lo|la|el|los|las)\s+)?peor(?:es)?\s+al?\s+(?:(?:lo|la|el|los|las)\s+)?mejor
+      | \bmenos\s+(?:\w+\s+)?(?:a|al|hasta\s+el)\s+(?:la\s+|lo\s+)?m[aá]s\b
+      | \borden\s+(?:ascendente|creciente)\s+de\s+preferencia\b
+      | \bvom\s+schlechtesten\s+zum\s+besten\b | \bdu\s+pire\s+au\s+meilleur\b
+      | 从最差到最好 | 从差到好 | 从最不\S{0,6}?到最 | (?:偏好|喜好)(?:程度)?从低到高 | 升序""",
+    re.VERBOSE,
+)
+_BEST_FIRST = re.compile(
+    r"""\bbest(?![\s-]off)\s+(?:one\s+)?(?:to|through)\s+(?:the\s+)?worst(?![\s-]off)\b
+      | \bmost\s+(?:\w+\s+){0,2}?(?:to|through)\s+(?:the\s+)?least\b
+      | \b(?:best|most\s+preferred|favou?rite|top)(?:\s+(?:one|principle|option))?\s+first\b
+      | \b(?:worst(?![\s-]off)|least\s+preferred)(?:\s+one)?\s+(?:for\s+)?last\b
+      | \b(?:start|starting|begin|beginning)\s+(?:with|from|at)\s+(?:the\s+|my\s+)?
+          (?:best|most|top|favou?rite)\b
+      | \b(?:descending|decreasing)\s+order\s+of\s+(?:preference|desirability|justice|fairness)\b
+      | \border\s+of\s+decreasing\s+preference\b
+      | \btop\s+to\s+(?:the\s+)?bottom\b
+      | \bdel?\s+(?:(?:lo|la|el|los|las)\s+)?mejor(?:es)?\s+al?\s+(?:(?:lo|la|el|los|las)\s+)?peor
+      | \bm[aá]s\s+(?:\w+\s+)?(?:a|al|hasta\s+el)\s+(?:la\s+|lo\s+)?menos\b
+      | \borden\s+(?:descendente|decreciente)\s+de\s+preferencia\b
+      | \bvom\s+besten\s+zum\s+schlechtesten\b | \bdu\s+meilleur\s+au\s+pire\b
+      | 从最好到最差 | 从好到差 | 从最(?!不)\S{0,6}?到最不 | 降序
+      | (?:偏好|喜好)(?:程度)?从高到低""",
+    re.VERBOSE,
+)
+_EITHER_WAY = re.compile(
+    r"""\b(?:in\s+reverse|(?:reversed?|inverse|inverted)\s+order|ascending|descending|
+          (?:increasing|decreasing)\s+order|orden\s+inverso|ascendente|descendente)\b
+      | 倒序 | 逆序""",
+    re.VERBOSE,
+)
+# A low end then a high end in the words that introduce a list, in wording no phrase above
+# knows ("de la peor a la mejor", "least liked ... most liked"): the direction is left open.
+_LOW = (
+    r"\bworst(?![\s-]off)|(?<!at\s)\bleast\b|\blowest\b|\bbottom\b|\bpeor(?:es)?\b|\bmenos\b|"
+    r"\bpire\b|\bmoins\b|\bschlechteste\w*|最差|最不|最低"
+)
+_HIGH = (
+    r"\bbest(?![\s-]off)|\bmost\b|\btop\b|\bfirst\b|\bhighest\b|\bmejor(?:es)?\b|\bm[aá]s\b|"
+    r"\bmeilleur\b|\bplus\b|\bbeste\w*|最好|最高|最喜欢"
+)
+_LOW_END = re.compile(
+    rf"(?:{_LOW})[^.!?\n]{{0,60}}?(?:{_HIGH})|\b(?:ascend\w*|revers\w*|inverse\w*|invert\w*)\b|"
+    r"升序|倒序"
+)
+Direction = Literal["best", "worst", "unknown"]
+# How an order was written: "fixed" states each rank (rank labels or column, ordinal words,
+# a countdown list); "listed" is the order of writing (list positions, bullets, rows, commas);
+# "gt" / "lt" are chains with ">" / "<" (an arrow "→" reads as ">"); "ordinal" comes from
+# ordinal words in prose ("(c) first, (a) second ...").
+Kind = Literal["fixed", "listed", "gt", "lt", "ordinal"]
 
 
 @dataclass(frozen=True)
 class _Order:
     order: tuple[Principle, ...]
     explicit: bool  # stated as a ranking (">", best/worst, a rank column), not just listed
+    kind: Kind = "fixed"
+    # Where words about its direction belong to it: the sentence that holds it, or the last
+    # sentence of the line that introduces it ("My ranking, from worst to best:").
+    context: tuple[tuple[int, int], ...] = ()
+    start: int = 0  # where the order itself begins
+
+
+class _Ambiguous(Exception):
+    """An order was found whose reading is not certain: the whole answer is Undecided."""
 
 
 def parse_ranking(text: str) -> ParseResult[Ranking]:
@@ -75,6 +177,8 @@ def parse_ranking(text: str) -> ParseResult[Ranking]:
     if certainty is None:
         if "?" in clean:
             return Undecided("the response asks a question and states no certainty")
+        if _UNREAD_SCRIPT.search(clean):
+            return Undecided("the certainty may be written in words the parser does not read")
         return Invalid(
             "You ranked the principles but did not say how certain you are of this ranking. "
             "Please give your complete ranking again and state one certainty: very unsure, "
@@ -83,15 +187,25 @@ def parse_ranking(text: str) -> ParseResult[Ranking]:
     return Parsed(Ranking(order=order, certainty=certainty))  # type: ignore[arg-type]
 
 
+_UNREAD_SCRIPT = re.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
 def _ranking_order(clean: str) -> tuple[Principle, ...] | Undecided:
     if _TIES.search(clean):
         return Undecided("the response ranks some principles equally")
-    candidates = [*_list_orders(clean), *_table_orders(clean), *_sequence_orders(clean)]
+    try:
+        candidates = [*_list_orders(clean), *_table_orders(clean), *_sequence_orders(clean)]
+    except _Ambiguous as ambiguous:
+        return Undecided(str(ambiguous))
     ordinals = _ordinal_assignments(clean)
-    complete = [c for c in candidates if len(c.order) == 4]
     if len(ordinals) == 4 and len(set(ordinals.values())) == 4:
-        complete.append(_Order(tuple(sorted(ordinals, key=ordinals.__getitem__)), True))
-    for partial in (c for c in candidates if len(c.order) == 3):
+        by_rank = tuple(sorted(ordinals, key=ordinals.__getitem__))
+        candidates.append(_Order(by_rank, True, "ordinal"))
+    resolved = _directed(clean, candidates)
+    if isinstance(resolved, Undecided):
+        return resolved
+    complete = [c for c in resolved if len(c.order) == 4]
+    for partial in (c for c in resolved if len(c.order) == 3):
         # Three ordered principles, and the text says where the fourth goes: last.
         (missing,) = set(Principle) - set(partial.order)
         if ordinals.get(missing) == 4:
@@ -103,15 +217,124 @@ def _ranking_order(clean: str) -> tuple[Principle, ...] | Undecided:
         return Undecided("the response states more than one order of the principles")
     if stated:
         (order,) = stated
-        if order != CANONICAL_ORDER:
-            return order
-        if "?" not in clean:
-            return order
-        return Undecided("the response asks a question about the order")
-    # Only the principles in their presented order: a ranking only if the text says so.
-    if _RANKING_CUE.search(clean) and "?" not in clean:
-        return CANONICAL_ORDER
-    return Undecided("the response repeats the principles in their presented order")
+        if order == CANONICAL_ORDER and "?" in clean:
+            return Undecided("the response asks a question about the order")
+    elif _RANKING_CUE.search(clean) and "?" not in clean:
+        # Only the principles in their presented order: a ranking only if the text says so.
+        order = CANONICAL_ORDER
+    else:
+        return Undecided("the response repeats the principles in their presented order")
+    if _contradicted(clean, order):
+        return Undecided("the text places a principle where its listed order does not")
+    return order
+
+
+def _directed(clean: str, candidates: list[_Order]) -> list[_Order] | Undecided:
+    """The orders read best first. A list under "from worst to best" is reversed; a list whose
+    direction is unclear (a "worst to best" away from it, "in reverse order") makes the answer
+    Undecided, and so does an arrow chain under "worst to best" (is "→" "then" or "better")."""
+    named: list[tuple[int, int, Direction]] = sorted(
+        (m.start(), m.end(), direction)
+        for regex, direction in ((_WORST_FIRST, "worst"), (_BEST_FIRST, "best"))
+        for m in regex.finditer(clean)
+    )
+    named_starts = [s for s, _, _ in named]
+    reach = list(accumulate((e for _, e, _ in named), max))  # furthest end so far
+
+    def held(start: int, end: int) -> bool:
+        k = bisect_left(named_starts, end)
+        return k > 0 and reach[k - 1] > start
+
+    # "in reverse order", unless it is part of a phrase that names the direction.
+    either = [(m.start(), m.end(), "unknown") for m in _EITHER_WAY.finditer(clean)]
+    cues = sorted(named + [c for c in either if not held(c[0], c[1])])
+    starts = [s for s, _, _ in cues]
+
+    def local_cues(order: _Order) -> list[int]:
+        return [
+            i
+            for s, e in order.context
+            for i in range(bisect_left(starts, s), bisect_left(starts, e))
+        ]
+
+    claimed = {i for order in candidates for i in local_cues(order)}
+    free = {d for i, (_, _, d) in enumerate(cues) if i not in claimed}
+    result = []
+    for order in candidates:
+        local = {cues[i][2] for i in local_cues(order)}
+        direction: Direction = "best"
+        if len(local) == 1:
+            (direction,) = local
+        elif local or free - {"best"} or _low_end_before(clean, order):
+            direction = "unknown"
+        if order.kind == "fixed":
+            result.append(order)
+        elif order.kind == "ordinal":
+            if {d for _, _, d in cues} - {"best"}:
+                # "first", "second" under "worst to best": positions or ranks?
+                return Undecided("ordinal words next to a worst-first or reversed order")
+            result.append(order)
+        elif order.kind == "lt":
+            if "best" in local:
+                return Undecided("a chain with '<' under the words 'best to worst'")
+            result.append(order)
+        elif direction == "best":
+            result.append(order)
+        elif direction == "worst" and order.kind == "listed":
+            if len(order.order) == 4:
+                result.append(_Order(order.order[::-1], True, "fixed", order.context, order.start))
+        else:
+            return Undecided("it is not clear whether the order runs best first or worst first")
+    return result
+
+
+def _low_end_before(clean: str, order: _Order) -> bool:
+    """A word for the bottom of a ranking in the words that introduce the order."""
+    return any(_LOW_END.search(clean, s, min(e, order.start)) for s, e in order.context)
+
+
+def _contradicted(clean: str, order: tuple[Principle, ...]) -> bool:
+    """Whether the prose outside the list places a principle elsewhere ("(c) is best")."""
+    kept = []
+    in_list = False
+    for line in clean.split("\n"):
+        item = _LIST_LINE.match(line) or line.lstrip().startswith("|")
+        if item or (in_list and line.startswith((" ", "\t")) and line.strip()):
+            in_list = True
+            continue
+        in_list = False
+        kept.append(line)
+    prose = "\n".join(kept)
+    for regex in (_WORST_FIRST, _BEST_FIRST, _EITHER_WAY):
+        prose = regex.sub(" ", prose)
+    return any(order[rank - 1] is not p for p, rank in _assignments(prose, _STRONG_ORDINALS))
+
+
+def _line_starts(clean: str) -> list[int]:
+    return [0, *(m.end() for m in re.finditer(r"\n", clean))]
+
+
+def _sentence_at(clean: str, position: int) -> tuple[int, int]:
+    """The sentence around ``position``, within its line."""
+    line_start = clean.rfind("\n", 0, position) + 1
+    line_end = clean.find("\n", position)
+    line_end = len(clean) if line_end < 0 else line_end
+    start = line_start
+    for m in re.finditer(r"[.!?]\s", clean[line_start:position]):
+        start = line_start + m.end()
+    end = re.search(r"[.!?](?=\s|$)", clean[position:line_end])
+    return start, position + end.end() if end else line_end
+
+
+def _introduction(
+    clean: str, line: int, lines: list[str], starts: list[int]
+) -> tuple[tuple[int, int], ...]:
+    """The last sentence of the nearest non-blank line above ``line``."""
+    above = next((i for i in range(line - 1, -1, -1) if lines[i].strip()), None)
+    if above is None:
+        return ()
+    end = starts[above] + len(lines[above].rstrip())
+    return (_sentence_at(clean, max(starts[above], end - 1)),)
 
 
 def _permutation(order: Iterable[Principle]) -> tuple[Principle, ...] | None:
@@ -125,47 +348,85 @@ def _permutation(order: Iterable[Principle]) -> tuple[Principle, ...] | None:
     return tuple(result) if len(result) in (3, 4) else None
 
 
+def _lines_with_inline_lists(clean: str) -> list[tuple[int, int, str]]:
+    """(line number, column, line); a line holding "1. (c) 2. (a) 3. (d) 4. (b)" becomes four,
+    each with the column where it starts."""
+    result = []
+    for number, line in enumerate(clean.split("\n")):
+        marks = list(_INLINE_ITEM.finditer(line))
+        if [int(m.group(1)) for m in marks] in ([1, 2, 3, 4], [1, 2, 3]):
+            ends = [m.start() for m in marks[1:]] + [len(line)]
+            result.extend(
+                (number, m.start(), f"{m.group(1)}. {line[m.end() : end].strip()}")
+                for m, end in zip(marks, ends, strict=True)
+            )
+        else:
+            result.append((number, 0, line))
+    return result
+
+
 def _list_orders(clean: str) -> list[_Order]:
-    groups: list[list[tuple[int, Principle | None, bool]]] = []
-    current: list[tuple[int, Principle | None, bool]] = []
+    groups: list[tuple[tuple[int, int], list[tuple[int, Principle | None, str]]]] = []
+    current: list[tuple[int, Principle | None, str]] = []
+    first_line = (0, 0)
     kind: str | None = None
     indent = 0
-    for line in clean.split("\n"):
+    for number, column, line in _lines_with_inline_lists(clean):
         m = _LIST_LINE.match(line)
         if m is None:
             if line.strip() and not line.startswith((" ", "\t")) and kind == "bullet":
-                groups.append(current)
+                groups.append((first_line, current))
                 current, kind = [], None
             continue
         this_indent = len(m["indent"].expandtabs(4))
         if current and this_indent > indent:
             continue  # a sub-item explaining the item above
         if m["ord"]:
-            line_kind, rank, explicit = "ord", _ordinal_rank(m["ord"]), True
+            line_kind, rank, label = "ord", _ordinal_rank(m["ord"]), "rank"
         elif m["rnum"] or m["num"]:
-            line_kind, rank, explicit = "num", int(m["rnum"] or m["num"]), bool(m["rnum"])
+            line_kind, rank = "num", int(m["rnum"] or m["num"])
+            label = "rank" if m["rnum"] else "number"
         else:
-            line_kind, rank, explicit = "bullet", len(current) + 1, False
-        restart = kind != line_kind or (line_kind == "num" and rank == 1) or this_indent < indent
+            line_kind, rank, label = "bullet", len(current) + 1, "bullet"
+        countdown = [r for r, _, _ in current] == list(range(len(current) + 1, 1, -1))
+        restart = (
+            kind != line_kind
+            or (line_kind == "num" and rank == 1 and not (current and countdown))
+            or this_indent < indent
+        )
         if restart and current:
-            groups.append(current)
+            groups.append((first_line, current))
             current = []
         if not current:
-            kind, indent = line_kind, this_indent
+            kind, indent, first_line = line_kind, this_indent, (number, column)
         if line_kind == "bullet":
             rank = len(current) + 1
-        current.append((rank, identify_principle(m["rest"]), explicit))
+        current.append((rank, identify_principle(m["rest"]), label))
     if current:
-        groups.append(current)
+        groups.append((first_line, current))
     orders = []
-    for items in groups:
+    starts = _line_starts(clean)
+    lines = clean.split("\n")
+    for (line, column), items in groups:
         group = [item for item in items if item[1] is not None]  # e.g. "5. Certainty: sure"
         ranks = sorted(r for r, _, _ in group)
         if ranks not in ([1, 2, 3, 4], [1, 2, 3]):
             continue
         order = _permutation(p for _, p, _ in sorted(group, key=lambda item: item[0]) if p)
-        if order is not None and len(order) == len(group):
-            orders.append(_Order(order, any(e for _, _, e in group)))
+        if order is None or len(order) != len(group):
+            continue
+        written = [r for r, _, _ in group]
+        labels = {label for _, _, label in group}
+        if column:  # "My ranking, worst first: 1. (b) 2. (d) ...": the words before the items
+            context: tuple[tuple[int, int], ...] = (_sentence_at(clean, starts[line] + column - 1),)
+        else:
+            context = _introduction(clean, line, lines, starts)
+        start = starts[line] + column
+        if "rank" in labels or (written == sorted(written, reverse=True)):
+            # Rank labels, or a countdown "4. ... 1.": each line states its rank.
+            orders.append(_Order(order, True, "fixed", context, start))
+        else:
+            orders.append(_Order(order, False, "listed", context, start))
     return orders
 
 
@@ -177,15 +438,13 @@ def _ordinal_rank(word: str) -> int:
 
 
 def _table_orders(clean: str) -> list[_Order]:
-    rows = [
-        [cell.strip() for cell in line.strip().strip("|").split("|")]
-        for line in clean.split("\n")
-        if line.strip().startswith("|")
-    ]
-    rows = [r for r in rows if not all(re.fullmatch(r":?-*:?", c) for c in r)]
+    numbered = [(i, line) for i, line in enumerate(clean.split("\n"))]
+    table = [(i, line) for i, line in numbered if line.strip().startswith("|")]
+    rows = [(i, [cell.strip() for cell in line.strip().strip("|").split("|")]) for i, line in table]
+    rows = [(i, r) for i, r in rows if not all(re.fullmatch(r":?-*:?", c) for c in r)]
     if len(rows) < 5:
         return []
-    header, body = rows[0], rows[1:]
+    (header_line, header), body = rows[0], [r for _, r in rows[1:]]
     rank_col = next(
         (
             i
@@ -209,7 +468,13 @@ def _table_orders(clean: str) -> list[_Order]:
     if sorted(r for r, _ in pairs) != [1, 2, 3, 4] or any(p is None for _, p in pairs):
         return []
     order = _permutation(p for _, p in sorted(pairs) if p is not None)
-    return [_Order(order, rank_col is not None)] if order and len(order) == 4 else []
+    if not order or len(order) != 4:
+        return []
+    if rank_col is not None:
+        return [_Order(order, True, "fixed")]
+    starts = _line_starts(clean)
+    context = _introduction(clean, header_line, clean.split("\n"), starts)
+    return [_Order(order, False, "listed", context, starts[header_line])]
 
 
 def _cell_rank(cell: str) -> int | None:
@@ -226,8 +491,13 @@ def _sequence_orders(clean: str) -> list[_Order]:
     """Orders written on one line: "c > a > d > b", "(c), then (a), then (d), and last (b)",
     "floor constraint, floor, range constraint, average", "3 > 1 > 4 > 2"."""
     orders: list[_Order] = []
-    for line in clean.split("\n"):
-        for segment in re.split(r"[:.!?](?:\s|$)|[\]}]|\s[-–—]\s", line):
+    starts = _line_starts(clean)
+    lines = clean.split("\n")
+    for number, line in enumerate(lines):
+        column = 0
+        for segment in re.split(r"(?:[:.!?](?:\s|$)|[\]}]|\s[-–—]\s)", line):
+            at, column = column, column + len(segment)
+            column = _skip_separator(line, column)
             if re.search(r"[<>]", segment):
                 # An arrow chain: commas inside it belong to the elements ("(d), and (b) last").
                 pieces = re.split(r"\s*([<>])\s*", segment)
@@ -238,14 +508,16 @@ def _sequence_orders(clean: str) -> list[_Order]:
             parts = [p for p in parts if p]
             if len(parts) not in (3, 4) or len(seps & {">", "<"}) > 1:
                 continue
-            explicit = bool(seps & {">", "<", "then", "and then", "followed by"})
-            explicit = explicit or bool(re.search(r"\b(?:last|finally|lastly)\b", segment))
+            chained = bool(seps & {">", "<", "then", "and then", "followed by"})
+            explicit = chained or bool(re.search(r"\b(?:last|finally|lastly)\b", segment))
             tokens = _bare_tokens(parts)
             if tokens and all(t.isdigit() for t in tokens):
-                # Bare numbers name principles only as a stated ranking, never as list positions.
-                if not (seps & {">", "<"} or re.search(r"rank|order|prefer", line)):
-                    continue
                 named: list[Principle | None] = [BY_NUMBER[t] for t in tokens]
+                if not (chained or _numbers_name_principles(tokens, line)):
+                    raise _Ambiguous(
+                        "bare numbers could be principle numbers or the ranks of (a)-(d)"
+                    )
+                explicit = explicit or bool(re.search(r"rank|order|prefer", line))
             elif tokens and all(t.isalpha() for t in tokens):
                 named = [LETTERS[t] for t in tokens]
             else:
@@ -255,8 +527,34 @@ def _sequence_orders(clean: str) -> list[_Order]:
             order = _permutation(p for p in named if p is not None)
             if order is None or len(order) != len(parts):
                 continue
-            orders.append(_Order(order[::-1] if "<" in seps else order, explicit))
+            kind: Kind = "lt" if "<" in seps else "gt" if ">" in seps else "listed"
+            start = starts[number] + at + len(segment) - len(segment.lstrip())
+            context = (_sentence_at(clean, start),)
+            if not line[:at].strip(" ([{*-:"):
+                # "From worst to best:\n(b), (d), (a), (c)"
+                context += _introduction(clean, number, lines, starts)
+            ordered = order[::-1] if "<" in seps else order
+            orders.append(_Order(ordered, explicit, kind, context, start))
     return orders
+
+
+def _skip_separator(line: str, column: int) -> int:
+    """The column after the segment separator that starts at ``column``."""
+    m = re.match(r"[:.!?](?:\s|$)|[\]}]|\s[-–—]\s", line[column:])
+    return column + (m.end() if m else 0)
+
+
+def _numbers_name_principles(tokens: list[str], line: str) -> bool:
+    """Whether "3, 1, 4, 2" lists principle numbers in order (rather than the ranks of (a),
+    (b), (c), (d)): when both readings give the same order, or the line says the list runs by
+    preference ("from best to worst: 3, 1, 4, 2", "in order of preference")."""
+    ranks = (int(t) for t in tokens)
+    as_ranks = [p for _, p in sorted(zip(ranks, CANONICAL_ORDER, strict=False))]
+    if len(tokens) == 4 and as_ranks == [BY_NUMBER[t] for t in tokens]:
+        return True
+    return any(r.search(line) for r in (_WORST_FIRST, _BEST_FIRST)) or bool(
+        re.search(r"\bprefer", line)
+    )
 
 
 def _bare_tokens(parts: list[str]) -> list[str] | None:
@@ -279,23 +577,31 @@ def _bare_tokens(parts: list[str]) -> list[str] | None:
 def _ordinal_assignments(clean: str) -> dict[Principle, int]:
     """Principle → rank from clauses like "(c) is my first choice" or "worst: (b)"."""
     assigned: dict[Principle, int] = {}
-    clauses: list[str] = []
-    for clause in re.split(r"[.;!?\n](?!\d)|\band\b|\bthen\b|\bbut\b|\bwhile\b", clean):
-        # Commas separate "(c) first, (a) second" but not "first, maximizing the floor".
-        many = len({m.principle for m in find_mentions(clause)}) > 1
-        clauses.extend(clause.split(",") if many else [clause])
-    for clause in clauses:
-        principles = {m.principle for m in find_mentions(clause)}
-        ranks = {r for r, ordinal in _ORDINAL_RES if ordinal.search(clause)}
-        if len(principles) != 1 or len(ranks) != 1:
-            continue
-        (principle,), (rank,) = principles, ranks
+    for principle, rank in _assignments(clean, _ORDINAL_RES):
         if assigned.get(principle, rank) != rank or (
             rank in assigned.values() and assigned.get(principle) != rank
         ):
             return {}
         assigned[principle] = rank
     return assigned
+
+
+def _assignments(
+    clean: str, ordinals: tuple[tuple[int, re.Pattern[str]], ...]
+) -> list[tuple[Principle, int]]:
+    """(principle, rank) for every clause that names one principle and one rank."""
+    clauses: list[str] = []
+    for clause in re.split(r"[.;!?\n](?!\d)|\band\b|\bthen\b|\bbut\b|\bwhile\b", clean):
+        # Commas separate "(c) first, (a) second" but not "first, maximizing the floor".
+        many = len({m.principle for m in find_mentions(clause)}) > 1
+        clauses.extend(clause.split(",") if many else [clause])
+    found = []
+    for clause in clauses:
+        principles = {m.principle for m in find_mentions(clause)}
+        ranks = {r for r, ordinal in ordinals if ordinal.search(clause)}
+        if len(principles) == 1 and len(ranks) == 1:
+            found.append((principles.pop(), ranks.pop()))
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,39 +611,49 @@ _LEVELS: tuple[tuple[Certainty, str], ...] = (
     (
         Certainty.VERY_UNSURE,
         r"very\s+(?:unsure|uncertain)|extremely\s+unsure|completely\s+unsure|sehr\s+unsicher|"
-        r"très\s+incertaine?|muy\s+insegur[oa]",
+        r"not\s+at\s+all\s+(?:sure|certain|confident)|"
+        r"très\s+incertaine?|muy\s+insegur[oa]|no\s+estoy\s+(?:nada|para\s+nada)\s+segur[oa]|"
+        r"非常不确定|很不确定|完全不确定",
     ),
     (
         Certainty.VERY_SURE,
         r"very\s+(?:sure|certain|confident)|extremely\s+(?:sure|certain|confident)|"
         r"absolutely\s+(?:sure|certain)|completely\s+(?:sure|certain)|highly\s+(?:certain|confident)|"
-        r"sehr\s+sicher|très\s+sûre?|muy\s+segur[oa]",
+        r"sehr\s+sicher|très\s+sûre?|muy\s+segur[oa]|非常确定|很确定|十分确定|完全确定",
     ),
     (
         Certainty.NO_OPINION,
         r"no\s+(?:strong\s+)?opinion|neutral|indifferent|keine\s+meinung|sans\s+opinion|"
-        r"aucune\s+opinion|sin\s+opini[oó]n",
+        r"aucune\s+opinion|sin\s+opini[oó]n|没有意见|无意见|中立|无所谓",
     ),
     (
         Certainty.UNSURE,
-        r"unsure|uncertain|not\s+(?:very\s+|really\s+|entirely\s+|too\s+|that\s+)?(?:sure|certain)|"
-        r"unsicher|incertaine?|pas\s+sûre?|insegur[oa]",
+        r"unsure|uncertain|"
+        r"not\s+(?:very\s+|really\s+|entirely\s+|too\s+|that\s+)?(?:sure|certain|confident)|"
+        r"unsicher|incertaine?|pas\s+sûre?|insegur[oa]|poco\s+segur[oa]|"
+        r"no\s+estoy\s+(?:muy\s+|del\s+todo\s+|tan\s+)?segur[oa]|不太确定|不大确定|不确定|没有?把握",
     ),
     (
         Certainty.SURE,
         r"(?:fairly\s+|pretty\s+|quite\s+|reasonably\s+)?(?:sure|certain|confident)|sicher|sûre?|"
-        r"segur[oa]",
+        r"(?:bastante\s+)?segur[oa]|比较确定|确定|有把握",
     ),
 )
 _LEVEL = "|".join(f"(?P<{c.value}>{p})" for c, p in _LEVELS)
 _LABELLED = re.compile(
-    r"\b(?:certainty|confidence|sicherheit|certitude|certeza|seguridad)(?:\s+(?:level|rating))?"
+    r"(?:\b(?:certainty|confidence|sicherheit|certitude|certeza|seguridad)|确定程度|确定性|"
+    r"确信程度|把握程度|信心程度|确信度|确定度)(?:\s+(?:level|rating))?"
     r"\"?\s*(?:is|:|=|-|–|—)\s*\"?(?:i\s+am\s+|i'm\s+|i\s+feel\s+)?(?:\d\s*(?:/\s*5)?\s*[-(]?\s*)?"
     rf"(?:{_LEVEL})\b"
 )
 _SELF = re.compile(
-    r"\b(?:i\s+am|i'm|i\s+feel|i\s+remain|feeling|ich\s+bin|je\s+suis|estoy)\s+"
+    r"\b(?:i\s+am|i'm|i\s+feel|i\s+remain|feeling|ich\s+bin|je\s+suis|(?<!no\s)estoy)\s+"
     rf"(?:{_LEVEL})\b(?!\s+(?:that|whether|if|how|what|which|who|when|why|where)\b)"
+)
+# "No estoy muy seguro de esto": a Spanish negation before the self-statement.
+_SELF_NEGATED = re.compile(
+    r"\b(?P<very_unsure>no\s+estoy\s+(?:nada|para\s+nada)\s+segur[oa])\b"
+    r"|\b(?P<unsure>no\s+estoy\s+(?:muy\s+|del\s+todo\s+|tan\s+)?segur[oa])\b"
 )
 _STANDALONE = re.compile(rf"(?:^|[.!?]\s+)[\s\-•(\[]*(?:{_LEVEL})[\s.!)\]]*$", re.MULTILINE)
 _PARENTHESIZED = re.compile(rf"\((?:{_LEVEL})\)")
@@ -345,7 +661,7 @@ _PARENTHESIZED = re.compile(rf"\((?:{_LEVEL})\)")
 
 def _certainty(clean: str) -> Certainty | None | Literal["conflict"]:
     """The single certainty stated; None if none; "conflict" if several differ."""
-    for sources in ((_LABELLED,), (_SELF, _STANDALONE, _PARENTHESIZED)):
+    for sources in ((_LABELLED,), (_SELF, _SELF_NEGATED, _STANDALONE, _PARENTHESIZED)):
         found = {
             Certainty(name)
             for regex in sources

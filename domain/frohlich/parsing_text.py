@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from maai.domain.frohlich.amounts import fold_width
 from maai.domain.frohlich.types import Principle
 from maai.domain.reading import Invalid as Invalid
 from maai.domain.reading import Parsed as Parsed
@@ -24,12 +25,14 @@ BY_NUMBER = {str(i): p for i, p in enumerate(Principle, 1)}
 
 
 def clean_text(text: str) -> str:
-    """Lower case, markdown emphasis removed, arrows and quotes unified; lines kept."""
-    text = text.replace("\r\n", "\n").replace("\u2019", "'").replace("\u2018", "'")
+    """Lower case, markdown emphasis removed, arrows and quotes unified, full-width characters
+    folded to ASCII (``（c）`` → ``(c)``, ``。`` → ``.``); lines kept."""
+    text = fold_width(text.replace("\r\n", "\n"))
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
     # Bounded whitespace keeps every pattern below linear on degenerate (padded) output.
     text = re.sub(r"[ \t\u00a0\u202f\u2009]+", _squeeze_spaces, text)
     text = re.sub(r"\n\s*\n(?:\s*\n)+", "\n\n", text)
-    text = text.replace("\u201c", '"').replace("\u201d", '"')
+    text = re.sub("[\u201c\u201d\u201e\u00ab\u00bb\u300c\u300d\u300e\u300f]", '"', text)
     text = re.sub(r"^(\s*)\*\s", r"\1- ", text, flags=re.MULTILINE)  # "* item" is a bullet
     text = re.sub(r"\*\*|__|\*|`|~~", "", text)
     text = re.sub(r"^\s*#+\s", "", text, flags=re.MULTILINE)
@@ -77,9 +80,11 @@ _LETTER_PATTERNS: tuple[str, ...] = (
     r"\[([a-d])\]",
     r"(?<![\w(\[])([a-d])\)",
     r"\b(?:principle|principe|principio|prinzip|option)\s+\(?([a-d])\b\)?",
+    r"(?:原则|选项)\s*\(?([a-d])(?![a-z])\)?",
 )
 _NUMBER_PATTERN = (
     r"\b(?:principle|principe|principio|prinzip|option)\s*(?:#|no\.?\s*|number\s*)?([1-4])\b"
+    r"|(?:原则|选项)\s*(?:#|第)?([1-4])(?!\d)"
 )
 
 
@@ -115,7 +120,7 @@ def _mentions(text: str) -> tuple[Mention, ...]:
         for m in letter_re.finditer(text):
             claim(m, LETTERS[m.group(1)])
     for m in _NUMBER_RE.finditer(text):
-        claim(m, BY_NUMBER[m.group(1)])
+        claim(m, BY_NUMBER[m.group(1) or m.group(2)])
     return tuple(sorted(found, key=lambda m: m.start))
 
 
