@@ -82,9 +82,7 @@ def test_load_state_gives_the_state_the_engine_reached(recorded) -> None:
     # Every Phase-2 round was used, so the history holds every statement.
     statements = [e for e in events if isinstance(e, StatementMade)]
     assert len(statements) == 3 * len(NAMES)
-    assert [i.text for i in loaded.public if i.kind == "statement"] == [
-        s.text for s in statements
-    ]
+    assert [i.text for i in loaded.public if i.kind == "statement"] == [s.text for s in statements]
 
 
 def test_folding_again_gives_the_same_state(recorded) -> None:
