@@ -160,6 +160,15 @@ GOLDEN_TAMPERS: list[tuple[str, Tamper]] = [
     ),
     ("answers_supported", _amount_not_in_the_text),
     (
+        "answers_supported",
+        lambda ev: replaced(
+            ev,
+            AnswerAccepted,
+            lambda a: a.address == "p1/alice/r2/choice/1",
+            value={"principle": "d", "amount": 22700},
+        ),
+    ),
+    (
         "prompt_explanation",
         _prompt_edited(
             "p1/bob/s1.2/ranking/1",
