@@ -1,0 +1,180 @@
+"""How a run's size and the time of everything that reads it grow with the run.
+
+    python benchmarks/scale_bench.py [--agents 3,5,8,16,32] [--rounds 5,10,20,40]
+                                     [--all-rounds] [--keep DIR]
+
+For each cell of the grid (agents × Phase-2 rounds) it runs a simulated Frohlich experiment
+(simulated participants, no latency; ``--all-rounds`` makes the group never agree, so every
+round is used) on a fresh SQLite ledger, then runs ``replay``, ``verify``, ``export`` (JSON
+log and tables), ``audit protocol`` and ``audit leaks`` on it, each as the ``maai`` command
+in a process of its own. It prints, per cell: events, ledger bytes, and the wall time and
+peak RSS of each command; then, over the grid, the log-log slope of ledger bytes and of each
+command's time against events (1.0: linear; 2.0: quadratic). The test suite runs a one-cell
+grid as a smoke test (tests/test_scale_bench.py); the figures belong in docs/operations.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PRINCIPLES = ("a", "b", "c", "d")
+COMMANDS = ("run", "replay", "verify", "export", "tables", "audit protocol", "audit leaks")
+# Runs one maai command and reports its own peak RSS (KiB) on its last stderr line.
+RUNNER = (
+    "import resource, runpy, sys\n"
+    "sys.argv = ['maai', *sys.argv[1:]]\n"
+    "try:\n"
+    "    runpy.run_module('maai', run_name='__main__')\n"
+    "except SystemExit as exc:\n"
+    "    code = exc.code\n"
+    "else:\n"
+    "    code = 0\n"
+    "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+@dataclass
+class Cell:
+    agents: int
+    rounds: int
+    events: int = 0
+    ledger_bytes: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    peak_mib: dict[str, float] = field(default_factory=dict)
+
+
+def config(agents: int, rounds: int, all_rounds: bool) -> dict[str, Any]:
+    people = []
+    for i in range(agents):
+        persona: dict[str, Any] = {"error_rate": 0.05}
+        if all_rounds:  # four camps that never give in: no consensus, every round used
+            persona.update(preferred_principle=PRINCIPLES[i % 4], stubbornness=1.0, conformity=0.0)
+        people.append({"name": f"Agent{i + 1}", "model": "simulated", "persona": persona})
+    return {
+        "experiment": "frohlich",
+        "name": f"scale-{agents}x{rounds}",
+        "seed": 1,
+        "phase2_rounds": rounds,
+        "agents": people,
+        "memory_words": 300,
+        "tracing": False,
+        "labels": {"agents": agents, "rounds": rounds},
+    }
+
+
+def maai(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Seconds, peak MiB and stdout of ``maai ARGS`` in a process of its own."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, *args], capture_output=True, text=True, env=env, check=False
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"maai {' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
+    line = next(ln for ln in reversed(done.stderr.splitlines()) if ln.startswith("MAXRSS"))
+    return seconds, int(line.split()[1]) / 1024, done.stdout
+
+
+def measure(cell: Cell, folder: Path, all_rounds: bool) -> None:
+    db = folder / "ledger.db"
+    path = folder / "config.yaml"
+    path.write_text(yaml.safe_dump(config(cell.agents, cell.rounds, all_rounds)), "utf-8")
+    env = {**os.environ, "MAAI_SIGNING_KEY": str(folder / "key.pem"), "COLUMNS": "200"}
+    cell.seconds["run"], cell.peak_mib["run"], _ = maai(
+        ["run", str(path), "--db", str(db), "-q"], env
+    )
+    listed = json.loads(maai(["runs", "--db", str(db), "--json"], env)[2])
+    run_id, cell.events = listed[0]["id"], listed[0]["head_seq"]
+    shutil.rmtree(folder / "out", ignore_errors=True)
+    args = {
+        "replay": ["replay", run_id, "--json"],
+        "verify": ["verify", run_id],
+        "export": ["export", run_id, "-o", str(folder / "log.json"), "--force"],
+        "tables": ["export", run_id, "-f", "tables", "--out", str(folder / "out"), "--force"],
+        "audit protocol": ["audit", "protocol", run_id, "--json"],
+        "audit leaks": ["audit", "leaks", run_id, "--json"],
+    }
+    for name, command in args.items():
+        cell.seconds[name], cell.peak_mib[name], _ = maai([*command, "--db", str(db)], env)
+    cell.ledger_bytes = sum(p.stat().st_size for p in folder.glob("ledger.db*"))
+
+
+def slope(xs: list[float], ys: list[float]) -> float | None:
+    """Least-squares slope of log y against log x (None for fewer than two points)."""
+    points = [(math.log(x), math.log(y)) for x, y in zip(xs, ys, strict=True) if x > 0 and y > 0]
+    if len(points) < 2:
+        return None
+    mx = sum(p[0] for p in points) / len(points)
+    my = sum(p[1] for p in points) / len(points)
+    var = sum((p[0] - mx) ** 2 for p in points)
+    return None if var == 0 else sum((p[0] - mx) * (p[1] - my) for p in points) / var
+
+
+def report(cells: list[Cell]) -> dict[str, Any]:
+    events = [float(c.events) for c in cells]
+    slopes = {"ledger_bytes": slope(events, [float(c.ledger_bytes) for c in cells])}
+    for name in COMMANDS:
+        slopes[name] = slope(events, [c.seconds[name] for c in cells])
+    return {
+        "cells": [c.__dict__ for c in cells],
+        "slopes": slopes,
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agents", default="3,5,8,16,32", help="comma-separated agent counts")
+    parser.add_argument("--rounds", default="5,10,20,40", help="comma-separated Phase-2 rounds")
+    parser.add_argument("--all-rounds", action="store_true", help="the group never agrees")
+    parser.add_argument("--keep", type=Path, help="keep the ledgers in this folder")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    grid = [
+        (a, r) for a in map(int, args.agents.split(",")) for r in map(int, args.rounds.split(","))
+    ]
+    cells = []
+    root = args.keep or Path(tempfile.mkdtemp(prefix="maai-scale-"))
+    try:
+        for agents, rounds in grid:
+            folder = root / f"{agents}x{rounds}"
+            folder.mkdir(parents=True, exist_ok=True)
+            cell = Cell(agents, rounds)
+            measure(cell, folder, args.all_rounds)
+            cells.append(cell)
+            if not args.json:
+                times = "  ".join(
+                    f"{n} {cell.seconds[n]:.2f}s/{cell.peak_mib[n]:.0f}M" for n in COMMANDS
+                )
+                print(
+                    f"{agents:>3} x {rounds:<3} {cell.events:>7} events "
+                    f"{cell.ledger_bytes / 1e6:>9.1f} MB  {times}",
+                    flush=True,
+                )
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    figures = report(cells)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for name, value in figures["slopes"].items():
+            print(f"slope of {name} against events: " + ("-" if value is None else f"{value:.2f}"))
+    return figures
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""``benchmarks/scale_bench.py`` on a one-cell grid: a smoke test of the instrument, not a
+measurement (its figures come from the whole grid, run by hand)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "scale_bench.py"
+
+
+def test_one_cell_is_run_read_and_measured(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("maai_scale_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    figures = bench.main(["--agents", "3", "--rounds", "1", "--json", "--keep", str(tmp_path)])
+    (cell,) = figures["cells"]
+    assert cell["agents"] == 3 and cell["rounds"] == 1
+    assert cell["events"] > 100 and cell["ledger_bytes"] > 0
+    assert set(cell["seconds"]) == set(bench.COMMANDS) == set(cell["peak_mib"])
+    assert all(s > 0 for s in cell["seconds"].values())
+    assert figures["slopes"]["ledger_bytes"] is None  # one point has no slope
+    assert (tmp_path / "3x1" / "out" / "choices.csv").exists()
+    assert abs(bench.slope([1, 10, 100], [2, 20, 200]) - 1.0) < 1e-9
+    assert abs(bench.slope([1, 10, 100], [1, 100, 10000]) - 2.0) < 1e-9
