@@ -4,8 +4,9 @@ protocol address (an experiment says which of its own events read an answer)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from maai.domain.address import CallAddress
 from maai.domain.answers import AnswerRead
@@ -77,3 +78,55 @@ def collect_calls(
                 if address in calls:
                     calls[address].results.append(entry)
     return sorted(calls.values(), key=lambda c: c.seq)
+
+
+Row = dict[str, Any]
+
+CALL_COLUMNS_HEAD: tuple[tuple[str, str], ...] = (
+    ("seq", "Seq of the call's (first) model.requested event."),
+    ("address", "The call's protocol address."),
+    ("agent", "Caller: a participant or `utility`."),
+    ("for_agent", "The participant whose answer or turn the call is about."),
+)
+"""The first columns of every experiment's ``model_calls`` table; its ``purpose`` column and
+the columns locating the call in its protocol follow, then ``CALL_COLUMNS_TAIL``."""
+
+CALL_COLUMNS_TAIL: tuple[tuple[str, str], ...] = (
+    ("model", "Model name."),
+    ("status", "`completed`, or `pending` when no answer was recorded."),
+    ("input_tokens", "Input tokens reported by the provider."),
+    ("output_tokens", "Output tokens reported by the provider."),
+    ("latency_ms", "Wall time of the call in milliseconds."),
+    ("attempts", "Transport attempts the answer took (1 = first try)."),
+    ("failed_attempts", "Failed transport attempts recorded for the call."),
+    ("times_requested", "How often the call was requested (>1 after a resume)."),
+    ("request_hash", "Hash of the full request (prompt and settings)."),
+)
+
+
+def call_rows(calls: Iterable[Call], where: Callable[[str], Row]) -> Iterator[Row]:
+    """One row per call; ``where(address)`` gives the experiment's columns locating it."""
+    for call in calls:
+        request = call.request
+        row: Row = {
+            "seq": call.seq,
+            "address": call.address,
+            "agent": request.agent,
+            "for_agent": call.for_agent,
+            "purpose": request.purpose,
+            **where(call.address),
+            "model": request.model,
+            "status": "pending" if call.completed is None else "completed",
+            "failed_attempts": len(call.failures),
+            "times_requested": len(call.requests),
+            "request_hash": call.requests[-1][1].request_hash,
+        }
+        if call.completed is not None:
+            answer = call.completed[1].answer
+            row.update(
+                input_tokens=answer.usage.input_tokens,
+                output_tokens=answer.usage.output_tokens,
+                latency_ms=answer.latency_ms,
+                attempts=answer.attempts,
+            )
+        yield row

@@ -193,6 +193,19 @@ def _normalized(payload: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def cite(entry: Entry) -> dict[str, Any]:
+    """What makes a fact citable: its event's seq and hash in the run's chain."""
+    return {"seq": entry.seq, "hash": entry.hash}
+
+
+def event_json(entry: Entry, drop: tuple[str, ...] = ()) -> dict[str, Any]:
+    """An event as JSON with its citation and type (``drop``: fields to leave out)."""
+    data = entry.event.model_dump(mode="json")
+    for key in drop:
+        data.pop(key, None)
+    return {**data, **cite(entry), "type": entry.event.TYPE}
+
+
 def history_from_events(
     events: Sequence[Event],
     run_id: str = "memory",

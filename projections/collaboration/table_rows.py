@@ -5,15 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from maai.projections.calls import call_rows
 from maai.projections.collaboration import facts
 from maai.projections.collaboration.calls import collect_calls, site_of
-from maai.projections.history import Entry, History
+from maai.projections.history import History, cite
 
 Row = dict[str, Any]
-
-
-def _cite(entry: Entry) -> Row:
-    return {"seq": entry.seq, "hash": entry.hash}
 
 
 def beliefs(history: History) -> Iterator[Row]:
@@ -30,7 +27,7 @@ def beliefs(history: History) -> Iterator[Row]:
             "prediction_error": stated.prediction_error,
             "source": answer.source if answer else None,
             "attempt": answer.attempt if answer else None,
-            **_cite(stated.entry),
+            **cite(stated.entry),
         }
 
 
@@ -43,7 +40,7 @@ def messages(history: History) -> Iterator[Row]:
             "breaches": len(event.breaches),
             "breach_text": "; ".join(event.breaches) or None,
             "missing": event.text is None,
-            **_cite(entry),
+            **cite(entry),
         }
 
 
@@ -69,7 +66,7 @@ def decisions(history: History) -> Iterator[Row]:
             "final_prediction": predictions[-1] if predictions else None,
             "source": answer[1].source if answer else None,
             "attempt": answer[1].attempt if answer else None,
-            **_cite(entry),
+            **cite(entry),
         }
 
 
@@ -98,33 +95,9 @@ def outcome(history: History) -> Iterator[Row]:
         "partner_collaborates": drawn[1].collaborates if drawn else None,
     }
     if ended:
-        row.update(_cite(ended[0]))
+        row.update(cite(ended[0]))
     yield row
 
 
 def model_calls(history: History) -> Iterator[Row]:
-    for call in collect_calls(history):
-        request = call.request
-        site = site_of(call.address)
-        row: Row = {
-            "seq": call.seq,
-            "address": call.address,
-            "agent": request.agent,
-            "for_agent": call.for_agent,
-            "purpose": request.purpose,
-            "step": site.step,
-            "model": request.model,
-            "status": "pending" if call.completed is None else "completed",
-            "failed_attempts": len(call.failures),
-            "times_requested": len(call.requests),
-            "request_hash": call.requests[-1][1].request_hash,
-        }
-        if call.completed is not None:
-            answer = call.completed[1].answer
-            row.update(
-                input_tokens=answer.usage.input_tokens,
-                output_tokens=answer.usage.output_tokens,
-                latency_ms=answer.latency_ms,
-                attempts=answer.attempts,
-            )
-        yield row
+    return call_rows(collect_calls(history), lambda address: {"step": site_of(address).step})

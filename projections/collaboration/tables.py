@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from maai.projections.calls import CALL_COLUMNS_HEAD, CALL_COLUMNS_TAIL
 from maai.projections.collaboration import table_rows as rows
 from maai.projections.history import History
 from maai.projections.tables import RUN_ID, Table
@@ -125,21 +126,10 @@ TABLES: tuple[Table, ...] = (
         "One row per model call (participants and the utility agent).",
         (
             RUN_ID,
-            ("seq", "Seq of the call's (first) model.requested event."),
-            ("address", "The call's protocol address."),
-            ("agent", "Caller: a participant or `utility`."),
-            ("for_agent", "The participant whose answer or turn the call is about."),
+            *CALL_COLUMNS_HEAD,
             ("purpose", "initial, turn, update, decision or extract."),
             ("step", "0 for the initial belief, k for turn k; empty for decisions."),
-            ("model", "Model name."),
-            ("status", "`completed`, or `pending` when no answer was recorded."),
-            ("input_tokens", "Input tokens reported by the provider."),
-            ("output_tokens", "Output tokens reported by the provider."),
-            ("latency_ms", "Wall time of the call in milliseconds."),
-            ("attempts", "Transport attempts the answer took (1 = first try)."),
-            ("failed_attempts", "Failed transport attempts recorded for the call."),
-            ("times_requested", "How often the call was requested (>1 after a resume)."),
-            ("request_hash", "Hash of the full request (prompt and settings)."),
+            *CALL_COLUMNS_TAIL,
         ),
         rows.model_calls,
     ),

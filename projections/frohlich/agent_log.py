@@ -25,7 +25,7 @@ from maai.domain.frohlich.events import (
 )
 from maai.projections.frohlich.calls import Call, collect_calls, site_of
 from maai.projections.frohlich.outcome import outcome_json, phase2_payment_json, usage_json
-from maai.projections.history import Entry, History, UnknownAgentError
+from maai.projections.history import Entry, History, UnknownAgentError, cite, event_json
 from maai.projections.jsonout import scrub
 
 FORMAT = "maai.agent_log/1"
@@ -42,17 +42,6 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
         "run": run_json(history, calls),
         "agents": {name: agent_json(history, name, calls) for name in chosen},
     }
-
-
-def cite(entry: Entry) -> dict[str, Any]:
-    return {"seq": entry.seq, "hash": entry.hash}
-
-
-def event_json(entry: Entry, drop: tuple[str, ...] = ()) -> dict[str, Any]:
-    data = entry.event.model_dump(mode="json")
-    for key in drop:
-        data.pop(key, None)
-    return {**data, **cite(entry), "type": entry.event.TYPE}
 
 
 def run_json(history: History, calls: list[Call]) -> dict[str, Any]:

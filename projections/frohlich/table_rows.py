@@ -16,14 +16,11 @@ from maai.domain.frohlich.events import (
     RoundUnpaid,
     StatementMade,
 )
+from maai.projections.calls import call_rows
 from maai.projections.frohlich.calls import collect_calls, site_of
-from maai.projections.history import Entry, History
+from maai.projections.history import Entry, History, cite
 
 Row = dict[str, Any]
-
-
-def _cite(entry: Entry) -> Row:
-    return {"seq": entry.seq, "hash": entry.hash}
 
 
 def _resolved(
@@ -37,13 +34,13 @@ def _resolved(
 
 def _answer(entry: Entry, event: AnswerAccepted | AnswerMissing) -> Row:
     if isinstance(event, AnswerMissing):
-        return {"agent": event.agent, "status": "missing", **_cite(entry)}
+        return {"agent": event.agent, "status": "missing", **cite(entry)}
     return {
         "agent": event.agent,
         "status": "accepted",
         "source": event.source,
         "attempt": event.attempt,
-        **_cite(entry),
+        **cite(entry),
     }
 
 
@@ -94,7 +91,7 @@ def payoffs(history: History) -> Iterator[Row]:
                 "status": "unpaid",
                 "reason": event.reason,
                 "multiplier": multipliers.get((event.agent, event.round)),
-                **_cite(entry),
+                **cite(entry),
             }
             continue
         key = (event.agent, event.round) if event.scope == "phase1" else (None, None)
@@ -111,7 +108,7 @@ def payoffs(history: History) -> Iterator[Row]:
             "payoff_cents": event.payoff_cents,
             "balance_cents": event.balance_cents,
             "multiplier": multipliers.get(key),
-            **_cite(entry),
+            **cite(entry),
         }
 
 
@@ -140,7 +137,7 @@ def statements(history: History) -> Iterator[Row]:
             "proposes_vote": event.proposes_vote,
             "words": len(event.text.split()),
             "text": event.text,
-            **_cite(entry),
+            **cite(entry),
         }
 
 
@@ -188,36 +185,13 @@ def memory(history: History) -> Iterator[Row]:
             "words": event.words,
             "words_before_cut": event.words_before_cut,
             "memory": event.memory,
-            **_cite(entry),
+            **cite(entry),
         }
 
 
 def model_calls(history: History) -> Iterator[Row]:
-    for call in collect_calls(history):
-        request = call.request
-        site = site_of(call.address)
-        row: Row = {
-            "seq": call.seq,
-            "address": call.address,
-            "agent": request.agent,
-            "for_agent": call.for_agent,
-            "purpose": request.purpose,
-            "phase": site.phase,
-            "step": site.step,
-            "round": site.round,
-            "turn": site.turn,
-            "model": request.model,
-            "status": "pending" if call.completed is None else "completed",
-            "failed_attempts": len(call.failures),
-            "times_requested": len(call.requests),
-            "request_hash": call.requests[-1][1].request_hash,
-        }
-        if call.completed is not None:
-            answer = call.completed[1].answer
-            row.update(
-                input_tokens=answer.usage.input_tokens,
-                output_tokens=answer.usage.output_tokens,
-                latency_ms=answer.latency_ms,
-                attempts=answer.attempts,
-            )
-        yield row
+    def where(address: str) -> Row:
+        site = site_of(address)
+        return {"phase": site.phase, "step": site.step, "round": site.round, "turn": site.turn}
+
+    return call_rows(collect_calls(history), where)
