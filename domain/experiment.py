@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Protocol
@@ -119,12 +119,6 @@ class Experiment(ABC):
     def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
         """The offline stand-in for the utility agent (structured extraction)."""
 
-    def fold(self, events: Sequence[Event], state: Any = None) -> Any:
-        state = self.initial_state() if state is None else state
-        for event in events:
-            state = self.evolve(state, event)
-        return state
-
     def views(self) -> ExperimentViews:
         """Its read models (loaded on first use: commands that only run need none)."""
         module = importlib.import_module(self.views_module)
@@ -165,5 +159,3 @@ class ExperimentViews(Protocol):
 
     def progress(self, config: ExperimentConfig) -> ProgressView: ...
 
-
-StateFactory = Callable[[], Any]

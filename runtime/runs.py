@@ -14,10 +14,10 @@ import yaml
 from maai.domain import experiments
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.events import RunStarted
-from maai.domain.experiment import Experiment, Summary
+from maai.domain.experiment import Experiment
 from maai.domain.registry import EventRegistry
 from maai.ledger import ConcurrencyError, EventStore
-from maai.runtime.engine import load_state, to_new_event
+from maai.runtime.engine import to_new_event
 from maai.runtime.provenance import provenance
 
 
@@ -154,15 +154,3 @@ def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, Experimen
         return experiment, experiment.config_model.model_validate(info.config)
     experiment = experiments.get(started.experiment)
     return experiment, experiment.config_of(started)
-
-
-def summarize(
-    experiment: Experiment, run_id: str, state: Any, status: str | None = None
-) -> Summary:
-    return experiment.summarize(run_id, state, status)
-
-
-def replay_state(store: EventStore, run_id: str) -> Any:
-    """Rebuild a run's state from its events alone: no model, no network."""
-    state, _ = load_state(store, run_id)
-    return state
