@@ -83,6 +83,11 @@ class EventRegistry:
         return cls.model_validate(payload)
 
 
+COMMON_REGISTRY = EventRegistry(())
+"""The events every run has (its start, calls and end): enough to read which experiment a
+stored run belongs to before its own registry is known."""
+
+
 def encode(event: Event) -> tuple[str, int, dict[str, Any], str | None]:
     """(type, schema_version, payload, agent) for the store; the same for every experiment."""
     return event.TYPE, event.VERSION, event.model_dump(mode="json"), event.agent_name

@@ -19,7 +19,7 @@ from maai.domain import experiments
 from maai.domain.config import ExperimentConfig
 from maai.domain.events import Event, RunCompleted, RunFailed, RunStarted
 from maai.domain.experiment import Experiment
-from maai.domain.registry import EventRegistry, UnknownEventError, encode
+from maai.domain.registry import COMMON_REGISTRY, UnknownEventError, encode
 from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
 
 E = TypeVar("E", bound=Event)
@@ -121,9 +121,6 @@ class History:
         return "running" if self.entries else "new"
 
 
-_COMMON = EventRegistry(())
-
-
 def history_from_stored(
     run_id: str,
     stored: Iterable[StoredEvent],
@@ -133,7 +130,7 @@ def history_from_stored(
     """Decode a stored run with its experiment's event types (named by the caller, or by the
     run's first event, ``run.started``)."""
     entries = []
-    registry = experiment.registry if experiment is not None else _COMMON
+    registry = experiment.registry if experiment is not None else COMMON_REGISTRY
     for record in stored:
         try:
             event = registry.decode(record.type, record.schema_version, record.payload)

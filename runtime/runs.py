@@ -15,7 +15,7 @@ from maai.domain import experiments
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.events import RunStarted
 from maai.domain.experiment import Experiment
-from maai.domain.registry import EventRegistry
+from maai.domain.registry import COMMON_REGISTRY
 from maai.ledger import ConcurrencyError, EventStore
 from maai.runtime.engine import to_new_event
 from maai.runtime.provenance import provenance
@@ -129,15 +129,12 @@ def run_experiment(store: EventStore, run_id: str) -> Experiment:
     return experiments.get(store.get_run(run_id).kind)
 
 
-_COMMON = EventRegistry(())
-
-
 def started_event(store: EventStore, run_id: str) -> RunStarted | None:
     """The run's first event, ``run.started`` (``None`` for a run with no events yet)."""
     first = next(iter(store.read(run_id)), None)
     if first is None:
         return None
-    event = _COMMON.decode(first.type, first.schema_version, first.payload)
+    event = COMMON_REGISTRY.decode(first.type, first.schema_version, first.payload)
     if not isinstance(event, RunStarted):
         raise ConfigError(f"run {run_id}: its first event is {first.type}, not run.started")
     return event

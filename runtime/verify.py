@@ -24,7 +24,7 @@ from maai.domain.events import (
     RunStarted,
 )
 from maai.domain.experiment import Experiment
-from maai.domain.registry import EventRegistry
+from maai.domain.registry import COMMON_REGISTRY
 from maai.domain.walk import Decision
 from maai.ledger import RunInfo, StoredEvent
 
@@ -71,9 +71,6 @@ def first_difference(recorded: ModelRequest, current: ModelRequest) -> str:
     return "requests differ"
 
 
-_COMMON = EventRegistry(())
-
-
 def experiment_of_history(
     stored: Iterable[StoredEvent],
 ) -> tuple[Experiment | None, Iterator[StoredEvent]]:
@@ -85,7 +82,7 @@ def experiment_of_history(
         return None, iter(())
     experiment = None
     if first.type == RunStarted.TYPE:
-        started = _COMMON.decode(first.type, first.schema_version, first.payload)
+        started = COMMON_REGISTRY.decode(first.type, first.schema_version, first.payload)
         assert isinstance(started, RunStarted)
         experiment = experiments.get(started.experiment)
 
@@ -223,7 +220,7 @@ def check_run_row(info: RunInfo, stored: Iterable[StoredEvent]) -> list[Divergen
                 Divergence(0, None, "the runs row says completed, but there are no events")
             )
         return found
-    started = _COMMON.decode(first.type, first.schema_version, first.payload)
+    started = COMMON_REGISTRY.decode(first.type, first.schema_version, first.payload)
     if isinstance(started, RunStarted):
         if info.kind != started.experiment:
             found.append(
