@@ -119,6 +119,12 @@ class Experiment(ABC):
     def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
         """The offline stand-in for the utility agent (structured extraction)."""
 
+    def fold(self, events: Sequence[Event], state: Any = None) -> Any:
+        state = self.initial_state() if state is None else state
+        for event in events:
+            state = self.evolve(state, event)
+        return state
+
     def views(self) -> ExperimentViews:
         """Its read models (loaded on first use: commands that only run need none)."""
         module = importlib.import_module(self.views_module)
