@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from maai.canonical import canonical_json, json_string
 from maai.ledger.errors import ChainBrokenError, InvalidEventError
@@ -257,15 +257,20 @@ class StoredEvent(BaseModel):
     prev_hash: str
     hash: str
 
+    _stored: dict[str, Any] | None = PrivateAttr(default=None)
+    """The payload as stored, where the store packed it (see :mod:`ledger.packing`);
+    ``payload`` is what it unpacks to."""
+
     def compute_hash(self) -> str:
         """Recompute this event's hash from its fields (what :meth:`EventStore.verify_chain`
-        does for every event)."""
+        does for every event). The hash covers the payload as stored."""
+        stored = self._stored if self._stored is not None else self.payload
         return envelope_hash(
             run_id=self.run_id,
             seq=self.seq,
             type=self.type,
             schema_version=self.schema_version,
-            payload_json=canonical_json(self.payload),
+            payload_json=canonical_json(stored),
             agent=self.agent,
             recorded_at=format_recorded_at(self.recorded_at),
             prev_hash=self.prev_hash,
@@ -286,6 +291,7 @@ def stored_event(
     recorded_at: datetime,
     prev_hash: str,
     hash: str,
+    stored: dict[str, Any] | None = None,
 ) -> StoredEvent:
     """Build a :class:`StoredEvent` from trusted values without pydantic validation.
 
@@ -311,7 +317,7 @@ def stored_event(
     )
     object.__setattr__(event, "__pydantic_fields_set__", set(_STORED_FIELDS))
     object.__setattr__(event, "__pydantic_extra__", None)
-    object.__setattr__(event, "__pydantic_private__", None)
+    object.__setattr__(event, "__pydantic_private__", {"_stored": stored})
     return event
 
 

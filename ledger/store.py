@@ -82,6 +82,7 @@ from maai.ledger.errors import (
     StoreUnreachableError,
 )
 from maai.ledger.migrate import REVISIONS, SchemaStatus, schema_status, upgrade_to_head
+from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY, Packer, PackingError, Unpacker
 from maai.ledger.schema import checkpoints, events, read_head, runs
 from maai.ledger.sqlite_files import (
     check_sqlite_path,
@@ -183,6 +184,7 @@ class EventStore:
         self._busy_timeout_s = busy_timeout_s
         self._read_chunk = read_chunk
         self._closed = False
+        self._packer = Packer()
         self._sqlite_writer = (
             SqliteWriter(engine, busy_timeout_s, location.display)
             if self._sqlite and not read_only
@@ -653,12 +655,26 @@ class EventStore:
                 raise InvalidEventError(
                     f"events[{index}] is a {type(new).__name__}, not a ledger.NewEvent"
                 )
+            if PACKED_KEY in new.payload:
+                raise InvalidEventError(
+                    f"events[{index}] ({new.type}): the payload key {PACKED_KEY!r} is reserved"
+                    " for the store's own use (see ledger.packing)"
+                )
             try:
                 texts.append(normalized_json_text(new.payload, "payload"))
             except InvalidEventError as exc:
                 # Named here, not passed in: formatting the name per event costs more than
                 # the check it would label.
                 raise InvalidEventError(f"events[{index}] ({new.type}): {exc}") from None
+        # Repeated text is stored as differences against earlier events (ledger.packing).
+        texts, packed_committed = self._packer.pack(
+            run_id,
+            expected_seq,
+            [(new.type, new.agent) for new in events],
+            [new.payload for new in events],
+            texts,
+            _payload_text,
+        )
         recorded = _utcnow()
         batch = Batch(run_id, expected_seq, list(events), texts, recorded)
 
@@ -673,6 +689,7 @@ class EventStore:
                 if not _is_seq_conflict(exc):
                     raise
                 raise ConcurrencyError(run_id, expected_seq, self._head_or_none(run_id)) from None
+        packed_committed()
         return [
             Appended(position, row[1], recorded, row[7], row[8])
             for position, row in zip(positions, batch.rows, strict=True)
@@ -708,7 +725,9 @@ class EventStore:
             read_head(conn, run_id)
         return self._stream(run_id, from_seq, _MAX_SEQ)
 
-    def _stream(self, run_id: str, after: int, upto: int) -> Iterator[StoredEvent]:
+    def _stream(
+        self, run_id: str, after: int, upto: int, *, unpack: bool = True
+    ) -> Iterator[StoredEvent]:
         """Events ``after < seq <= upto`` in seq order.
 
         Each chunk is fetched as plain rows (text and numbers) and each StoredEvent is built
@@ -719,6 +738,8 @@ class EventStore:
         """
         parse_time = _parse_time if self._sqlite else _as_utc
         parse = parse_canonical_json if self._sqlite else parse_json
+        sqlite = self._sqlite
+        unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq)) if unpack else None
         for rows in self._chunks(run_id, after, upto):
             for r in rows:
                 try:
@@ -728,9 +749,38 @@ class EventStore:
                     raise ChainBrokenError(
                         run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
                     ) from None
+                stored = payload
+                if unpacker is not None:
+                    size = len(r[4])
+                    if not sqlite and size >= MIN_EVENT_CHARS:
+                        size = len(_payload_text(payload))  # PostgreSQL's text has spaces
+                    try:
+                        payload = unpacker.unpack(r[1], r[2], r[5], payload, size)
+                    except PackingError as exc:
+                        raise ChainBrokenError(
+                            run_id, r[1], f"stored event cannot be unpacked ({exc})"
+                        ) from None
                 yield stored_event(
-                    r[0], run_id, r[1], r[2], r[3], payload, r[5], recorded_at, r[7], r[8]
+                    r[0],
+                    run_id,
+                    r[1],
+                    r[2],
+                    r[3],
+                    payload,
+                    r[5],
+                    recorded_at,
+                    r[7],
+                    r[8],
+                    stored=stored if stored is not payload else None,
                 )
+
+    def _fetch_stored(self, run_id: str, seq: int) -> tuple[str, str | None, dict[str, Any]]:
+        """One stored event as it is stored (packed payloads left packed)."""
+        for rows in self._chunks(run_id, seq - 1, seq):
+            for r in rows:
+                parse = parse_canonical_json if self._sqlite else parse_json
+                return r[2], r[5], parse(r[4])
+        raise PackingError(f"event {seq} is missing")
 
     def _chunks(self, run_id: str, after: int, upto: int) -> Iterator[list[Row]]:
         """Rows ``(position, seq, type, schema_version, payload JSON text, agent,
@@ -787,7 +837,8 @@ class EventStore:
             )
 
         try:
-            for event_ in self._stream(run_id, 0, head):
+            # As stored: the chain covers the stored (packed) payloads, not what they unpack to.
+            for event_ in self._stream(run_id, 0, head, unpack=False):
                 seq = event_.seq
                 if seq != expected_seq:
                     return broken(expected_seq, f"event {expected_seq} is missing (next is {seq})")
@@ -924,6 +975,10 @@ class EventStore:
         if isinstance(orig, psycopg.OperationalError):
             return StoreUnreachableError(f"{doing}: cannot reach PostgreSQL at {where}: {detail}")
         return LedgerError(f"{doing} in {where} failed: {detail}")
+
+
+def _payload_text(value: Any) -> str:
+    return normalized_json_text(value, "payload")
 
 
 def _run_info(row: Any) -> RunInfo:

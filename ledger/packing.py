@@ -1,0 +1,478 @@
+"""Linear storage: text and lists a run repeats are stored once, as differences against an
+earlier event of the same run (docs/ledger.md, "How a run is stored").
+
+A prompt repeats most of the previous prompt of the same agent (the instructions, the
+memory, the whole public history so far), so storing every prompt whole makes a run's size
+grow with the square of its length. Instead, in an event of at least ``MIN_EVENT_CHARS``
+characters, every string of at least ``MIN_TEXT_CHARS`` characters and every list of at
+least ``MIN_LIST_ITEMS`` items is compared with the value last stored at the same place (the
+same event type, agent and path in the payload; else the same type and path from any agent):
+if most of it is already there, the event stores only the difference.
+
+The stored payload is then the logical payload with those values set to ``null`` and one
+more top-level key, ``"$packed"``: a list of ``[path, kind, bases, ops]`` entries.
+``kind`` is ``"t"`` for a text (compared line by line) or ``"l"`` for a list (compared item
+by item); ``bases`` names the earlier values it is rebuilt from, each as ``[seq, path]``;
+``ops`` rebuild the value from the bases' lines or items: ``[start, count]`` copies a run
+of them from the first base (``[start, count, k]`` from ``bases[k]``), ``{"+": x}`` adds
+new ones (``x`` is text for a text, a list for a list). Bases are named by seq and path, so
+the hash chain, which covers the stored payload, covers the bases and everything rebuilt
+from them; nothing is stored outside the chain.
+
+The writer checks every packed event before storing it: the payload rebuilt from what is
+stored must serialize to exactly the canonical text of the payload it was given (Python's
+``1 == 1.0`` would otherwise let a list item stand for a different one). If it does not, the
+event is stored whole. A logical payload may not itself use the key ``"$packed"``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from maai.canonical import canonical_json
+
+PACKED_KEY: Final = "$packed"
+MIN_EVENT_CHARS: Final = 4096
+MIN_TEXT_CHARS: Final = 1024
+MIN_LIST_ITEMS: Final = 8
+# A value is stored as a difference only when at most this share of it is new.
+MAX_NEW_SHARE: Final = 0.5
+# Runs whose latest values a writer keeps (one process may write many runs at once).
+MAX_RUNS: Final = 64
+
+PathKey = tuple[str | int, ...]
+SlotKey = tuple[str, str | None, PathKey]
+_ANY_AGENT: Final = "\x00any"  # never an agent name: names cannot contain NUL
+
+
+class PackingError(ValueError):
+    """A packed event that cannot be rebuilt (its base is missing or its ops are out of
+    range): the ledger is damaged, or was written by a broken writer."""
+
+
+@dataclass(slots=True)
+class Version:
+    """A value as a reader rebuilds it, with where it is stored (seq, path)."""
+
+    seq: int
+    path: PathKey
+    value: str | list[Any]
+    _items: list[Any] | None = None
+    _index: dict[str, int] | None = None
+    slots: int = 0  # how many slots name this version as their latest (reader's bookkeeping)
+
+    @property
+    def kind(self) -> str:
+        return "t" if isinstance(self.value, str) else "l"
+
+    def items(self) -> list[Any]:
+        if self._items is None:
+            value = self.value
+            self._items = value.split("\n") if isinstance(value, str) else value
+        return self._items
+
+    def index(self) -> dict[str, int]:
+        """Each line's first position (texts only)."""
+        if self._index is None:
+            index: dict[str, int] = {}
+            for position, line in enumerate(self.items()):
+                index.setdefault(line, position)
+            self._index = index
+        return self._index
+
+
+def candidates(payload: dict[str, Any]) -> Iterator[tuple[PathKey, str | list[Any]]]:
+    """The values of a payload that may be stored as differences: long strings and long
+    lists (not looked into), found in dicts and short lists."""
+    stack: list[tuple[PathKey, Any]] = [((), payload)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if path == () and key == PACKED_KEY:
+                    continue
+                stack.append(((*path, key), item))
+        elif isinstance(value, str):
+            if len(value) >= MIN_TEXT_CHARS:
+                yield path, value
+        elif isinstance(value, list):
+            if len(value) >= MIN_LIST_ITEMS:
+                yield path, value
+            else:
+                stack.extend(((*path, i), item) for i, item in enumerate(value))
+
+
+def slot_keys(type_: str, agent: str | None, path: PathKey) -> tuple[SlotKey, SlotKey]:
+    """The value's own slot (same type, agent and path) and the any-agent slot."""
+    return (type_, agent, path), (type_, _ANY_AGENT, path)
+
+
+# ---------------------------------------------------------------------------- differences
+
+
+def _run_length(new: list[Any], i: int, base: list[Any], j: int) -> int:
+    """How many items of ``new`` from ``i`` equal those of ``base`` from ``j`` (>= 1 given
+    that the first pair is equal): galloping, then bisecting, on slice comparisons."""
+    limit = min(len(new) - i, len(base) - j)
+    step = 1
+    good = 1
+    while good < limit:
+        probe = min(limit, good + step)
+        if new[i + good : i + probe] == base[j + good : j + probe]:
+            good = probe
+            step *= 2
+        else:
+            hi = probe - 1  # new[i+hi] may differ; good < hi + 1
+            while good < hi:
+                mid = (good + hi + 1) // 2
+                if new[i + good : i + mid] == base[j + good : j + mid]:
+                    good = mid
+                else:
+                    hi = mid - 1
+            break
+    return good
+
+
+def diff_text(new_lines: list[str], bases: Sequence[Version]) -> tuple[list[Any], int]:
+    """Ops rebuilding ``new_lines`` from the lines of one or more bases, and how many
+    characters are new. A copy from ``bases[k]`` is ``[start, count, k]`` (``k`` left out
+    when 0)."""
+    tables = [(base.items(), base.index()) for base in bases]
+    ops: list[Any] = []
+    added: list[str] = []
+    new_chars = 0
+    i, n = 0, len(new_lines)
+    last_base, after = 0, -1
+    while i < n:
+        line = new_lines[i]
+        best_k, best_j, best_length = -1, -1, 0
+        lines_of_last = tables[last_base][0]
+        if 0 <= after < len(lines_of_last) and lines_of_last[after] == line:
+            best_k, best_j = last_base, after
+            best_length = _run_length(new_lines, i, lines_of_last, after)
+        else:
+            for k, (base_lines, index) in enumerate(tables):
+                j = index.get(line, -1)
+                if j >= 0:
+                    length = _run_length(new_lines, i, base_lines, j)
+                    if length > best_length:
+                        best_k, best_j, best_length = k, j, length
+        if best_k < 0:
+            added.append(line)
+            new_chars += len(line) + 1
+            i += 1
+            continue
+        if added:
+            ops.append({"+": "\n".join(added)})
+            added = []
+        ops.append([best_j, best_length] if best_k == 0 else [best_j, best_length, best_k])
+        i += best_length
+        last_base, after = best_k, best_j + best_length
+    if added:
+        ops.append({"+": "\n".join(added)})
+    return ops, new_chars
+
+
+def diff_list(new: list[Any], base: Version) -> tuple[list[Any], int]:
+    """Ops rebuilding ``new`` from the base's items (common head and tail; lists in a run
+    grow at the end), and how many items are new."""
+    old = base.items()
+    most = min(len(new), len(old))
+    head = 0 if not new or not old or new[0] != old[0] else _run_length(new, 0, old, 0)
+    tail = 0
+    if head < most and new[-1] == old[-1]:
+        rest = most - head
+        tail = 1
+        while tail < rest and new[-1 - tail] == old[-1 - tail]:
+            tail += 1
+    ops: list[Any] = []
+    if head:
+        ops.append([0, head])
+    middle = new[head : len(new) - tail]
+    if middle:
+        ops.append({"+": middle})
+    if tail:
+        ops.append([len(old) - tail, tail])
+    return ops, len(middle)
+
+
+def apply_ops(kind: str, ops: list[Any], bases: Sequence[Version]) -> str | list[Any]:
+    """Rebuild a value from ops and its bases; :class:`PackingError` if they do not fit."""
+    if not bases or any(kind != base.kind for base in bases):
+        raise PackingError(f"a {kind!r} value needs bases of its kind")
+    all_items = [base.items() for base in bases]
+    out: list[Any] = []
+    for op in ops:
+        if isinstance(op, dict):
+            added = op.get("+")
+            if kind == "t" and isinstance(added, str):
+                out.append(added)
+            elif kind == "l" and isinstance(added, list):
+                out.extend(added)
+            else:
+                raise PackingError(f"bad added part {canonical_json(op)[:60]}")
+        elif (
+            isinstance(op, list)
+            and 2 <= len(op) <= 3
+            and all(type(x) is int for x in op)
+            and (len(op) == 2 or 0 <= op[2] < len(all_items))
+            and op[0] >= 0
+            and op[1] >= 1
+            and op[0] + op[1] <= len(all_items[op[2] if len(op) == 3 else 0])
+        ):
+            items = all_items[op[2] if len(op) == 3 else 0]
+            out.extend(items[op[0] : op[0] + op[1]])
+        else:
+            raise PackingError(f"bad copy {canonical_json(op)[:60]}")
+    return "\n".join(out) if kind == "t" else out
+
+
+def _drop_unused(ops: list[Any], bases: list[Version]) -> tuple[list[Any], list[Version]]:
+    """The ops renumbered to name only the bases they copy from."""
+    used = sorted({op[2] if len(op) == 3 else 0 for op in ops if isinstance(op, list)})
+    if used == list(range(len(bases))):
+        return ops, bases
+    number = {old: new for new, old in enumerate(used)}
+    renumbered = [
+        op
+        if not isinstance(op, list)
+        else [op[0], op[1]]
+        if number[op[2] if len(op) == 3 else 0] == 0
+        else [op[0], op[1], number[op[2]]]
+        for op in ops
+    ]
+    return renumbered, [bases[k] for k in used]
+
+
+def _set(payload: Any, path: PathKey, value: Any) -> Any:
+    """A copy of ``payload`` with ``value`` at ``path`` (copying only along the path)."""
+    if not path:
+        return value
+    key, rest = path[0], path[1:]
+    if isinstance(payload, dict) and isinstance(key, str) and key in payload:
+        copied = dict(payload)
+    elif isinstance(payload, list) and type(key) is int and 0 <= key < len(payload):
+        copied = list(payload)  # type: ignore[assignment]
+    else:
+        raise PackingError(f"path {list(path)} is not in the payload")
+    copied[key] = _set(payload[key], rest, value)  # type: ignore[index]
+    return copied
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+@dataclass
+class Packer:
+    """The writer's side: the latest value of each slot per run, updated once an append
+    is committed (a refused append must not leave bases that were never stored)."""
+
+    max_runs: int = MAX_RUNS
+    _runs: OrderedDict[str, dict[SlotKey, Version]] = field(default_factory=OrderedDict)
+
+    def pack(
+        self,
+        run_id: str,
+        expected_seq: int,
+        types: Sequence[tuple[str, str | None]],
+        payloads: Sequence[dict[str, Any]],
+        texts: list[str],
+        normalized_text: Callable[[Any], str],
+    ) -> tuple[list[str], Callable[[], None]]:
+        """The texts to store for one append (``texts``: each payload's canonical text),
+        and the function to call once the append is committed."""
+        known = self._runs.get(run_id, {})
+        overlay: dict[SlotKey, Version] = {}
+        stored = list(texts)
+        for i, ((type_, agent), payload, text) in enumerate(
+            zip(types, payloads, texts, strict=True)
+        ):
+            if len(text) < MIN_EVENT_CHARS:
+                continue
+            seq = expected_seq + i + 1
+            entries: list[list[Any]] = []
+            used: dict[tuple[int, PathKey], Version] = {}
+            for path, value in candidates(payload):
+                own, anyone = slot_keys(type_, agent, path)
+                version = Version(seq, path, value)
+                # The agent's own last value shares its private parts (memory, balance); the
+                # last value of anyone shares more of what all see (the public history).
+                bases: list[Version] = []
+                for key in (own, anyone):
+                    base = overlay.get(key) or known.get(key)
+                    if base is not None and base.kind == version.kind and base not in bases:
+                        bases.append(base)
+                overlay[own] = overlay[anyone] = version
+                if not bases:
+                    continue
+                if isinstance(value, str):
+                    ops, new = diff_text(version.items(), bases)
+                    ops, bases = _drop_unused(ops, bases)
+                else:  # lists grow at the end: one base, the one that shares most
+                    new, ops, bases = min(
+                        ((*reversed(diff_list(value, b)), [b]) for b in bases),
+                        key=lambda d: d[0],
+                    )
+                if new <= MAX_NEW_SHARE * len(value):
+                    used.update({(b.seq, b.path): b for b in bases})
+                    entries.append(
+                        [list(path), version.kind, [[b.seq, list(b.path)] for b in bases], ops]
+                    )
+            if not entries:
+                continue
+            compact: Any = payload
+            for entry in entries:
+                compact = _set(compact, tuple(entry[0]), None)
+            compact = {**compact, PACKED_KEY: entries}
+            compact_text = normalized_text(compact)
+            if any(entry[1] == "l" for entry in entries):
+                # List items were matched with Python's ==, which is looser than JSON
+                # (1 == 1.0 == True): the rebuilt payload must be the given one, exactly.
+                rebuilt = unpack_payload(compact, lambda s, p, found=used: found[(s, p)])
+                if normalized_text(rebuilt) != text:
+                    continue
+            stored[i] = compact_text
+
+        def commit() -> None:
+            slots = self._runs.setdefault(run_id, {})
+            slots.update(overlay)
+            self._runs.move_to_end(run_id)
+            while len(self._runs) > self.max_runs:
+                self._runs.popitem(last=False)
+
+        return stored, commit
+
+    def forget(self, run_id: str) -> None:
+        self._runs.pop(run_id, None)
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def unpack_payload(
+    stored: dict[str, Any], base_of: Callable[[int, PathKey], Version]
+) -> dict[str, Any]:
+    """The logical payload of a stored one (returned as is when it is not packed)."""
+    entries = stored.get(PACKED_KEY)
+    if entries is None:
+        return stored
+    if not isinstance(entries, list):
+        raise PackingError(f"{PACKED_KEY} is not a list")
+    logical: Any = {k: v for k, v in stored.items() if k != PACKED_KEY}
+    for entry in entries:
+        try:
+            path, kind, places, ops = entry
+            bases = [base_of(seq, tuple(place)) for seq, place in places]
+        except (TypeError, ValueError):
+            raise PackingError(f"bad {PACKED_KEY} entry {canonical_json(entry)[:80]}") from None
+        if not isinstance(ops, list) or kind not in ("t", "l"):
+            raise PackingError(f"bad {PACKED_KEY} entry {canonical_json(entry)[:80]}")
+        logical = _set(logical, tuple(path), apply_ops(kind, ops, bases))
+    return logical  # type: ignore[no-any-return]
+
+
+Fetch = Callable[[int], tuple[str, str | None, dict[str, Any]]]
+"""A stored event by seq: ``(type, agent, stored payload)``."""
+
+
+class Unpacker:
+    """The reader's side, for one pass over a run in seq order: keeps the latest value of
+    each slot (what the writer diffed against) and fetches an older base when one is asked
+    for (a read that starts in the middle of a run)."""
+
+    def __init__(self, fetch: Fetch) -> None:
+        self._fetch = fetch
+        self._latest: dict[SlotKey, Version] = {}
+        self._by_place: dict[tuple[int, PathKey], Version] = {}
+
+    def unpack(
+        self, seq: int, type_: str, agent: str | None, stored: dict[str, Any], size: int
+    ) -> dict[str, Any]:
+        """The logical payload of the event at ``seq`` (``size``: its stored text's length),
+        remembering its long values as bases for the events after it."""
+        packed = PACKED_KEY in stored
+        logical = unpack_payload(stored, self._base) if packed else stored
+        if packed or size >= MIN_EVENT_CHARS:
+            self._remember(seq, type_, agent, logical)
+        return logical
+
+    def _remember(self, seq: int, type_: str, agent: str | None, logical: dict[str, Any]) -> None:
+        for path, value in candidates(logical):
+            version = Version(seq, path, value)
+            self._by_place[(seq, path)] = version
+            for key in slot_keys(type_, agent, path):
+                old = self._latest.get(key)
+                if old is not None:
+                    old.slots -= 1
+                    if old.slots == 0:
+                        self._by_place.pop((old.seq, old.path), None)
+                self._latest[key] = version
+                version.slots += 1
+
+    def _base(self, seq: int, path: PathKey) -> Version:
+        found = self._by_place.get((seq, path))
+        if found is not None:
+            return found
+        return self._fetch_base(seq, path)
+
+    def _fetch_base(self, seq: int, path: PathKey) -> Version:
+        """Rebuild an older value: follow its chain of bases back to values this reader has
+        (or to one stored whole), then rebuild forwards. Iterative: chains can be long."""
+        rebuilt: dict[tuple[int, PathKey], Version] = {}
+
+        def known(s: int, p: PathKey) -> Version | None:
+            return self._by_place.get((s, p)) or rebuilt.get((s, p))
+
+        fetched: dict[int, dict[str, Any]] = {}
+        todo: list[int] = [seq]
+        while todo:
+            current = todo[-1]
+            if current not in fetched:
+                fetched[current] = self._fetch(current)[2]
+            stored = fetched[current]
+            entries = stored.get(PACKED_KEY) or []
+            missing = [
+                seq_
+                for entry in entries
+                if isinstance(entry, list) and len(entry) == 4 and isinstance(entry[2], list)
+                for seq_, place in entry[2]
+                if known(seq_, tuple(place)) is None
+            ]
+            if missing:
+                if missing[0] >= current or missing[0] in todo:
+                    raise PackingError(f"seq {current} names a base at seq {missing[0]}")
+                todo.append(missing[0])
+                continue
+            todo.pop()
+
+            def base_of(s: int, p: PathKey) -> Version:
+                version = known(s, p)
+                if version is None:
+                    raise PackingError(f"the base at seq {s}, path {list(p)} is missing")
+                return version
+
+            logical = unpack_payload(stored, base_of)
+            for p, value in candidates(logical):
+                rebuilt[(current, p)] = Version(current, p, value)
+        try:
+            return rebuilt[(seq, path)] if (seq, path) in rebuilt else self._by_place[(seq, path)]
+        except KeyError:
+            raise PackingError(f"seq {seq} has no long value at path {list(path)}") from None
+
+
+__all__ = [
+    "MIN_EVENT_CHARS",
+    "PACKED_KEY",
+    "Packer",
+    "PackingError",
+    "Unpacker",
+    "Version",
+    "apply_ops",
+    "candidates",
+    "diff_list",
+    "diff_text",
+    "unpack_payload",
+]

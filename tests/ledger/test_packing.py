@@ -1,0 +1,234 @@
+"""Linear storage (ledger.packing): what a run repeats is stored once, and every payload is
+read back exactly as it was appended, on both backends, whole or from the middle."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from maai.ledger import EventStore, InvalidEventError, NewEvent, canonical_json
+from maai.ledger.packing import (
+    MIN_EVENT_CHARS,
+    PACKED_KEY,
+    Packer,
+    Unpacker,
+    Version,
+    apply_ops,
+    diff_list,
+    diff_text,
+)
+from tests.ledger.helpers import RunSql
+
+INSTRUCTIONS = "\n".join(
+    f"Rule {i}: follow the protocol to the letter, step {i}." for i in range(40)
+)
+
+
+def prompt(agent: str, history: list[str], memory: str, task: str) -> dict[str, Any]:
+    """A payload shaped like a model request: instructions, a private memory, the public
+    history as text and as a list, and a task."""
+    text = "\n".join([f"Name: {agent}", INSTRUCTIONS, "Memory:", memory, *history, "", task])
+    items = [{"round": i // 3, "text": line, "kind": "statement"} for i, line in enumerate(history)]
+    return {"request": {"agent": agent, "input": text, "context": {"history": items}}}
+
+
+def growing_run(agents: int, rounds: int) -> list[NewEvent]:
+    """Events of a discussion in which every prompt repeats the whole history so far."""
+    history: list[str] = []
+    events = []
+    for r in range(rounds):
+        for a in range(agents):
+            agent = f"agent{a}"
+            memory = f"I am {agent}; round {r}; I still think option {(a + r) % 4} is best."
+            events.append(
+                NewEvent(type="model.requested", payload=prompt(agent, history, memory, "Speak."))
+            )
+            said = f"[Round {r}] {agent}: " + f"I argue for option {a % 4}, because reasons. " * 4
+            events.append(NewEvent(type="statement.made", payload={"text": said}, agent=agent))
+            history.append(said)
+    return events
+
+
+def stored_sizes(run_sql: RunSql, run_id: str) -> list[int]:
+    return [
+        len(canonical_json(row[0] if isinstance(row[0], dict) else json.loads(row[0])))
+        for row in run_sql(f"SELECT payload FROM events WHERE run_id = '{run_id}' ORDER BY seq")
+    ]
+
+
+def append_in_batches(store: EventStore, run_id: str, events: list[NewEvent], size: int) -> None:
+    for start in range(0, len(events), size):
+        store.append(run_id, start, events[start : start + size])
+
+
+@pytest.mark.parametrize("batch", [1, 7])
+def test_repeated_text_is_stored_once_and_read_back_exactly(
+    store: EventStore, run_sql: RunSql, batch: int
+) -> None:
+    events = growing_run(agents=4, rounds=8)
+    store.create_run("r1", "test", {})
+    append_in_batches(store, "r1", events, batch)
+
+    read = list(store.read("r1"))
+    assert [e.payload for e in read] == [e.payload for e in events]
+    assert store.verify_chain("r1").ok
+    assert all(e.compute_hash() == e.hash for e in read)
+
+    logical = sum(len(canonical_json(e.payload)) for e in events)
+    stored = sum(stored_sizes(run_sql, "r1"))
+    assert stored < logical / 4, (stored, logical)
+    # The last prompt repeats the whole history, yet adds only what is new since the last.
+    last_request = stored_sizes(run_sql, "r1")[-2]
+    assert last_request < len(canonical_json(events[-2].payload)) / 10
+
+
+def test_size_grows_linearly_with_the_run(tmp_path: Any) -> None:
+    sizes = []
+    for rounds in (8, 16):
+        with EventStore.open(str(tmp_path / f"{rounds}.db")) as store:
+            store.create_run("r", "test", {})
+            append_in_batches(store, "r", growing_run(agents=4, rounds=rounds), 5)
+            raw = store._engine.raw_connection()  # noqa: SLF001 -- measuring the stored bytes
+            try:
+                sizes.append(raw.execute("SELECT sum(length(payload)) FROM events").fetchone()[0])
+            finally:
+                raw.close()
+    # Twice the rounds: about twice the bytes (four times, stored whole).
+    assert sizes[1] / sizes[0] < 2.3, sizes
+
+
+def test_reading_from_the_middle_rebuilds_older_bases(store: EventStore, store_url: str) -> None:
+    events = growing_run(agents=3, rounds=6)
+    store.create_run("r1", "test", {})
+    append_in_batches(store, "r1", events, 4)
+    with EventStore.open(store_url, read_chunk=3) as fresh:
+        for start in (0, 1, 17, len(events) - 2):
+            tail = [e.payload for e in fresh.read("r1", from_seq=start)]
+            assert tail == [e.payload for e in events[start:]], start
+
+
+def test_a_writer_with_no_memory_of_the_run_goes_on_correctly(
+    store: EventStore, store_url: str
+) -> None:
+    events = growing_run(agents=3, rounds=6)
+    store.create_run("r1", "test", {})
+    store.append("r1", 0, events[:10])
+    with EventStore.open(store_url) as resumed:  # a new process resuming the run
+        resumed.append("r1", 10, events[10:])
+    assert [e.payload for e in store.read("r1")] == [e.payload for e in events]
+
+
+def test_a_refused_append_leaves_no_base_behind(store: EventStore) -> None:
+    events = growing_run(agents=2, rounds=5)
+    store.create_run("r1", "test", {})
+    store.append("r1", 0, events[:6])
+    with pytest.raises(Exception, match="expected"):
+        store.append("r1", 3, events[6:9])  # stale head: refused, nothing stored
+    store.append("r1", 6, events[6:])
+    assert [e.payload for e in store.read("r1")] == [e.payload for e in events]
+
+
+def test_list_items_equal_in_python_but_not_in_json_are_kept_apart(store: EventStore) -> None:
+    base = [{"v": 1, "i": i, "pad": "x" * 600} for i in range(10)]
+    twin = [{"v": 1.0, "i": i, "pad": "x" * 600} for i in range(10)]  # 1 == 1.0 in Python
+    truth = [{"v": True, "i": i, "pad": "x" * 600} for i in range(10)]  # 1 == True too
+    store.create_run("r1", "test", {})
+    for seq, items in enumerate((base, twin, truth, base)):
+        store.append("r1", seq, [NewEvent(type="t", payload={"items": items}, agent="a")])
+    read = [canonical_json(e.payload) for e in store.read("r1")]
+    assert read == [canonical_json({"items": items}) for items in (base, twin, truth, base)]
+
+
+def test_the_reserved_key_is_refused(store: EventStore) -> None:
+    store.create_run("r1", "test", {})
+    with pytest.raises(InvalidEventError, match="reserved"):
+        store.append("r1", 0, [NewEvent(type="t", payload={PACKED_KEY: []})])
+    assert store.head("r1") == 0
+
+
+def test_changing_a_base_breaks_the_chain_where_it_was_changed(
+    store: EventStore, run_sql: RunSql
+) -> None:
+    events = growing_run(agents=2, rounds=4)
+    store.create_run("r1", "test", {})
+    store.append("r1", 0, events)
+    # seq 3 is stored whole and is the base of later prompts: editing it would change what
+    # they unpack to, so it must be caught at seq 3 itself.
+    payload_of_3 = run_sql("SELECT payload FROM events WHERE run_id = 'r1' AND seq = 3")[0][0]
+    assert PACKED_KEY not in (
+        payload_of_3 if isinstance(payload_of_3, dict) else json.loads(payload_of_3)
+    )
+    if store.backend == "sqlite":
+        edit = "UPDATE events SET payload = replace(payload, 'Rule 7', 'Rule 8')"
+    else:
+        edit = "UPDATE events SET payload = replace(payload::text, 'Rule 7', 'Rule 8')::jsonb"
+    run_sql(f"{edit} WHERE run_id = 'r1' AND seq = 3")
+    report = store.verify_chain("r1")
+    assert (report.ok, report.first_bad_seq) == (False, 3)
+
+
+# ---------------------------------------------------------------- the differences themselves
+
+
+def edited(lines: list[str], rng: random.Random) -> list[str]:
+    out = list(lines)
+    for _ in range(rng.randint(0, 6)):
+        where = rng.randint(0, len(out))
+        choice = rng.random()
+        if choice < 0.4:
+            out.insert(where, f"new line {rng.random():.6f}")
+        elif choice < 0.7 and out:
+            del out[min(where, len(out) - 1)]
+        elif out:
+            out[min(where, len(out) - 1)] = rng.choice(lines or ["x"])  # a repeated line
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_text_differences_rebuild_exactly(seed: int) -> None:
+    rng = random.Random(seed)
+    own = [rng.choice(["", "a", "b", f"line {i}", "a"]) for i in range(rng.randint(0, 60))]
+    other = edited(own, rng) + [f"shared {i}" for i in range(rng.randint(0, 5))]
+    new = edited(own, rng) + other[-3:]
+    bases = [Version(1, ("x",), "\n".join(own)), Version(2, ("x",), "\n".join(other))]
+    ops, _ = diff_text(new, bases)
+    assert apply_ops("t", ops, bases) == "\n".join(new)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_list_differences_rebuild_exactly(seed: int) -> None:
+    rng = random.Random(seed)
+    old = [{"i": rng.randint(0, 5)} for _ in range(rng.randint(0, 30))]
+    new = [dict(x) for x in old[: rng.randint(0, len(old))]] + [{"i": 9}] * rng.randint(0, 4)
+    new += [dict(x) for x in old[rng.randint(0, len(old)) :]]
+    base = Version(1, ("x",), old)
+    ops, added = diff_list(new, base)
+    assert (apply_ops("l", ops, [base]) if old else new) == new
+    assert added <= len(new)
+
+
+def test_the_reader_follows_what_the_writer_packed() -> None:
+    """Writer and reader without a database: every packed payload unpacks to its original."""
+    packer = Packer()
+    events = growing_run(agents=3, rounds=5)
+    texts = [canonical_json(e.payload) for e in events]
+    stored, commit = packer.pack(
+        "r",
+        0,
+        [(e.type, e.agent) for e in events],
+        [e.payload for e in events],
+        texts,
+        canonical_json,
+    )
+    commit()
+    assert sum(PACKED_KEY in json.loads(s) for s in stored) >= len(events) / 2 - 6
+    by_seq = {i + 1: json.loads(s) for i, s in enumerate(stored)}
+    unpacker = Unpacker(lambda seq: (events[seq - 1].type, events[seq - 1].agent, by_seq[seq]))
+    for seq, text in by_seq.items():
+        event = events[seq - 1]
+        payload = unpacker.unpack(seq, event.type, event.agent, text, len(canonical_json(text)))
+        assert payload == event.payload
+    assert len(texts[-2]) >= MIN_EVENT_CHARS
