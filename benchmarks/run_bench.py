@@ -1,7 +1,7 @@
 """Wall time of a whole simulated run against the critical path the protocol allows.
 
     python benchmarks/run_bench.py [--latency-ms 50] [--agents 8] [--rounds 10] [--repeat 1]
-                                   [--synchronous FULL] [--profile FILE]
+                                   [--synchronous FULL] [--profile FILE] [--store-whole]
 
 Runs the Frohlich experiment with simulated participants (and the simulated utility agent),
 every model call answering after a fixed latency counted from the call (woken on time by
@@ -204,7 +204,13 @@ class Result:
     phase1_wall_s: float  # from the start to the first decide() in Phase 2
 
 
-def run_once(config: FrohlichConfig, latency_ms: float, synchronous: str, folder: Path) -> Result:
+def run_once(
+    config: FrohlichConfig,
+    latency_ms: float,
+    synchronous: str,
+    folder: Path,
+    store_whole: bool = False,
+) -> Result:
     path = folder / f"bench-{time.monotonic_ns()}.db"
     decide_s: dict[int, float] = defaultdict(float)
     decides: dict[int, int] = defaultdict(int)
@@ -225,6 +231,7 @@ def run_once(config: FrohlichConfig, latency_ms: float, synchronous: str, folder
             decides[state.phase] += 1
 
     with EventStore.open(str(path), synchronous=synchronous) as store:
+        store.pack_repeated_text = not store_whole
         run_id = start_run(store, config)
         real_append = store.append
 
@@ -351,6 +358,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synchronous", default="FULL", help="SQLite PRAGMA synchronous")
     parser.add_argument("--profile", type=Path, default=None, help="write cProfile stats here")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--store-whole",
+        action="store_true",
+        help="store every payload whole (no packing of repeated text), to compare",
+    )
     args = parser.parse_args(argv)
 
     config = bench_config(args.agents, args.rounds, args.latency_ms, args.seed)
@@ -361,11 +373,15 @@ def main(argv: list[str] | None = None) -> int:
             if args.profile is not None:
                 profiler = cProfile.Profile()
                 profiler.enable()
-                result = run_once(config, args.latency_ms, args.synchronous, Path(tmp))
+                result = run_once(
+                    config, args.latency_ms, args.synchronous, Path(tmp), args.store_whole
+                )
                 profiler.disable()
                 profiler.dump_stats(str(args.profile))
             else:
-                result = run_once(config, args.latency_ms, args.synchronous, Path(tmp))
+                result = run_once(
+                    config, args.latency_ms, args.synchronous, Path(tmp), args.store_whole
+                )
             if best is None or result.wall_s < best.wall_s:
                 best = result
     assert best is not None

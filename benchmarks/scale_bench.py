@@ -1,16 +1,22 @@
 """How a run's size and the time of everything that reads it grow with the run.
 
-    python benchmarks/scale_bench.py [--agents 3,5,8,16,32] [--rounds 5,10,20,40]
-                                     [--all-rounds] [--keep DIR]
+    python benchmarks/scale_bench.py [--experiment frohlich|collaboration]
+                                     [--agents 3,5,8,16,32] [--rounds 5,10,20,40]
+                                     [--all-rounds] [--commands run,verify,...] [--keep DIR]
 
 For each cell of the grid (agents × Phase-2 rounds) it runs a simulated Frohlich experiment
 (simulated participants, no latency; ``--all-rounds`` makes the group never agree, so every
 round is used) on a fresh SQLite ledger, then runs ``replay``, ``verify``, ``export`` (JSON
-log and tables), ``audit protocol`` and ``audit leaks`` on it, each as the ``maai`` command
-in a process of its own. It prints, per cell: events, ledger bytes, and the wall time and
-peak RSS of each command; then, over the grid, the log-log slope of ledger bytes and of each
-command's time against events (1.0: linear; 2.0: quadratic). The test suite runs a one-cell
-grid as a smoke test (tests/test_scale_bench.py); the figures belong in docs/operations.md.
+log and tables), ``audit protocol`` and ``audit leaks`` on it (or the ``--commands`` named),
+each as the ``maai`` command in a process of its own. The collaboration game has two agents;
+its grid is over ``--rounds``, read as the number of message exchanges (1-10).
+
+It prints, per cell: events, the bytes of the ledger file, the bytes of the payloads as
+stored, and of the same payloads whole (what the ledger stored before it packed repeated
+text: the two side by side are the saving), and the wall time and peak RSS of each command;
+then, over the grid, the log-log slope of ledger bytes and of each command's time against
+events (1.0: linear; 2.0: quadratic). The test suite runs a one-cell grid as a smoke test
+(tests/test_scale_bench.py); the figures belong in docs/operations.md.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import json
 import math
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -53,6 +60,8 @@ class Cell:
     rounds: int
     events: int = 0
     ledger_bytes: int = 0
+    stored_payload_bytes: int = 0
+    whole_payload_bytes: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     peak_mib: dict[str, float] = field(default_factory=dict)
 
@@ -76,6 +85,34 @@ def config(agents: int, rounds: int, all_rounds: bool) -> dict[str, Any]:
     }
 
 
+def collaboration_config(exchanges: int) -> dict[str, Any]:
+    path = Path(__file__).resolve().parent.parent / "configs" / "collaboration.yaml"
+    config = yaml.safe_load(path.read_text("utf-8"))
+    config.update(
+        name=f"scale-collaboration-{exchanges}",
+        exchanges=exchanges,
+        tracing=False,
+        labels={"exchanges": exchanges},
+    )
+    return config
+
+
+def payload_bytes(db: Path) -> tuple[int, int]:
+    """Bytes of the payloads as stored, and of the same payloads unpacked (canonical JSON)."""
+    from maai.canonical import canonical_json
+    from maai.ledger import EventStore
+
+    with sqlite3.connect(db) as raw:
+        stored = raw.execute("SELECT coalesce(sum(length(CAST(payload AS BLOB))), 0) FROM events")
+        stored_bytes = int(stored.fetchone()[0])
+    whole = 0
+    with EventStore.open(str(db), read_only=True) as store:
+        for info in store.list_runs():
+            for event in store.read(info.run_id):
+                whole += len(canonical_json(event.payload).encode())
+    return stored_bytes, whole
+
+
 def maai(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """Seconds, peak MiB and stdout of ``maai ARGS`` in a process of its own."""
     started = time.perf_counter()
@@ -89,10 +126,17 @@ def maai(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return seconds, int(line.split()[1]) / 1024, done.stdout
 
 
-def measure(cell: Cell, folder: Path, all_rounds: bool) -> None:
+def measure(
+    cell: Cell, folder: Path, all_rounds: bool, experiment: str, commands: tuple[str, ...]
+) -> None:
     db = folder / "ledger.db"
     path = folder / "config.yaml"
-    path.write_text(yaml.safe_dump(config(cell.agents, cell.rounds, all_rounds)), "utf-8")
+    settings = (
+        collaboration_config(cell.rounds)
+        if experiment == "collaboration"
+        else config(cell.agents, cell.rounds, all_rounds)
+    )
+    path.write_text(yaml.safe_dump(settings), "utf-8")
     env = {**os.environ, "MAAI_SIGNING_KEY": str(folder / "key.pem"), "COLUMNS": "200"}
     cell.seconds["run"], cell.peak_mib["run"], _ = maai(
         ["run", str(path), "--db", str(db), "-q"], env
@@ -109,8 +153,10 @@ def measure(cell: Cell, folder: Path, all_rounds: bool) -> None:
         "audit leaks": ["audit", "leaks", run_id, "--json"],
     }
     for name, command in args.items():
-        cell.seconds[name], cell.peak_mib[name], _ = maai([*command, "--db", str(db)], env)
+        if name in commands:
+            cell.seconds[name], cell.peak_mib[name], _ = maai([*command, "--db", str(db)], env)
     cell.ledger_bytes = sum(p.stat().st_size for p in folder.glob("ledger.db*"))
+    cell.stored_payload_bytes, cell.whole_payload_bytes = payload_bytes(db)
 
 
 def slope(xs: list[float], ys: list[float]) -> float | None:
@@ -124,10 +170,11 @@ def slope(xs: list[float], ys: list[float]) -> float | None:
     return None if var == 0 else sum((p[0] - mx) * (p[1] - my) for p in points) / var
 
 
-def report(cells: list[Cell]) -> dict[str, Any]:
+def report(cells: list[Cell], commands: tuple[str, ...]) -> dict[str, Any]:
     events = [float(c.events) for c in cells]
     slopes = {"ledger_bytes": slope(events, [float(c.ledger_bytes) for c in cells])}
-    for name in COMMANDS:
+    slopes["whole_payload_bytes"] = slope(events, [float(c.whole_payload_bytes) for c in cells])
+    for name in commands:
         slopes[name] = slope(events, [c.seconds[name] for c in cells])
     return {
         "cells": [c.__dict__ for c in cells],
@@ -142,7 +189,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--all-rounds", action="store_true", help="the group never agrees")
     parser.add_argument("--keep", type=Path, help="keep the ledgers in this folder")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--experiment", choices=("frohlich", "collaboration"), default="frohlich")
+    parser.add_argument(
+        "--commands", default=",".join(COMMANDS), help="comma-separated commands to time"
+    )
     args = parser.parse_args(argv)
+    commands = tuple(c.strip() for c in args.commands.split(",") if c.strip())
+    unknown = [c for c in commands if c not in COMMANDS]
+    if unknown or "run" not in commands:
+        parser.error(f"--commands: choose from {', '.join(COMMANDS)} (run included)")
+    if args.experiment == "collaboration":
+        args.agents = "2"
     grid = [
         (a, r) for a in map(int, args.agents.split(",")) for r in map(int, args.rounds.split(","))
     ]
@@ -153,21 +210,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             folder = root / f"{agents}x{rounds}"
             folder.mkdir(parents=True, exist_ok=True)
             cell = Cell(agents, rounds)
-            measure(cell, folder, args.all_rounds)
+            measure(cell, folder, args.all_rounds, args.experiment, commands)
             cells.append(cell)
             if not args.json:
                 times = "  ".join(
-                    f"{n} {cell.seconds[n]:.2f}s/{cell.peak_mib[n]:.0f}M" for n in COMMANDS
+                    f"{n} {cell.seconds[n]:.2f}s/{cell.peak_mib[n]:.0f}M" for n in commands
                 )
+                share = cell.stored_payload_bytes / max(1, cell.whole_payload_bytes)
                 print(
                     f"{agents:>3} x {rounds:<3} {cell.events:>7} events "
-                    f"{cell.ledger_bytes / 1e6:>9.1f} MB  {times}",
+                    f"{cell.ledger_bytes / 1e6:>8.1f} MB file, payloads "
+                    f"{cell.stored_payload_bytes / 1e6:.1f} MB stored of "
+                    f"{cell.whole_payload_bytes / 1e6:.1f} MB whole ({share:.1%})  {times}",
                     flush=True,
                 )
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    figures = report(cells)
+    figures = report(cells, commands)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

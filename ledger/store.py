@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from types import TracebackType
@@ -185,6 +185,10 @@ class EventStore:
         self._read_chunk = read_chunk
         self._closed = False
         self._packer = Packer()
+        self.pack_repeated_text = True
+        """Store what a run repeats as differences against its earlier events (see
+        :mod:`ledger.packing`); False stores every payload whole from here on (a database
+        other tools read with plain SQL; benchmarks). Reads unpack either way."""
         self._sqlite_writer = (
             SqliteWriter(engine, busy_timeout_s, location.display)
             if self._sqlite and not read_only
@@ -667,14 +671,16 @@ class EventStore:
                 # the check it would label.
                 raise InvalidEventError(f"events[{index}] ({new.type}): {exc}") from None
         # Repeated text is stored as differences against earlier events (ledger.packing).
-        texts, packed_committed = self._packer.pack(
-            run_id,
-            expected_seq,
-            [(new.type, new.agent) for new in events],
-            [new.payload for new in events],
-            texts,
-            _payload_text,
-        )
+        packed_committed: Callable[[], None] = _nothing
+        if self.pack_repeated_text:
+            texts, packed_committed = self._packer.pack(
+                run_id,
+                expected_seq,
+                [(new.type, new.agent) for new in events],
+                [new.payload for new in events],
+                texts,
+                _payload_text,
+            )
         recorded = _utcnow()
         batch = Batch(run_id, expected_seq, list(events), texts, recorded)
 
@@ -975,6 +981,10 @@ class EventStore:
         if isinstance(orig, psycopg.OperationalError):
             return StoreUnreachableError(f"{doing}: cannot reach PostgreSQL at {where}: {detail}")
         return LedgerError(f"{doing} in {where} failed: {detail}")
+
+
+def _nothing() -> None:
+    pass
 
 
 def _payload_text(value: Any) -> str:

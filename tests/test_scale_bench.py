@@ -20,6 +20,7 @@ def test_one_cell_is_run_read_and_measured(tmp_path: Path) -> None:
     (cell,) = figures["cells"]
     assert cell["agents"] == 3 and cell["rounds"] == 1
     assert cell["events"] > 100 and cell["ledger_bytes"] > 0
+    assert 0 < cell["stored_payload_bytes"] < cell["whole_payload_bytes"]
     assert set(cell["seconds"]) == set(bench.COMMANDS) == set(cell["peak_mib"])
     assert all(s > 0 for s in cell["seconds"].values())
     assert figures["slopes"]["ledger_bytes"] is None  # one point has no slope

@@ -1,0 +1,97 @@
+"""Runs of both experiments on a ledger that packs repeated text: every prompt comes back
+exactly as it was sent (its hash is the recorded request hash), the run verifies and
+replays, and the ledger holds a fraction of what the prompts add up to."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maai.canonical import canonical_json
+from maai.domain.calls import ModelRequest
+from maai.domain.experiments import parse_config
+from maai.ledger import EventStore
+from maai.runtime.engine import Engine, load_state
+from maai.runtime.executors import LiveExecutor
+from maai.runtime.runs import load_config, start_run
+from maai.runtime.verify import verify_events
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def discussion(agents: int, rounds: int) -> dict[str, Any]:
+    """A Frohlich run whose group never agrees: four camps that never give in."""
+    people = [
+        {
+            "name": f"Agent{i + 1}",
+            "model": "simulated",
+            "persona": {
+                "preferred_principle": "abcd"[i % 4],
+                "stubbornness": 1.0,
+                "conformity": 0.0,
+            },
+        }
+        for i in range(agents)
+    ]
+    return {
+        "experiment": "frohlich",
+        "name": "long-discussion",
+        "seed": 3,
+        "phase2_rounds": rounds,
+        "agents": people,
+        "tracing": False,
+    }
+
+
+def record(path: Path, config: Any) -> str:
+    with EventStore.open(str(path)) as store:
+        run_id = start_run(store, config, run_id="r")
+        asyncio.run(Engine(store, run_id, LiveExecutor(config), signer=None).run())
+    return run_id
+
+
+@pytest.mark.parametrize("experiment", ["frohlich", "collaboration"])
+def test_every_prompt_is_recovered_exactly(tmp_path: Path, experiment: str) -> None:
+    if experiment == "frohlich":
+        config = parse_config(discussion(agents=5, rounds=6))[1]
+    else:
+        config = load_config(CONFIGS / "collaboration.yaml")
+    db = tmp_path / "ledger.db"
+    run_id = record(db, config)
+    with EventStore.open(str(db)) as store:
+        stored = list(store.read(run_id))
+        requests = [e for e in stored if e.type == "model.requested"]
+        assert requests
+        for event in requests:
+            request = ModelRequest.model_validate(event.payload["request"])
+            assert request.request_hash() == event.payload["request_hash"], event.seq
+        assert verify_events(stored).ok
+        _, head = load_state(store, run_id)
+        assert head == len(stored) and stored[-1].type == "run.completed"
+    whole = sum(len(canonical_json(e.payload).encode()) for e in stored)
+    with sqlite3.connect(db) as raw:
+        kept = raw.execute("SELECT sum(length(CAST(payload AS BLOB))) FROM events").fetchone()[0]
+    if experiment == "frohlich":
+        # Each prompt repeats the whole discussion so far; the ledger keeps it once.
+        assert kept < whole / 2, (kept, whole)
+    else:
+        assert kept <= whole
+
+
+def test_a_long_discussion_grows_the_ledger_linearly(tmp_path: Path) -> None:
+    sizes = []
+    for rounds in (3, 6):
+        db = tmp_path / f"{rounds}.db"
+        record(db, parse_config(discussion(agents=4, rounds=rounds))[1])
+        with sqlite3.connect(db) as raw:
+            events, kept = raw.execute(
+                "SELECT count(*), sum(length(CAST(payload AS BLOB))) FROM events"
+            ).fetchone()
+        sizes.append((events, kept))
+    (events_a, bytes_a), (events_b, bytes_b) = sizes
+    # Bytes per event stay about the same as the run doubles (they doubled when stored whole).
+    assert (bytes_b / events_b) / (bytes_a / events_a) < 1.3, sizes
