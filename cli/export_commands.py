@@ -10,6 +10,7 @@ media, a published file) is opened read-only.
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,7 +30,7 @@ from maai.projections.history import (
     UnreadableEventError,
     history_from_stored,
 )
-from maai.projections.jsonout import dumps
+from maai.projections.jsonout import dumps, iter_dumps
 
 EXIT_VIOLATIONS = 1
 
@@ -103,6 +104,26 @@ def _emit(text: str, output: Path | None) -> None:
         typer.echo(text, nl=False)
     else:
         _write(output, text)
+
+
+def _emit_json(value: Any, output: Path | None) -> None:
+    """The value as :func:`dumps` writes it, written piece by piece as it is encoded: a
+    large run's log is never held as one string. A file is written beside its final name
+    and renamed into place, so an export is whole or absent, never cut short."""
+    if output is None:
+        for piece in iter_dumps(value):
+            sys.stdout.write(piece)
+        sys.stdout.flush()
+        return
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with partial.open("w", encoding="utf-8", newline="\n") as handle:
+            handle.writelines(iter_dumps(value))
+        partial.replace(output)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        fail(f"cannot write {output}: {exc.strerror or exc}")
 
 
 def export(
@@ -190,7 +211,7 @@ def export(
         log = _views(history).agent_log(history, agent)
     except UnknownAgentError as exc:
         fail(f"run {history.run_id}: {exc}")
-    _emit(dumps(log), output)
+    _emit_json(log, output)
 
 
 @audit_app.command("votes")

@@ -19,14 +19,15 @@ new ones (``x`` is text for a text, a list for a list). Bases are named by seq a
 the hash chain, which covers the stored payload, covers the bases and everything rebuilt
 from them; nothing is stored outside the chain.
 
-The writer checks every packed event before storing it: the payload rebuilt from what is
-stored must serialize to exactly the canonical text of the payload it was given (Python's
-``1 == 1.0`` would otherwise let a list item stand for a different one). If it does not, the
-event is stored whole. A logical payload may not itself use the key ``"$packed"``.
+The writer checks every list it packs before storing it: the list rebuilt from what is
+stored must be the list it was given, type for type (Python's ``1 == 1.0`` would otherwise
+let a list item stand for a different one). If it is not, the list is stored whole. A
+logical payload may not itself use the key ``"$packed"``.
 """
 
 from __future__ import annotations
 
+import marshal
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -201,6 +202,14 @@ def diff_list(new: list[Any], base: Version) -> tuple[list[Any], int]:
 
 def apply_ops(kind: str, ops: list[Any], bases: Sequence[Version]) -> str | list[Any]:
     """Rebuild a value from ops and its bases; :class:`PackingError` if they do not fit."""
+    return rebuild(kind, ops, bases)[0]
+
+
+def rebuild(
+    kind: str, ops: list[Any], bases: Sequence[Version]
+) -> tuple[str | list[Any], list[Any]]:
+    """:func:`apply_ops`, with the value's lines (a text) or items (a list): kept, they spare
+    splitting the text again when it serves as a base."""
     if not bases or any(kind != base.kind for base in bases):
         raise PackingError(f"a {kind!r} value needs bases of its kind")
     all_items = [base.items() for base in bases]
@@ -209,7 +218,7 @@ def apply_ops(kind: str, ops: list[Any], bases: Sequence[Version]) -> str | list
         if isinstance(op, dict):
             added = op.get("+")
             if kind == "t" and isinstance(added, str):
-                out.append(added)
+                out.extend(added.split("\n"))
             elif kind == "l" and isinstance(added, list):
                 out.extend(added)
             else:
@@ -227,7 +236,18 @@ def apply_ops(kind: str, ops: list[Any], bases: Sequence[Version]) -> str | list
             out.extend(items[op[0] : op[0] + op[1]])
         else:
             raise PackingError(f"bad copy {canonical_json(op)[:60]}")
-    return "\n".join(out) if kind == "t" else out
+    return ("\n".join(out) if kind == "t" else out), out
+
+
+def _same_json(rebuilt: list[Any], given: list[Any]) -> bool:
+    """Whether a list rebuilt from items matched with Python's ``==`` is the given one as
+    JSON too: ``==`` is looser (``1 == 1.0 == True``). marshal (format 0: no references, no
+    interning) writes each value's type and value, in C; a difference JSON would not see
+    (the order of a dict's keys, ``-0.0``) only means the list is stored whole."""
+    try:
+        return marshal.dumps(rebuilt, 0) == marshal.dumps(given, 0)
+    except ValueError:  # a value marshal cannot write: not a plain JSON value
+        return False
 
 
 def _drop_unused(ops: list[Any], bases: list[Version]) -> tuple[list[Any], list[Version]]:
@@ -294,7 +314,6 @@ class Packer:
                 continue
             seq = expected_seq + i + 1
             entries: list[list[Any]] = []
-            used: dict[tuple[int, PathKey], Version] = {}
             for path, value in candidates(payload):
                 own, anyone = slot_keys(type_, agent, path)
                 version = Version(seq, path, value)
@@ -316,8 +335,9 @@ class Packer:
                         ((*reversed(diff_list(value, b)), [b]) for b in bases),
                         key=lambda d: d[0],
                     )
+                    if not _same_json(apply_ops("l", ops, bases), value):
+                        continue
                 if new <= MAX_NEW_SHARE * len(value):
-                    used.update({(b.seq, b.path): b for b in bases})
                     entries.append(
                         [list(path), version.kind, [[b.seq, list(b.path)] for b in bases], ops]
                     )
@@ -327,14 +347,7 @@ class Packer:
             for entry in entries:
                 compact = _set(compact, tuple(entry[0]), None)
             compact = {**compact, PACKED_KEY: entries}
-            compact_text = normalized_text(compact)
-            if any(entry[1] == "l" for entry in entries):
-                # List items were matched with Python's ==, which is looser than JSON
-                # (1 == 1.0 == True): the rebuilt payload must be the given one, exactly.
-                rebuilt = unpack_payload(compact, lambda s, p, found=used: found[(s, p)])
-                if normalized_text(rebuilt) != text:
-                    continue
-            stored[i] = compact_text
+            stored[i] = normalized_text(compact)
 
         def commit() -> None:
             slots = self._runs.setdefault(run_id, {})
@@ -353,9 +366,12 @@ class Packer:
 
 
 def unpack_payload(
-    stored: dict[str, Any], base_of: Callable[[int, PathKey], Version]
+    stored: dict[str, Any],
+    base_of: Callable[[int, PathKey], Version],
+    made: dict[int, list[Any]] | None = None,
 ) -> dict[str, Any]:
-    """The logical payload of a stored one (returned as is when it is not packed)."""
+    """The logical payload of a stored one (returned as is when it is not packed). ``made``
+    collects the lines or items of each rebuilt value, by the value's id."""
     entries = stored.get(PACKED_KEY)
     if entries is None:
         return stored
@@ -370,7 +386,10 @@ def unpack_payload(
             raise PackingError(f"bad {PACKED_KEY} entry {canonical_json(entry)[:80]}") from None
         if not isinstance(ops, list) or kind not in ("t", "l"):
             raise PackingError(f"bad {PACKED_KEY} entry {canonical_json(entry)[:80]}")
-        logical = _set(logical, tuple(path), apply_ops(kind, ops, bases))
+        value, items = rebuild(kind, ops, bases)
+        if made is not None:
+            made[id(value)] = items
+        logical = _set(logical, tuple(path), value)
     return logical  # type: ignore[no-any-return]
 
 
@@ -394,14 +413,22 @@ class Unpacker:
         """The logical payload of the event at ``seq`` (``size``: its stored text's length),
         remembering its long values as bases for the events after it."""
         packed = PACKED_KEY in stored
-        logical = unpack_payload(stored, self._base) if packed else stored
+        made: dict[int, list[Any]] = {}
+        logical = unpack_payload(stored, self._base, made) if packed else stored
         if packed or size >= MIN_EVENT_CHARS:
-            self._remember(seq, type_, agent, logical)
+            self._remember(seq, type_, agent, logical, made)
         return logical
 
-    def _remember(self, seq: int, type_: str, agent: str | None, logical: dict[str, Any]) -> None:
+    def _remember(
+        self,
+        seq: int,
+        type_: str,
+        agent: str | None,
+        logical: dict[str, Any],
+        made: dict[int, list[Any]],
+    ) -> None:
         for path, value in candidates(logical):
-            version = Version(seq, path, value)
+            version = Version(seq, path, value, made.get(id(value)))
             self._by_place[(seq, path)] = version
             for key in slot_keys(type_, agent, path):
                 old = self._latest.get(key)

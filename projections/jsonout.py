@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 SECRET_MARKERS = ("key", "secret", "token", "password")
@@ -12,6 +13,14 @@ def dumps(value: Any) -> str:
     """Sorted keys, two-space indent, UTF-8 kept, one trailing newline: the same value always
     gives the same bytes."""
     return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def iter_dumps(value: Any) -> Iterator[str]:
+    """:func:`dumps` in pieces, to be written as they come: the same bytes, without holding
+    the whole text of a large export in memory beside the value."""
+    encoder = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+    yield from encoder.iterencode(value)
+    yield "\n"
 
 
 def scrub(value: Any) -> Any:
