@@ -43,7 +43,17 @@ class ModelRequest(BaseModel):
     context: dict[str, Any] = Field(default_factory=dict)
 
     def request_hash(self) -> str:
-        return hashlib.sha256(canonical_json(self.model_dump(mode="json")).encode()).hexdigest()
+        """sha256 of the canonical JSON of ``model_dump(mode="json")``. The fields are JSON
+        values already, so they are serialized as they are; a context holding anything else
+        (a model, a date) takes the general path, which gives the same text."""
+        try:
+            text = canonical_json({name: getattr(self, name) for name in _FIELDS})
+        except (TypeError, ValueError):
+            text = canonical_json(self.model_dump(mode="json"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+_FIELDS = tuple(ModelRequest.model_fields)
 
 
 class Usage(BaseModel):

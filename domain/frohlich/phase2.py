@@ -39,6 +39,7 @@ from maai.domain.frohlich.steps import (
     step_started,
 )
 from maai.domain.frohlich.types import PrincipleChoice
+from maai.domain.memo import GrowingMemo
 from maai.domain.random_streams import draw_choice
 from maai.domain.walk import Emit, Walk, parallel, wait
 
@@ -148,16 +149,17 @@ def _turn_values(state: State, round_: int) -> dict[str, Any]:
         "principles": render_template("principles", language),
         "round": round_,
         "rounds": config.phase2_rounds,
-        "history": render.history_text(state.public),
+        "history": render.public_history_text(state.public),
     }
 
 
-def _history_context(items: tuple[PublicItem, ...]) -> list[dict[str, Any]]:
-    out = []
-    for item in items:
-        text = item.text if item.kind == "statement" else render.history_text((item,))
-        out.append({"kind": item.kind, "speaker": item.speaker, "text": text, "round": item.round})
-    return out
+def _history_item(item: PublicItem) -> list[dict[str, Any]]:
+    text = item.text if item.kind == "statement" else "\n".join(render.item_lines(item))
+    return [{"kind": item.kind, "speaker": item.speaker, "text": text, "round": item.round}]
+
+
+# The history's items are shared by the requests that carry them (never changed after).
+_history_context: GrowingMemo[PublicItem, dict[str, Any]] = GrowingMemo(_history_item)
 
 
 def _discussion_context(state: State, round_: int, **extra: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from maai.domain.frohlich.events import Counterfactual, TallyLine
 from maai.domain.frohlich.prompts import render
 from maai.domain.frohlich.state import AgentState, PublicItem
 from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, PrincipleChoice
+from maai.domain.memo import GrowingMemo
 
 
 def dollars(amount: int | Fraction) -> str:
@@ -136,30 +137,44 @@ def tally_text(tally: Sequence[TallyLine]) -> str:
 def history_text(items: Sequence[PublicItem]) -> str:
     if not items:
         return "(Nothing has been said yet.)"
-    out: list[str] = []
-    for item in items:
-        prefix = f"[Round {item.round}]"
-        if item.kind == "statement":
-            out.append(f"{prefix} {item.speaker}: {item.text.strip()}")
-            if item.proposes_vote:
-                out.append(f"{prefix} {item.speaker} proposed a vote.")
-        elif item.kind in ("poll", "vote"):
-            answers = ", ".join(
-                f"{name}: {'yes' if a else 'no' if a is not None else 'no answer'}"
-                for name, a in item.poll_answers
-            )
-            verdict = (
-                "Everyone agreed; a secret ballot was held."
-                if item.kind == "vote"
-                else "Not everyone agreed, so no vote was held."
-            )
-            out.append(f"{prefix} Should the group vote now? {answers}. {verdict}")
-        elif item.kind == "tally":
-            out.append(
-                f"{prefix} Secret ballot result: {tally_text(item.tally)}. "
-                "No agreement; the discussion continues."
-            )
-    return "\n".join(out)
+    return "\n".join(line for item in items for line in item_lines(item))
+
+
+def public_history_text(public: tuple[PublicItem, ...]) -> str:
+    """:func:`history_text` of the whole public history, which every Phase-2 prompt shows:
+    each item is rendered once, not once per prompt."""
+    if not public:
+        return history_text(public)
+    return "\n".join(_history_lines(public))
+
+
+def item_lines(item: PublicItem) -> list[str]:
+    prefix = f"[Round {item.round}]"
+    if item.kind == "statement":
+        lines = [f"{prefix} {item.speaker}: {item.text.strip()}"]
+        if item.proposes_vote:
+            lines.append(f"{prefix} {item.speaker} proposed a vote.")
+        return lines
+    if item.kind in ("poll", "vote"):
+        answers = ", ".join(
+            f"{name}: {'yes' if a else 'no' if a is not None else 'no answer'}"
+            for name, a in item.poll_answers
+        )
+        verdict = (
+            "Everyone agreed; a secret ballot was held."
+            if item.kind == "vote"
+            else "Not everyone agreed, so no vote was held."
+        )
+        return [f"{prefix} Should the group vote now? {answers}. {verdict}"]
+    if item.kind == "tally":
+        return [
+            f"{prefix} Secret ballot result: {tally_text(item.tally)}. "
+            "No agreement; the discussion continues."
+        ]
+    return []
+
+
+_history_lines: GrowingMemo[PublicItem, str] = GrowingMemo(item_lines)
 
 
 def preamble(agent: AgentState, personality: str, language: str) -> str:

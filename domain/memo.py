@@ -1,0 +1,46 @@
+"""Results per item of a sequence that grows at its end, remembered.
+
+A run's public history grows one item at a time, and every prompt shows all of it: rendering
+it afresh for each prompt costs the whole history each time, the square of the run in all.
+``GrowingMemo`` keeps what it computed for the last sequences it saw, so a sequence that
+extends one of them costs only its new items. Pure: the result is what computing afresh
+would give; only the time differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class GrowingMemo(Generic[T, R]):
+    """``memo(items)`` is ``[r for item in items for r in per_item(item)]``, remembered for
+    the last ``keep`` sequences (several runs may be decided in one process)."""
+
+    def __init__(self, per_item: Callable[[T], Sequence[R]], keep: int = 16) -> None:
+        self._per_item = per_item
+        self._keep = keep
+        self._seen: list[tuple[tuple[T, ...], list[R]]] = []
+
+    def __call__(self, items: tuple[T, ...]) -> list[R]:
+        best: tuple[tuple[T, ...], list[R]] | None = None
+        for seen in self._seen:
+            known = seen[0]
+            # Tuple comparison checks identity first: a history extended from this one
+            # shares its items, so this costs a pass over pointers.
+            longer = best is None or len(known) > len(best[0])
+            if longer and len(known) <= len(items) and items[: len(known)] == known:
+                best = seen
+        if best is not None and len(best[0]) == len(items):
+            return list(best[1])
+        results = list(best[1]) if best is not None else []
+        for item in items[len(best[0]) if best is not None else 0 :]:
+            results.extend(self._per_item(item))
+        if best is not None:
+            self._seen.remove(best)
+        self._seen.append((items, results))
+        del self._seen[: -self._keep]
+        return list(results)
