@@ -16,13 +16,25 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+def _concatenated(before: list[R] | None, new: list[R]) -> list[R]:
+    return [*before, *new] if before is not None else new
+
+
 class GrowingMemo(Generic[T, R]):
     """``memo(items)`` is ``[r for item in items for r in per_item(item)]``, remembered for
-    the last ``keep`` sequences (several runs may be decided in one process)."""
+    the last ``keep`` sequences (several runs may be decided in one process). ``extend``
+    builds the result from the result for a shorter sequence and the new results (by
+    default a new list); results are shared between calls, so callers must not change them."""
 
-    def __init__(self, per_item: Callable[[T], Sequence[R]], keep: int = 16) -> None:
+    def __init__(
+        self,
+        per_item: Callable[[T], Sequence[R]],
+        keep: int = 16,
+        extend: Callable[[list[R] | None, list[R]], list[R]] = _concatenated,
+    ) -> None:
         self._per_item = per_item
         self._keep = keep
+        self._extend = extend
         self._seen: list[tuple[tuple[T, ...], list[R]]] = []
 
     def __call__(self, items: tuple[T, ...]) -> list[R]:
@@ -35,12 +47,11 @@ class GrowingMemo(Generic[T, R]):
             if longer and len(known) <= len(items) and items[: len(known)] == known:
                 best = seen
         if best is not None and len(best[0]) == len(items):
-            return list(best[1])
-        results = list(best[1]) if best is not None else []
+            return best[1]
+        new: list[R] = []
         for item in items[len(best[0]) if best is not None else 0 :]:
-            results.extend(self._per_item(item))
-        if best is not None:
-            self._seen.remove(best)
+            new.extend(self._per_item(item))
+        results = self._extend(best[1] if best is not None else None, new)
+        self._seen = [s for s in self._seen if s is not best][-(self._keep - 1) :]
         self._seen.append((items, results))
-        del self._seen[: -self._keep]
-        return list(results)
+        return results

@@ -44,3 +44,97 @@ def canonical_json(value: Any) -> str:
     if _c_encoder is None or isinstance(value, str):
         return _reference_encoder.encode(value)
     return "".join(_c_encoder(value, 0))
+
+
+class FrozenJson(dict[str, Any]):
+    """A JSON object that is never changed once made, so that its canonical text is
+    computed once and kept on it: a public-history item that hundreds of requests carry.
+    Any change raises ``TypeError``; copies are the object itself."""
+
+    __slots__ = ("_canonical",)
+
+    def canonical(self) -> str:
+        try:
+            return self._canonical  # type: ignore[no-any-return]
+        except AttributeError:
+            self._canonical = canonical_json(dict(self))
+            return self._canonical
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("a FrozenJson object cannot be changed")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
+    __ior__ = _refuse  # type: ignore[assignment]
+
+    def __copy__(self) -> FrozenJson:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenJson:
+        return self
+
+    def __reduce__(self) -> tuple[type[FrozenJson], tuple[dict[str, Any]]]:
+        return FrozenJson, (dict(self),)
+
+
+class FrozenJsonList(list[Any]):
+    """A JSON array that is never changed once made, whose canonical text is built from
+    that of the array it extends: a history of a thousand items, carried by one request
+    after another, is written out once in all rather than once per request."""
+
+    __slots__ = ("_canonical",)
+
+    @classmethod
+    def extended(cls, before: FrozenJsonList | None, new: list[Any]) -> FrozenJsonList:
+        made = cls(before or ())
+        list.extend(made, new)
+        added = ",".join(canonical_json_shared(item) for item in new)
+        if before is None or not before:
+            made._canonical = "[" + added + "]"
+        elif not new:
+            made._canonical = before.canonical()
+        else:
+            made._canonical = before.canonical()[:-1] + "," + added + "]"
+        return made
+
+    def canonical(self) -> str:
+        try:
+            return self._canonical  # type: ignore[no-any-return]
+        except AttributeError:
+            self._canonical = canonical_json_shared(list(self))
+            return self._canonical
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("a FrozenJsonList cannot be changed")
+
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = _refuse
+    sort = reverse = _refuse  # type: ignore[assignment]
+    __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+
+    def __copy__(self) -> FrozenJsonList:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenJsonList:
+        return self
+
+    def __reduce__(self) -> tuple[type[FrozenJsonList], tuple[list[Any]]]:
+        return FrozenJsonList, (list(self),)
+
+
+def canonical_json_shared(value: Any) -> str:
+    """:func:`canonical_json` of ``value``, reusing the kept text of the
+    :class:`FrozenJson` and :class:`FrozenJsonList` objects in it (in dicts, and in lists
+    that hold one): a request that carries a long history then costs its new items only.
+    Same text, byte for byte."""
+    if isinstance(value, FrozenJson | FrozenJsonList):
+        return value.canonical()
+    if isinstance(value, dict):
+        if not all(type(key) is str for key in value):
+            return canonical_json(value)
+        return (
+            "{"
+            + ",".join(_str(key) + ":" + canonical_json_shared(value[key]) for key in sorted(value))
+            + "}"
+        )
+    if isinstance(value, list | tuple) and any(isinstance(item, FrozenJson) for item in value):
+        return "[" + ",".join(canonical_json_shared(item) for item in value) + "]"
+    return canonical_json(value)

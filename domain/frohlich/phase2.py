@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from maai.canonical import FrozenJson, FrozenJsonList
 from maai.domain.calls import ModelRequest
 from maai.domain.frohlich import parsing, render, rules
 from maai.domain.frohlich.elicit import elicit
@@ -77,7 +78,9 @@ def discussion(state: State, names: list[str]) -> Walk[PrincipleChoice | None]:
     previous_last: str | None = None
     agreement: PrincipleChoice | None = None
     rounds_used = 0
-    for round_ in range(1, config.phase2_rounds + 1):
+    # Rounds before the last one over ended without agreement (an agreement ends the
+    # discussion), so the walk starts at the last round over.
+    for round_ in range(max(1, state.rounds_closed), config.phase2_rounds + 1):
         rounds_used = round_
         closed = closed_round(state, round_, names)
         if closed is not None:
@@ -153,13 +156,17 @@ def _turn_values(state: State, round_: int) -> dict[str, Any]:
     }
 
 
-def _history_item(item: PublicItem) -> list[dict[str, Any]]:
+def _history_item(item: PublicItem) -> list[FrozenJson]:
     text = item.text if item.kind == "statement" else "\n".join(render.item_lines(item))
-    return [{"kind": item.kind, "speaker": item.speaker, "text": text, "round": item.round}]
+    return [FrozenJson(kind=item.kind, speaker=item.speaker, text=text, round=item.round)]
 
 
-# The history's items are shared by the requests that carry them (never changed after).
-_history_context: GrowingMemo[PublicItem, dict[str, Any]] = GrowingMemo(_history_item)
+# Made once per item and shared by every request that carries it: unchangeable, so that
+# its JSON text is made once too (request hashes, maai.canonical.FrozenJson).
+_history_context: GrowingMemo[PublicItem, FrozenJson] = GrowingMemo(
+    _history_item,
+    extend=FrozenJsonList.extended,  # type: ignore[arg-type]
+)
 
 
 def _discussion_context(state: State, round_: int, **extra: str) -> dict[str, Any]:

@@ -183,6 +183,9 @@ class State:
     order: tuple[str, ...] = ()
     outcome: PrincipleChoice | None = None
     discussion_ended: bool = False
+    # Phase-2 rounds 1..n over (every agent's memory of them recorded): derived from the
+    # records, so that a walk late in a long discussion starts at the round under way.
+    rounds_closed: int = 0
     totals: CallTotals = field(default_factory=CallTotals)
     totals_by_phase: dict[str, CallTotals] = field(default_factory=dict)  # a few phases
     # One token per agent for memoized walks of that agent's own history (``domain.walk``);
@@ -332,7 +335,27 @@ def _domain_event(state: State, event: Event) -> Changes:
     more = _DOMAIN.get(type(event))
     if more is not None:
         more(state, event, changes)
+    if event.key.startswith(_ROUND_MEMORY_KEYS):
+        changes["rounds_closed"] = _rounds_closed(state, changes["records"])
     return changes
+
+
+_ROUND_MEMORY_KEYS = ("memory/p2/r", "missing/p2/r")
+
+
+def _rounds_closed(state: State, records: Map[str, Event]) -> int:
+    """How many Phase-2 rounds are over: each agent's memory of them recorded, or missing
+    (the rule of ``steps.memory_done``)."""
+    assert state.config is not None
+    names = [a.name for a in state.config.agents]
+    closed = state.rounds_closed
+    while all(
+        f"memory/p2/r{closed + 1}/{n}/memory" in records
+        or f"missing/p2/r{closed + 1}/{n}/memory" in records
+        for n in names
+    ):
+        closed += 1
+    return closed
 
 
 def _with_agent(state: State, changes: Changes, name: str, **agent_changes: Any) -> None:
