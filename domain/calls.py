@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from maai.canonical import canonical_json, canonical_json_shared
+from maai.canonical import Memo, canonical_json, canonical_json_shared
 
 # Purposes generic pieces use; an experiment names its own (a ``StrEnum`` of its own, or plain
 # strings). The simulated participant learns a call's purpose from the engine, never from the
@@ -42,13 +42,14 @@ class ModelRequest(BaseModel):
     schema_name: str | None = None
     context: dict[str, Any] = Field(default_factory=dict)
 
-    def request_hash(self) -> str:
+    def request_hash(self, memo: Memo | None = None) -> str:
         """sha256 of the canonical JSON of ``model_dump(mode="json")``. The fields are JSON
         values already, so they are serialized as they are (reusing the kept text of shared
         history items, ``maai.canonical.FrozenJson``); a context holding anything else (a
-        model, a date) takes the general path, which gives the same text."""
+        model, a date) takes the general path, which gives the same text. ``memo``: texts of
+        the dicts met so far in a pass over many requests (``maai.canonical.Memo``)."""
         try:
-            text = canonical_json_shared({name: getattr(self, name) for name in _FIELDS})
+            text = canonical_json_shared({name: getattr(self, name) for name in _FIELDS}, memo)
         except (TypeError, ValueError):
             text = canonical_json(self.model_dump(mode="json"))
         return hashlib.sha256(text.encode()).hexdigest()

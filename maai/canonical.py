@@ -120,11 +120,17 @@ class FrozenJsonList(list[Any]):
         return FrozenJsonList, (list(self),)
 
 
-def canonical_json_shared(value: Any) -> str:
+Memo = dict[int, tuple[object, str]]
+"""Texts of dicts already written, by ``id`` (the dict is kept beside its text, so that its
+id is not reused); for one pass over values nothing changes meanwhile."""
+
+
+def canonical_json_shared(value: Any, memo: Memo | None = None) -> str:
     """:func:`canonical_json` of ``value``, reusing the kept text of the
     :class:`FrozenJson` and :class:`FrozenJsonList` objects in it (in dicts, and in lists
     that hold one): a request that carries a long history then costs its new items only.
-    Same text, byte for byte."""
+    Same text, byte for byte. ``memo``: the texts of dicts already written in a pass over
+    many values that share them (the items of lists rebuilt from a ledger)."""
     if isinstance(value, FrozenJson | FrozenJsonList):
         return value.canonical()
     if isinstance(value, dict):
@@ -132,9 +138,28 @@ def canonical_json_shared(value: Any) -> str:
             return canonical_json(value)
         return (
             "{"
-            + ",".join(_str(key) + ":" + canonical_json_shared(value[key]) for key in sorted(value))
+            + ",".join(
+                _str(key) + ":" + canonical_json_shared(value[key], memo) for key in sorted(value)
+            )
             + "}"
         )
-    if isinstance(value, list | tuple) and any(isinstance(item, FrozenJson) for item in value):
-        return "[" + ",".join(canonical_json_shared(item) for item in value) + "]"
+    if isinstance(value, list | tuple):
+        if memo is not None and len(value) >= _MEMO_MIN_ITEMS:
+            return "[" + ",".join([_remembered(item, memo) for item in value]) + "]"
+        if any(isinstance(item, FrozenJson) for item in value):
+            return "[" + ",".join(canonical_json_shared(item) for item in value) + "]"
     return canonical_json(value)
+
+
+_MEMO_MIN_ITEMS = 8
+
+
+def _remembered(item: Any, memo: Memo) -> str:
+    if not isinstance(item, dict):
+        return canonical_json_shared(item)
+    known = memo.get(id(item))
+    if known is not None and known[0] is item:
+        return known[1]
+    text = canonical_json_shared(item)
+    memo[id(item)] = (item, text)
+    return text

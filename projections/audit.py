@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from maai.canonical import Memo
 from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
@@ -123,10 +124,11 @@ CALLS_PAIRED = (
 def calls_paired(history: History) -> Iterator[Violation]:
     requested: dict[str, str] = {}
     completed: set[str] = set()
+    memo: Memo = {}  # requests rebuilt from the ledger share their history items
     for entry in history.entries:
         event = entry.event
         if isinstance(event, ModelCallRequested):
-            if event.request.request_hash() != event.request_hash:
+            if event.request.request_hash(memo) != event.request_hash:
                 detail = f"{event.request.address}: recorded hash is not the request's"
                 yield Violation("calls_paired", entry.seq, detail)
             requested[event.request.address] = event.request_hash

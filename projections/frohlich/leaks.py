@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.domain.frohlich import render
@@ -39,6 +40,7 @@ from maai.projections.leaks import Item, Leak, LeakReport, TextIndex, excerpt
 MIN_MEMORY_WORDS = 8
 
 _BALANCE = re.compile(r"^Bank balance: (-?)\$([\d,]+)\.(\d\d)\s*$", re.MULTILINE)
+_BALANCE_START = "Bank balance: "
 _NAME = re.compile(r"\AName: (.*)$", re.MULTILINE)
 
 
@@ -106,6 +108,18 @@ def _own_texts(history: History, items: list[Item]) -> dict[str, Texts]:
 
 def _held_before(text: str, texts: Texts, seq: int) -> bool:
     return any(text in held for at, held in texts if at < seq)
+
+
+def _balance_lines(prompt: str) -> Iterator[re.Match[str]]:
+    """``_BALANCE.finditer(prompt)``, found faster: the regex runs only where a line starts
+    with its literal beginning (a prompt is long; the line is in it once or twice)."""
+    start = prompt.find(_BALANCE_START)
+    while start >= 0:
+        if start == 0 or prompt[start - 1] == "\n":
+            match = _BALANCE.match(prompt, start)
+            if match is not None:
+                yield match
+        start = prompt.find(_BALANCE_START, start + 1)
 
 
 def _balances(history: History) -> dict[str, list[tuple[int, int]]]:
@@ -188,7 +202,7 @@ def _preamble_leaks(
     if named and named.group(1).strip() != agent:
         found.append(("preamble (name)", named.group(1).strip(), None, named.group(0)))
     mine = _held(balances[agent], seq)
-    for match in _BALANCE.finditer(prompt):
+    for match in _balance_lines(prompt):
         sign, whole, part = match.groups()
         cents = (-1 if sign else 1) * (int(whole.replace(",", "")) * 100 + int(part))
         if cents in mine:

@@ -99,3 +99,13 @@ def test_growing_memo_gives_what_computing_afresh_gives() -> None:
     branch = (*history[:5], 99)
     assert memo(branch) == [x for i in branch for x in lines(i)]
     assert memo(history) == [x for i in history for x in lines(i)]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_pass_that_remembers_shared_dicts_writes_the_same_text(seed: int) -> None:
+    rng = random.Random(seed)
+    shared = [{"a": rng.randrange(3), "b": [1, 2.0]} for _ in range(5)]
+    memo: dict[int, tuple[object, str]] = {}
+    for _ in range(3):
+        value = {"h": [rng.choice(shared) for _ in range(rng.randrange(20))], "x": random_json(rng)}
+        assert canonical_json_shared(value, memo) == canonical_json(plain(value))
