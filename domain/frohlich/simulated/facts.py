@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from maai.canonical import FrozenJson
+
 
 def as_int(value: Any, default: int) -> int:
     if isinstance(value, bool):
@@ -47,19 +49,30 @@ def history(ctx: Mapping[str, Any]) -> list[Item]:
     items = ctx.get("history")
     if not isinstance(items, list):
         return []
-    out: list[Item] = []
-    for raw in items:
-        if not isinstance(raw, Mapping):
-            continue
-        out.append(
-            Item(
-                kind=str(raw.get("kind") or "statement"),
-                speaker=as_str(raw.get("speaker")),
-                text=str(raw.get("text") or ""),
-                round=as_int(raw.get("round"), 0),
-            )
-        )
-    return out
+    return [_item(raw) for raw in items if isinstance(raw, Mapping)]
+
+
+# Every Phase-2 request carries the whole history, as items that never change and are
+# shared from one request to the next (maai.canonical.FrozenJson): each is read once.
+_read: dict[int, tuple[FrozenJson, Item]] = {}
+_READ_LIMIT = 200_000
+
+
+def _item(raw: Mapping[str, Any]) -> Item:
+    known = _read.get(id(raw))
+    if known is not None and known[0] is raw:
+        return known[1]
+    item = Item(
+        kind=str(raw.get("kind") or "statement"),
+        speaker=as_str(raw.get("speaker")),
+        text=str(raw.get("text") or ""),
+        round=as_int(raw.get("round"), 0),
+    )
+    if isinstance(raw, FrozenJson):
+        if len(_read) >= _READ_LIMIT:
+            _read.clear()
+        _read[id(raw)] = (raw, item)
+    return item
 
 
 def progress(ctx: Mapping[str, Any]) -> float:
