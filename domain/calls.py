@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from maai.canonical import Memo, canonical_json, canonical_json_shared
 
@@ -41,6 +41,17 @@ class ModelRequest(BaseModel):
     output_schema: dict[str, Any] | None = None
     schema_name: str | None = None
     context: dict[str, Any] = Field(default_factory=dict)
+    # Whether the fields serialize as they are (see json_fields); None: not tried yet.
+    _plain_json: bool | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        # The fields only: whether they were serialized yet (``_plain_json``) is no part of
+        # what a request is.
+        if not isinstance(other, ModelRequest):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # a context dict is not hashable anyway
 
     def request_hash(self, memo: Memo | None = None) -> str:
         """sha256 of the canonical JSON of ``model_dump(mode="json")``. The fields are JSON
@@ -48,11 +59,30 @@ class ModelRequest(BaseModel):
         history items, ``maai.canonical.FrozenJson``); a context holding anything else (a
         model, a date) takes the general path, which gives the same text. ``memo``: texts of
         the dicts met so far in a pass over many requests (``maai.canonical.Memo``)."""
-        try:
-            text = canonical_json_shared({name: getattr(self, name) for name in _FIELDS}, memo)
-        except (TypeError, ValueError):
+        text = self._plain_text(memo) if self._plain_json is not False else None
+        if text is None:
             text = canonical_json(self.model_dump(mode="json"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+    def json_fields(self) -> dict[str, Any] | None:
+        """The fields as they are, when they are what ``model_dump(mode="json")`` gives
+        (plain JSON values: nothing to convert, and shared history items stay shared), else
+        ``None``. Spares copying a long history for every request recorded."""
+        if self._plain_json is None:
+            self._plain_text(None)
+        return self._fields() if self._plain_json else None
+
+    def _fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    def _plain_text(self, memo: Memo | None) -> str | None:
+        try:
+            text = canonical_json_shared(self._fields(), memo)
+        except (TypeError, ValueError):
+            self._plain_json = False
+            return None
+        self._plain_json = True
+        return text
 
 
 _FIELDS = tuple(ModelRequest.model_fields)

@@ -34,7 +34,7 @@ from typing import Any, Final, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from maai.canonical import canonical_json, json_string
+from maai.canonical import canonical_json, canonical_json_of, json_string
 from maai.ledger.errors import ChainBrokenError, InvalidEventError
 
 GENESIS_HASH: Final[str] = "0" * 64
@@ -92,7 +92,9 @@ def normalized_json_text(value: Any, what: str) -> str:
     """The canonical JSON text of ``value`` once normalized (what is stored and hashed),
     without building the normalized value itself; ``what`` names the value in errors."""
     try:
-        text = canonical_json(value)
+        # Shared items (maai.canonical.FrozenJson) keep their text: a request carrying a
+        # long history costs its new items. Same text as canonical_json, byte for byte.
+        text = canonical_json_of(value)
     except (TypeError, ValueError) as exc:
         raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
     except RecursionError:

@@ -28,6 +28,7 @@ logical payload may not itself use the key ``"$packed"``.
 from __future__ import annotations
 
 import marshal
+import operator
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -244,9 +245,11 @@ def _same_json(rebuilt: list[Any], given: list[Any]) -> bool:
     JSON too: ``==`` is looser (``1 == 1.0 == True``). marshal (format 0: no references, no
     interning) writes each value's type and value, in C; a difference JSON would not see
     (the order of a dict's keys, ``-0.0``) only means the list is stored whole."""
+    if len(rebuilt) == len(given) and all(map(operator.is_, rebuilt, given)):
+        return True  # the very same items (shared history items, never changed)
     try:
         return marshal.dumps(rebuilt, 0) == marshal.dumps(given, 0)
-    except ValueError:  # a value marshal cannot write: not a plain JSON value
+    except ValueError:  # a value marshal cannot write (not a plain JSON value): store whole
         return False
 
 

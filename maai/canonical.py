@@ -120,6 +120,22 @@ class FrozenJsonList(list[Any]):
         return FrozenJsonList, (list(self),)
 
 
+class WithShared(dict[str, Any]):
+    """A JSON object known to hold :class:`FrozenJson` or :class:`FrozenJsonList` parts:
+    serialized with :func:`canonical_json_shared`. Other values take the C encoder, which
+    is faster for small objects than looking for shared parts would be."""
+
+    __slots__ = ()
+
+
+def canonical_json_of(value: Any) -> str:
+    """:func:`canonical_json_shared` for a :class:`WithShared` object, else
+    :func:`canonical_json`: the same text either way."""
+    if type(value) is WithShared:
+        return canonical_json_shared(value)
+    return canonical_json(value)
+
+
 Memo = dict[int, tuple[object, str]]
 """Texts of dicts already written, by ``id`` (the dict is kept beside its text, so that its
 id is not reused); for one pass over values nothing changes meanwhile."""

@@ -109,3 +109,22 @@ def test_a_pass_that_remembers_shared_dicts_writes_the_same_text(seed: int) -> N
     for _ in range(3):
         value = {"h": [rng.choice(shared) for _ in range(rng.randrange(20))], "x": random_json(rng)}
         assert canonical_json_shared(value, memo) == canonical_json(plain(value))
+
+
+def test_a_recorded_request_is_stored_as_model_dump_would_write_it() -> None:
+    from fractions import Fraction
+
+    from maai.domain.events import ModelCallRequested
+    from maai.domain.registry import encode
+
+    items = [FrozenJson(kind="poll", round=2, speaker=None, text="t") for _ in range(9)]
+    fields = dict(address="p2/x", agent="a", purpose="poll", model="m", system="s", input="i")
+    for context in (
+        {"history": FrozenJsonList.extended(None, items), "round": 2, "ratio": 0.5},
+        {"odd": Fraction(1, 3)},  # not plain JSON: model_dump converts it
+    ):
+        request = ModelRequest(**fields, context=context)
+        event = ModelCallRequested(request=request, request_hash=request.request_hash())
+        _, _, payload, agent = encode(event)
+        assert agent == "a"
+        assert canonical_json_shared(payload) == canonical_json(event.model_dump(mode="json"))
