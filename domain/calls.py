@@ -8,11 +8,12 @@ check, on verify, that current code would issue exactly the same request.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from maai.canonical import Memo, canonical_json, canonical_json_shared
+from maai.canonical import FrozenJson, Memo, canonical_json, canonical_json_shared
 
 # Purposes generic pieces use; an experiment names its own (a ``StrEnum`` of its own, or plain
 # strings). The simulated participant learns a call's purpose from the engine, never from the
@@ -43,6 +44,8 @@ class ModelRequest(BaseModel):
     context: dict[str, Any] = Field(default_factory=dict)
     # Whether the fields serialize as they are (see json_fields); None: not tried yet.
     _plain_json: bool | None = PrivateAttr(default=None)
+    # Their canonical JSON once written (the request is recorded right after it is hashed).
+    _text: str | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
         # The fields only: whether they were serialized yet (``_plain_json``) is no part of
@@ -53,13 +56,24 @@ class ModelRequest(BaseModel):
 
     __hash__ = None  # type: ignore[assignment]  # a context dict is not hashable anyway
 
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> ModelRequest:
+        copied = super().model_copy(update=update, deep=deep)
+        if update:  # other fields: what was written of these is not theirs
+            copied._text = None
+            copied._plain_json = None
+        return copied
+
     def request_hash(self, memo: Memo | None = None) -> str:
         """sha256 of the canonical JSON of ``model_dump(mode="json")``. The fields are JSON
         values already, so they are serialized as they are (reusing the kept text of shared
         history items, ``maai.canonical.FrozenJson``); a context holding anything else (a
         model, a date) takes the general path, which gives the same text. ``memo``: texts of
         the dicts met so far in a pass over many requests (``maai.canonical.Memo``)."""
-        text = self._plain_text(memo) if self._plain_json is not False else None
+        text = self._text
+        if text is None and self._plain_json is not False:
+            text = self._plain_text(memo)
         if text is None:
             text = canonical_json(self.model_dump(mode="json"))
         return hashlib.sha256(text.encode()).hexdigest()
@@ -68,9 +82,12 @@ class ModelRequest(BaseModel):
         """The fields as they are, when they are what ``model_dump(mode="json")`` gives
         (plain JSON values: nothing to convert, and shared history items stay shared), else
         ``None``. Spares copying a long history for every request recorded."""
-        if self._plain_json is None:
-            self._plain_text(None)
-        return self._fields() if self._plain_json else None
+        text = self._text if self._text is not None else self._plain_text(None)
+        if text is None:
+            return None
+        fields = FrozenJson(self._fields())
+        fields.keep_canonical(text)  # written once: hashed, then stored
+        return fields
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _FIELDS}
@@ -82,6 +99,7 @@ class ModelRequest(BaseModel):
             self._plain_json = False
             return None
         self._plain_json = True
+        self._text = text
         return text
 
 

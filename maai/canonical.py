@@ -60,6 +60,11 @@ class FrozenJson(dict[str, Any]):
             self._canonical = canonical_json(dict(self))
             return self._canonical
 
+    def keep_canonical(self, text: str) -> None:
+        """Keep ``text`` as this object's canonical JSON: for a caller that has just written
+        it (``ModelRequest.request_hash``); it must be exactly ``canonical_json(self)``."""
+        self._canonical = text
+
     def _refuse(self, *args: object, **kwargs: object) -> Any:
         raise TypeError("a FrozenJson object cannot be changed")
 

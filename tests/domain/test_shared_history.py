@@ -128,3 +128,13 @@ def test_a_recorded_request_is_stored_as_model_dump_would_write_it() -> None:
         _, _, payload, agent = encode(event)
         assert agent == "a"
         assert canonical_json_shared(payload) == canonical_json(event.model_dump(mode="json"))
+
+
+def test_a_changed_copy_of_a_request_is_hashed_afresh() -> None:
+    fields = dict(address="p2/x", agent="a", purpose="poll", model="m", system="s", input="i")
+    request = ModelRequest(**fields)
+    before = request.request_hash()
+    changed = request.model_copy(update={"input": "other"})
+    assert changed.request_hash() == ModelRequest(**{**fields, "input": "other"}).request_hash()
+    assert changed.request_hash() != before
+    assert request.model_copy().request_hash() == before
