@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from maai.canonical import FrozenJson, Memo, canonical_json, canonical_json_shared
+from maai.canonical import FrozenJson, FrozenJsonList, Memo, canonical_json, canonical_json_shared
 
 # Purposes generic pieces use; an experiment names its own (a ``StrEnum`` of its own, or plain
 # strings). The simulated participant learns a call's purpose from the engine, never from the
@@ -99,7 +99,11 @@ class ModelRequest(BaseModel):
             self._plain_json = False
             return None
         self._plain_json = True
-        self._text = text
+        # Kept for the store only on a request the protocol just made (its history shared,
+        # about to be recorded): kept on every request of a history read back, the texts
+        # would hold all its prompts in memory a second time.
+        if any(isinstance(value, FrozenJsonList) for value in self.context.values()):
+            self._text = text
         return text
 
 
