@@ -176,9 +176,13 @@ def report(cells: list[Cell], commands: tuple[str, ...]) -> dict[str, Any]:
     slopes["whole_payload_bytes"] = slope(events, [float(c.whole_payload_bytes) for c in cells])
     for name in commands:
         slopes[name] = slope(events, [c.seconds[name] for c in cells])
+    largest = max(cells, key=lambda c: c.events)
+    # Rates on the largest run, as the command sees them (start-up included).
+    rates = {name: largest.events / largest.seconds[name] for name in commands}
     return {
         "cells": [c.__dict__ for c in cells],
         "slopes": slopes,
+        "largest": {"agents": largest.agents, "rounds": largest.rounds, "events_per_s": rates},
     }
 
 
@@ -233,6 +237,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     else:
         for name, value in figures["slopes"].items():
             print(f"slope of {name} against events: " + ("-" if value is None else f"{value:.2f}"))
+        largest = figures["largest"]
+        rates = ", ".join(f"{n} {r:,.0f}" for n, r in largest["events_per_s"].items())
+        print(f"events/s on the largest run ({largest['agents']} x {largest['rounds']}): {rates}")
     return figures
 
 

@@ -24,6 +24,8 @@ def test_one_cell_is_run_read_and_measured(tmp_path: Path) -> None:
     assert set(cell["seconds"]) == set(bench.COMMANDS) == set(cell["peak_mib"])
     assert all(s > 0 for s in cell["seconds"].values())
     assert figures["slopes"]["ledger_bytes"] is None  # one point has no slope
+    rates = figures["largest"]["events_per_s"]
+    assert rates["verify"] == cell["events"] / cell["seconds"]["verify"]
     assert (tmp_path / "3x1" / "out" / "choices.csv").exists()
     assert abs(bench.slope([1, 10, 100], [2, 20, 200]) - 1.0) < 1e-9
     assert abs(bench.slope([1, 10, 100], [1, 100, 10000]) - 2.0) < 1e-9
