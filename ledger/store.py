@@ -635,6 +635,21 @@ class EventStore:
         with self._errors(f"reading the head of run {run_id!r}"), self._engine.connect() as conn:
             return read_head(conn, run_id)
 
+    def head_hash(self, run_id: str) -> tuple[int, str] | None:
+        """The run's head seq and the hash of its event (``None`` for an empty run), without
+        reading the event's payload: what signing the head needs."""
+        self._check_open()
+        with self._errors(f"reading the head of run {run_id!r}"), self._engine.connect() as conn:
+            head = read_head(conn, run_id)
+            if head == 0:
+                return None
+            found = conn.execute(
+                select(events.c.hash).where(events.c.run_id == run_id, events.c.seq == head)
+            ).scalar()
+        if found is None:
+            raise ChainBrokenError(run_id, head, "the head event is missing")
+        return head, str(found)
+
     # ------------------------------------------------------------------ events
 
     def append(self, run_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Appended]:

@@ -21,11 +21,7 @@ class ReceiptError(ValueError):
 
 
 def head_of(store: EventStore, run_id: str) -> tuple[int, str] | None:
-    head = store.head(run_id)
-    if head == 0:
-        return None
-    last = next(iter(store.read(run_id, from_seq=head - 1)))
-    return last.seq, last.hash
+    return store.head_hash(run_id)
 
 
 def sign_head(store: EventStore, run_id: str, signer: signing.Signer) -> Checkpoint | None:

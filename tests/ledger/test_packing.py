@@ -232,3 +232,11 @@ def test_the_reader_follows_what_the_writer_packed() -> None:
         payload = unpacker.unpack(seq, event.type, event.agent, text, len(canonical_json(text)))
         assert payload == event.payload
     assert len(texts[-2]) >= MIN_EVENT_CHARS
+
+
+def test_the_head_and_its_hash_are_read_without_the_payload(store: EventStore) -> None:
+    store.create_run("r1", "test", {})
+    assert store.head_hash("r1") is None
+    events = growing_run(agents=2, rounds=3)
+    receipts = store.append("r1", 0, events)
+    assert store.head_hash("r1") == (len(events), receipts[-1].hash)
