@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from types import TracebackType
@@ -732,8 +732,15 @@ class EventStore:
         except (LedgerError, sa_exc.SQLAlchemyError):
             return None
 
-    def read(self, run_id: str, from_seq: int = 0) -> Iterator[StoredEvent]:
+    def read(
+        self, run_id: str, from_seq: int = 0, *, keep_packed: Container[str] = ()
+    ) -> Iterator[StoredEvent]:
         """Stream the run's events with seq > ``from_seq``, in seq order.
+
+        Payloads are returned as they were appended, except for events of the types named
+        in ``keep_packed``, which come as stored: their long values may be ``null`` under a
+        ``"$packed"`` key (see :mod:`ledger.packing`). For a reader that needs none of those
+        values: rebuilding them is most of the cost of reading a long run.
 
         Events are fetched ``read_chunk`` at a time, each chunk in its own short transaction:
         nothing holds a database snapshot while the caller works through the events, and
@@ -744,10 +751,16 @@ class EventStore:
         self._check_open()
         with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
             read_head(conn, run_id)
-        return self._stream(run_id, from_seq, _MAX_SEQ)
+        return self._stream(run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed)
 
     def _stream(
-        self, run_id: str, after: int, upto: int, *, unpack: bool = True
+        self,
+        run_id: str,
+        after: int,
+        upto: int,
+        *,
+        unpack: bool = True,
+        keep_packed: Container[str] = (),
     ) -> Iterator[StoredEvent]:
         """Events ``after < seq <= upto`` in seq order.
 
@@ -771,7 +784,9 @@ class EventStore:
                         run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
                     ) from None
                 stored = payload
-                if unpacker is not None:
+                # Bases are always events of the same type: leaving a type packed leaves
+                # nothing the other types need.
+                if unpacker is not None and r[2] not in keep_packed:
                     size = len(r[4])
                     if not sqlite and size >= MIN_EVENT_CHARS:
                         size = len(_payload_text(payload))  # PostgreSQL's text has spaces

@@ -69,6 +69,35 @@ State = Any
 """An experiment's run state (see ``maai.domain.experiment.RunState``)."""
 
 
+class RecordedRequestHeader:
+    """What folding a run reads of a recorded request: who asked what of which model, at
+    which address. The request's text is not rebuilt from the ledger to fold a run (that is
+    most of the cost of reading a long one); a reducer reads only these (docs/experiments.md,
+    "What evolve may read"), and reading anything else raises instead of seeing nothing."""
+
+    __slots__ = ("address", "agent", "model", "purpose")
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        self.address: str = request["address"]
+        self.agent: str = request["agent"]
+        self.purpose: str = request["purpose"]
+        self.model: str = request["model"]
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"request.{name} of a recorded model.requested was read while folding a run: "
+            "evolve may read only its address, agent, purpose and model (docs/experiments.md)"
+        )
+
+
+def _folded_request(payload: dict[str, Any]) -> ModelCallRequested:
+    return ModelCallRequested.model_construct(
+        request=RecordedRequestHeader(payload["request"]),
+        request_hash=payload["request_hash"],
+        attempt=payload.get("attempt", 1),
+    )
+
+
 def load_state(
     store: EventStore, run_id: str, experiment: Experiment | None = None
 ) -> tuple[State, int]:
@@ -77,10 +106,15 @@ def load_state(
     registry, evolve = experiment.registry, experiment.evolve
     state = experiment.initial_state()
     head = 0
-    for stored in store.read(run_id):
+    requested, version = ModelCallRequested.TYPE, ModelCallRequested.VERSION
+    for stored in store.read(run_id, keep_packed=(requested,)):
         try:
-            event = registry.decode(stored.type, stored.schema_version, stored.payload)
-        except ValueError as exc:  # unknown type, newer schema, a payload that does not fit
+            if stored.type == requested and stored.schema_version == version:
+                event: Event = _folded_request(stored.payload)
+            else:
+                event = registry.decode(stored.type, stored.schema_version, stored.payload)
+        except (ValueError, KeyError, TypeError) as exc:  # unknown type, newer schema, a
+            # payload that does not fit
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UnreadableHistoryError(
                 f"run {run_id}: seq {stored.seq} ({stored.type}) cannot be read: {first}"

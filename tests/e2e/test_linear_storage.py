@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from maai.canonical import canonical_json
+from maai.domain import experiments
 from maai.domain.calls import ModelRequest
+from maai.domain.events import ModelCallRequested
 from maai.domain.experiments import parse_config
 from maai.ledger import EventStore
 from maai.runtime.engine import Engine, load_state
@@ -95,3 +97,43 @@ def test_a_long_discussion_grows_the_ledger_linearly(tmp_path: Path) -> None:
     (events_a, bytes_a), (events_b, bytes_b) = sizes
     # Bytes per event stay about the same as the run doubles (they doubled when stored whole).
     assert (bytes_b / events_b) / (bytes_a / events_a) < 1.3, sizes
+
+
+@pytest.mark.parametrize("experiment", ["frohlich", "collaboration"])
+def test_folding_without_the_request_texts_gives_the_full_state(
+    tmp_path: Path, experiment: str
+) -> None:
+    if experiment == "frohlich":
+        config = parse_config(discussion(agents=4, rounds=4))[1]
+    else:
+        config = load_config(CONFIGS / "collaboration.yaml")
+    db = tmp_path / "ledger.db"
+    run_id = record(db, config)
+    with EventStore.open(str(db)) as store:
+        folded, head = load_state(store, run_id)
+        kind = experiments.get(store.get_run(run_id).kind)
+        full = kind.initial_state()
+        for stored in store.read(run_id):
+            full = kind.evolve(full, kind.registry.decode(stored.type, 1, stored.payload))
+    assert head > 0 and folded == full
+
+
+def test_a_reducer_reading_a_request_text_while_folding_is_told_the_rule(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "ledger.db"
+    run_id = record(db, parse_config(discussion(agents=3, rounds=1))[1])
+    kind = experiments.get("frohlich")
+
+    def nosy(state: Any, event: Any) -> Any:
+        if isinstance(event, ModelCallRequested):
+            _ = event.request.input
+        return kind.evolve(state, event)
+
+    class Nosy(type(kind)):  # type: ignore[misc]
+        pass
+
+    nosy_kind = Nosy()
+    nosy_kind.evolve = nosy  # type: ignore[method-assign]
+    with EventStore.open(str(db)) as store, pytest.raises(AttributeError, match="evolve may"):
+        load_state(store, run_id, nosy_kind)
