@@ -55,7 +55,7 @@ from maai.domain import experiments
 from maai.domain.events import Event
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.ledger import EventStore
-from maai.runtime.engine import Engine, load_state
+from maai.runtime.engine import FOLD_KEEPS_PACKED, Engine, fold_decoder, load_state
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 
@@ -116,9 +116,10 @@ def record_run(store: EventStore, config: FrohlichConfig) -> str:
 
 
 def fold_functions(store: EventStore, run_id: str) -> tuple[Callable[..., Event], Any, Any]:
-    """(decode, evolve, initial_state) for the run's experiment, as ``load_state`` uses them."""
+    """(decode, evolve, initial_state) for the run's experiment, as ``load_state`` uses them
+    (a request decoded as its header, its text left packed: ``runtime.engine.fold_decoder``)."""
     experiment = experiments.get(store.get_run(run_id).kind)
-    return experiment.registry.decode, experiment.evolve, experiment.initial_state
+    return fold_decoder(experiment), experiment.evolve, experiment.initial_state
 
 
 MEASURES = ("load", "decode+evolve", "evolve", "decode")
@@ -143,10 +144,10 @@ def timed_fold(store: EventStore, run_id: str) -> tuple[Any, int, dict[str, floa
     gc.collect()
     started = clock()
     state = initial_state()
-    stream = store.read(run_id)
+    stream = store.read(run_id, keep_packed=FOLD_KEEPS_PACKED)
     while chunk := list(itertools.islice(stream, CHUNK)):
         t0 = clock()
-        events = [decode(s.type, s.schema_version, s.payload) for s in chunk]
+        events = [decode(s) for s in chunk]
         t1 = clock()
         gc.disable()
         try:

@@ -28,7 +28,7 @@ from maai.domain.events import (
 from maai.domain.experiment import Experiment
 from maai.domain.registry import encode
 from maai.domain.walk import Decision
-from maai.ledger import EventStore, NewEvent
+from maai.ledger import EventStore, NewEvent, StoredEvent
 from maai.runtime.checkpoints import CHECKPOINT_EVERY, sign_head
 from maai.runtime.signing import Signer, load_signer
 
@@ -98,21 +98,35 @@ def _folded_request(payload: dict[str, Any]) -> ModelCallRequested:
     )
 
 
+FOLD_KEEPS_PACKED = (ModelCallRequested.TYPE,)
+"""The event types a fold reads as stored (``EventStore.read(keep_packed=...)``)."""
+
+
+def fold_decoder(experiment: Experiment) -> Callable[[StoredEvent], Event]:
+    """How a fold decodes a stored event (read with ``keep_packed=FOLD_KEEPS_PACKED``): a
+    request as its header, everything else through the experiment's registry."""
+    decode = experiment.registry.decode
+    requested, version = ModelCallRequested.TYPE, ModelCallRequested.VERSION
+
+    def decoded(stored: StoredEvent) -> Event:
+        if stored.type == requested and stored.schema_version == version:
+            return _folded_request(stored.payload)
+        return decode(stored.type, stored.schema_version, stored.payload)
+
+    return decoded
+
+
 def load_state(
     store: EventStore, run_id: str, experiment: Experiment | None = None
 ) -> tuple[State, int]:
     """Fold a stored run: its state and head seq."""
     experiment = experiment or experiments.get(store.get_run(run_id).kind)
-    registry, evolve = experiment.registry, experiment.evolve
+    evolve, decode = experiment.evolve, fold_decoder(experiment)
     state = experiment.initial_state()
     head = 0
-    requested, version = ModelCallRequested.TYPE, ModelCallRequested.VERSION
-    for stored in store.read(run_id, keep_packed=(requested,)):
+    for stored in store.read(run_id, keep_packed=FOLD_KEEPS_PACKED):
         try:
-            if stored.type == requested and stored.schema_version == version:
-                event: Event = _folded_request(stored.payload)
-            else:
-                event = registry.decode(stored.type, stored.schema_version, stored.payload)
+            event = decode(stored)
         except (ValueError, KeyError, TypeError) as exc:  # unknown type, newer schema, a
             # payload that does not fit
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
