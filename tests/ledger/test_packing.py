@@ -240,3 +240,15 @@ def test_the_head_and_its_hash_are_read_without_the_payload(store: EventStore) -
     events = growing_run(agents=2, rounds=3)
     receipts = store.append("r1", 0, events)
     assert store.head_hash("r1") == (len(events), receipts[-1].hash)
+
+
+def test_types_kept_packed_come_back_as_stored_and_the_rest_whole(store: EventStore) -> None:
+    events = growing_run(agents=2, rounds=4)
+    store.create_run("r1", "test", {})
+    store.append("r1", 0, events)
+    read = list(store.read("r1", keep_packed=("model.requested",)))
+    requests = [e for e in read if e.type == "model.requested"]
+    assert any(PACKED_KEY in e.payload for e in requests)
+    assert all(e.compute_hash() == e.hash for e in read)
+    others = [e.payload for e in read if e.type != "model.requested"]
+    assert others == [e.payload for e in events if e.type != "model.requested"]
