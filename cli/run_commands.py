@@ -8,6 +8,7 @@ import os
 import signal
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -23,6 +24,7 @@ from maai.cli.common import (
     open_store_or_exit,
 )
 from maai.cli.summary import print_summary
+from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
 from maai.ledger import EventStore, LedgerError
@@ -35,7 +37,13 @@ from maai.runtime.checkpoints import (
     sign_head,
 )
 from maai.runtime.checkpoints import receipt as make_receipt
-from maai.runtime.engine import Engine, RunFailedError, UnreadableHistoryError, load_state
+from maai.runtime.engine import (
+    FOLD_KEEPS_PACKED,
+    Engine,
+    RunFailedError,
+    UnreadableHistoryError,
+    load_state,
+)
 from maai.runtime.runs import (
     ensure_started,
     experiment_of,
@@ -308,6 +316,11 @@ def _check_chain(store: EventStore, run_id: str) -> None:
         )
 
 
+def _recorded_request(store: EventStore, run_id: str, seq: int) -> ModelRequest:
+    stored = next(iter(store.read(run_id, from_seq=seq - 1)))
+    return ModelRequest.model_validate(stored.payload["request"])
+
+
 def _fold(store: EventStore, run_id: str, experiment: Experiment) -> tuple[Any, int]:
     try:
         return load_state(store, run_id, experiment)
@@ -427,8 +440,16 @@ def verify(
     local = _local_key()
     signed = check_checkpoints(store, run_id, local)
     problems += [f"checkpoint: {p}" for p in signed.problems]
-    report = verify_events(store.read(run_id), experiment)
-    report.divergences[:0] = check_run_row(store.get_run(run_id), store.read(run_id))
+    # Requests are read as their address and hash (their texts are not rebuilt), and
+    # fetched whole only to describe one that differs.
+    report = verify_events(
+        store.read(run_id, keep_packed=FOLD_KEEPS_PACKED),
+        experiment,
+        recorded_request=partial(_recorded_request, store, run_id),
+    )
+    report.divergences[:0] = check_run_row(
+        store.get_run(run_id), store.read(run_id, keep_packed=FOLD_KEEPS_PACKED)
+    )
     for problem in problems:
         err.print(f"[red]broken[/red] {escape(problem)}", soft_wrap=True, highlight=False)
     for divergence in report.divergences:

@@ -635,6 +635,19 @@ class EventStore:
         with self._errors(f"reading the head of run {run_id!r}"), self._engine.connect() as conn:
             return read_head(conn, run_id)
 
+    def event_hashes(self, run_id: str) -> list[tuple[int, str]]:
+        """Every event's (seq, hash), in seq order, without reading any payload: what
+        checkpoints and receipts are checked against."""
+        self._check_open()
+        with self._errors(f"reading the hashes of run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+            rows = conn.execute(
+                select(events.c.seq, events.c.hash)
+                .where(events.c.run_id == run_id)
+                .order_by(events.c.seq)
+            ).all()
+        return [(int(seq), str(hash_)) for seq, hash_ in rows]
+
     def head_hash(self, run_id: str) -> tuple[int, str] | None:
         """The run's head seq and the hash of its event (``None`` for an empty run), without
         reading the event's payload: what signing the head needs."""

@@ -56,10 +56,10 @@ def check_checkpoints(
     """Every checkpoint's signature holds and names an event the ledger has with that hash;
     a stopped run's last checkpoint covers its head."""
     report = CheckpointReport()
-    stored = list(store.read(run_id))
-    hashes = {e.seq: e.hash for e in stored}
+    hashes = dict(store.event_hashes(run_id))
+    first = next(iter(store.read(run_id)), None) if hashes else None
     # Runs recorded before checkpoints were kept have no provenance in run.started either.
-    signs = bool(stored) and stored[0].type == "run.started" and "provenance" in stored[0].payload
+    signs = first is not None and first.type == "run.started" and "provenance" in first.payload
     head = max(hashes, default=0)
     info = store.get_run(run_id)
     found = store.checkpoints(run_id)
@@ -99,28 +99,28 @@ def receipt(store: EventStore, run_id: str, signer: signing.Signer | None) -> di
     """A small JSON a researcher can publish: the head, its signature and public key, and a
     short prefix of every event's hash (to name where a ledger departs from it)."""
     info = store.get_run(run_id)
-    events = list(store.read(run_id))
-    if not events:
+    hashes = store.event_hashes(run_id)
+    if not hashes:
         raise ReceiptError(f"run {run_id} has no events")
-    head = events[-1]
-    signed = [cp for cp in store.checkpoints(run_id) if cp.seq == head.seq and cp.hash == head.hash]
+    head_seq, head_hash = hashes[-1]
+    signed = [cp for cp in store.checkpoints(run_id) if cp.seq == head_seq and cp.hash == head_hash]
     if signer is not None:
         cp = sign_head(store, run_id, signer)
         assert cp is not None
         signed = [cp]
     if not signed:
-        raise ReceiptError(f"run {run_id}: no signed checkpoint covers its head seq {head.seq}")
+        raise ReceiptError(f"run {run_id}: no signed checkpoint covers its head seq {head_seq}")
     cp = signed[-1]
     return {
         "format": RECEIPT_FORMAT,
         "run_id": run_id,
         "experiment": info.kind,
-        "head_seq": head.seq,
-        "head_hash": head.hash,
+        "head_seq": head_seq,
+        "head_hash": head_hash,
         "public_key": cp.public_key,
         "key_fingerprint": signing.fingerprint(cp.public_key),
         "signature": cp.signature,
-        "hash_prefixes": "".join(e.hash[:PREFIX] for e in events),
+        "hash_prefixes": "".join(hash_[:PREFIX] for _, hash_ in hashes),
     }
 
 
@@ -142,14 +142,14 @@ def check_receipt(store: EventStore, run_id: str, data: Any) -> list[str]:
         return ["the receipt's signature does not hold: the receipt itself was altered"]
     problems: list[str] = []
     last = 0
-    for event in store.read(run_id):
-        if event.seq > seq:
+    for event_seq, event_hash in store.event_hashes(run_id):
+        if event_seq > seq:
             break
-        last = event.seq
-        expected = prefixes[(event.seq - 1) * PREFIX : event.seq * PREFIX]
-        if event.hash[:PREFIX] != expected or (event.seq == seq and event.hash != head_hash):
+        last = event_seq
+        expected = prefixes[(event_seq - 1) * PREFIX : event_seq * PREFIX]
+        if event_hash[:PREFIX] != expected or (event_seq == seq and event_hash != head_hash):
             problems.append(
-                f"seq {event.seq} differs from the receipt's history (and so does every later "
+                f"seq {event_seq} differs from the receipt's history (and so does every later "
                 "event)"
             )
             return problems

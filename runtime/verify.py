@@ -7,8 +7,9 @@ recorded, or something was not deterministic; each is reported with its seq and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from maai.canonical import canonical_json
@@ -27,6 +28,7 @@ from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
 from maai.domain.walk import Decision
 from maai.ledger import RunInfo, StoredEvent
+from maai.runtime.engine import fold_decoder
 
 # Events that record what the outside world did, not what the protocol derives.
 _OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed)
@@ -93,11 +95,24 @@ def experiment_of_history(
     return experiment, again()
 
 
+RecordedRequest = Callable[[int], ModelRequest]
+"""The request recorded at a seq, rebuilt whole: only needed to describe a difference."""
+
+
 def verify_events(
-    stored: Iterable[StoredEvent], experiment: Experiment | None = None, limit: int = 50
+    stored: Iterable[StoredEvent],
+    experiment: Experiment | None = None,
+    limit: int = 50,
+    recorded_request: RecordedRequest | None = None,
 ) -> VerifyReport:
     """Check a run's stored events against the current code of its experiment (named by the
-    caller, or by the run's first event)."""
+    caller, or by the run's first event).
+
+    With ``recorded_request``, the events may come as ``runtime.engine.load_state`` reads
+    them (``keep_packed=FOLD_KEEPS_PACKED``): a recorded request is then checked by its
+    address and hash, which is all that comparing it with the current code's needs, and it
+    is rebuilt whole only where it differs, to say how. Rebuilding every prompt of a long run
+    is most of what reading it costs."""
     report = VerifyReport()
     if experiment is None:
         experiment, stored = experiment_of_history(stored)
@@ -106,6 +121,7 @@ def verify_events(
             report.divergences.append(first)
             return report
     registry, evolve, decide = experiment.registry, experiment.evolve, experiment.decide
+    headers = fold_decoder(experiment) if recorded_request is not None else None
     state: Any = experiment.initial_state()
     # One decision serves every event it accounts for. ``decide`` folds the events it derives
     # in order, so after a recorded event that it derived, deciding again would give the rest
@@ -114,12 +130,19 @@ def verify_events(
     # every event instead walked the protocol once per event: quadratic in the run's length.
     pending: _Pending | None = None
     for record in stored:
-        event: Event = registry.decode(record.type, record.schema_version, record.payload)
+        if headers is not None:
+            event: Event = headers(record)
+        else:
+            event = registry.decode(record.type, record.schema_version, record.payload)
         report.events += 1
         if isinstance(event, ModelCallRequested) or (
             not isinstance(event, _OBSERVED) and state.started is not None
         ):
-            check = _check_request if isinstance(event, ModelCallRequested) else _check_derived
+            check = (
+                partial(_check_request, recorded=recorded_request)
+                if isinstance(event, ModelCallRequested)
+                else _check_derived
+            )
             if isinstance(event, ModelCallRequested):
                 report.requests += 1
             else:
@@ -151,7 +174,11 @@ class _Pending:
 
 
 def _check_request(
-    pending: _Pending, seq: int, event: ModelCallRequested, report: VerifyReport
+    pending: _Pending,
+    seq: int,
+    event: ModelCallRequested,
+    report: VerifyReport,
+    recorded: RecordedRequest | None = None,
 ) -> bool:
     """Whether the recorded request is the one the decision makes (else a divergence)."""
     address = event.request.address
@@ -175,12 +202,13 @@ def _check_request(
     # and the chain covers both, so the recorded request itself need not be hashed again.
     current_hash = current.request_hash()
     if current_hash != event.request_hash:
+        whole = recorded(seq) if recorded is not None else event.request
         report.divergences.append(
             Divergence(
                 seq,
                 address,
                 f"request differs: recorded hash {event.request_hash}, current hash "
-                f"{current_hash}; {first_difference(event.request, current)}",
+                f"{current_hash}; {first_difference(whole, current)}",
             )
         )
         return False

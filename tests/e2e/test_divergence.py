@@ -60,6 +60,8 @@ def test_changed_template_makes_verify_name_the_call(
     flat = " ".join(result.output.split())
     seq, address = reasoning[0]
     assert f"divergence seq {seq} ({address}): request differs" in flat
+    # The CLI reads requests by address and hash, and rebuilds the differing one to say how.
+    assert " ".join(CHANGED.split()) in flat and " ".join(ORIGINAL.split()) in flat
 
 
 def test_verify_passes_on_an_untouched_run_whatever_the_agent_order(tmp_path: Path) -> None:
