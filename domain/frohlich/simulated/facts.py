@@ -55,7 +55,7 @@ def history(ctx: Mapping[str, Any]) -> list[Item]:
 # Every Phase-2 request carries the whole history, as items that never change and are
 # shared from one request to the next (maai.canonical.FrozenJson): each is read once.
 _read: dict[int, tuple[FrozenJson, Item]] = {}
-_READ_LIMIT = 200_000
+_READ_LIMIT = 20_000  # items of the runs in hand; the cache keeps them alive
 
 
 def _item(raw: Mapping[str, Any]) -> Item:
