@@ -94,7 +94,9 @@ def candidates(payload: dict[str, Any]) -> Iterator[tuple[PathKey, str | list[An
         path, value = stack.pop()
         if isinstance(value, dict):
             for key, item in value.items():
-                if path == () and key == PACKED_KEY:
+                # A key that is not a string is stored as one (JSON): a path naming it
+                # would not be found again in the stored payload, so what is below stays.
+                if not isinstance(key, str) or (path == () and key == PACKED_KEY):
                     continue
                 stack.append(((*path, key), item))
         elif isinstance(value, str):

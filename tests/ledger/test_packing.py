@@ -252,3 +252,15 @@ def test_types_kept_packed_come_back_as_stored_and_the_rest_whole(store: EventSt
     assert all(e.compute_hash() == e.hash for e in read)
     others = [e.payload for e in read if e.type != "model.requested"]
     assert others == [e.payload for e in events if e.type != "model.requested"]
+
+
+def test_values_under_keys_that_are_not_strings_round_trip(store: EventStore) -> None:
+    long_text = "\n".join(f"line {i} of a long text that repeats" for i in range(80))
+    store.create_run("r1", "test", {})
+    for seq in range(3):
+        payload = {"by_round": {seq: long_text, 7: long_text + f"\nmore {seq}"}, "x": "y" * 4000}
+        store.append("r1", seq, [NewEvent(type="t", payload=payload, agent="a")])
+    read = [e.payload for e in store.read("r1")]
+    assert [p["by_round"] for p in read] == [
+        {str(seq): long_text, "7": long_text + f"\nmore {seq}"} for seq in range(3)
+    ]
