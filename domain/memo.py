@@ -22,14 +22,15 @@ def _concatenated(before: list[R] | None, new: list[R]) -> list[R]:
 
 class GrowingMemo(Generic[T, R]):
     """``memo(items)`` is ``[r for item in items for r in per_item(item)]``, remembered for
-    the last ``keep`` sequences (several runs may be decided in one process). ``extend``
+    the last ``keep`` sequences (a study decides many runs in one process; each sequence
+    kept is one run's history, a few hundred kB for a long discussion). ``extend``
     builds the result from the result for a shorter sequence and the new results (by
     default a new list); results are shared between calls, so callers must not change them."""
 
     def __init__(
         self,
         per_item: Callable[[T], Sequence[R]],
-        keep: int = 16,
+        keep: int = 64,
         extend: Callable[[list[R] | None, list[R]], list[R]] = _concatenated,
     ) -> None:
         self._per_item = per_item
@@ -41,10 +42,15 @@ class GrowingMemo(Generic[T, R]):
         best: tuple[tuple[T, ...], list[R]] | None = None
         for seen in self._seen:
             known = seen[0]
-            # Tuple comparison checks identity first: a history extended from this one
-            # shares its items, so this costs a pass over pointers.
-            longer = best is None or len(known) > len(best[0])
-            if longer and len(known) <= len(items) and items[: len(known)] == known:
+            size = len(known)
+            if best is not None and size <= len(best[0]) or size > len(items):
+                continue
+            # Its last item rules out most other histories at once; then the tuple comparison,
+            # which checks identity first, costs a pass over pointers where the items are
+            # shared (equal items made anew, as when a history is read back, are compared).
+            if size and items[size - 1] != known[-1]:
+                continue
+            if items[:size] == known:
                 best = seen
         if best is not None and len(best[0]) == len(items):
             return best[1]
