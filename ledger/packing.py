@@ -336,10 +336,9 @@ class Packer:
                     ops, new = diff_text(version.items(), bases)
                     ops, bases = _drop_unused(ops, bases)
                 else:  # lists grow at the end: one base, the one that shares most
-                    new, ops, bases = min(
-                        ((*reversed(diff_list(value, b)), [b]) for b in bases),
-                        key=lambda d: d[0],
-                    )
+                    diffs = [(diff_list(value, base), base) for base in bases]
+                    (ops, new), base = min(diffs, key=lambda d: d[0][1])
+                    bases = [base]
                     if not _same_json(apply_ops("l", ops, bases), value):
                         continue
                 if new <= MAX_NEW_SHARE * len(value):
@@ -362,9 +361,6 @@ class Packer:
                 self._runs.popitem(last=False)
 
         return stored, commit
-
-    def forget(self, run_id: str) -> None:
-        self._runs.pop(run_id, None)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -398,8 +394,8 @@ def unpack_payload(
     return logical  # type: ignore[no-any-return]
 
 
-Fetch = Callable[[int], tuple[str, str | None, dict[str, Any]]]
-"""A stored event by seq: ``(type, agent, stored payload)``."""
+Fetch = Callable[[int], dict[str, Any]]
+"""The payload of a stored event by seq, as stored."""
 
 
 class Unpacker:
@@ -463,7 +459,7 @@ class Unpacker:
         while todo:
             current = todo[-1]
             if current not in fetched:
-                fetched[current] = self._fetch(current)[2]
+                fetched[current] = self._fetch(current)
             stored = fetched[current]
             entries = stored.get(PACKED_KEY) or []
             missing = [

@@ -823,12 +823,11 @@ class EventStore:
                     stored=stored if stored is not payload else None,
                 )
 
-    def _fetch_stored(self, run_id: str, seq: int) -> tuple[str, str | None, dict[str, Any]]:
-        """One stored event as it is stored (packed payloads left packed)."""
+    def _fetch_stored(self, run_id: str, seq: int) -> dict[str, Any]:
+        """The payload of one event as it is stored (a packed payload left packed)."""
+        parse = parse_canonical_json if self._sqlite else parse_json
         for rows in self._chunks(run_id, seq - 1, seq):
-            for r in rows:
-                parse = parse_canonical_json if self._sqlite else parse_json
-                return r[2], r[5], parse(r[4])
+            return parse(rows[0][4])  # type: ignore[no-any-return]
         raise PackingError(f"event {seq} is missing")
 
     def _chunks(self, run_id: str, after: int, upto: int) -> Iterator[list[Row]]:

@@ -226,7 +226,7 @@ def test_the_reader_follows_what_the_writer_packed() -> None:
     commit()
     assert sum(PACKED_KEY in json.loads(s) for s in stored) >= len(events) / 2 - 6
     by_seq = {i + 1: json.loads(s) for i, s in enumerate(stored)}
-    unpacker = Unpacker(lambda seq: (events[seq - 1].type, events[seq - 1].agent, by_seq[seq]))
+    unpacker = Unpacker(lambda seq: by_seq[seq])
     for seq, text in by_seq.items():
         event = events[seq - 1]
         payload = unpacker.unpack(seq, event.type, event.agent, text, len(canonical_json(text)))
@@ -264,3 +264,31 @@ def test_values_under_keys_that_are_not_strings_round_trip(store: EventStore) ->
     assert [p["by_round"] for p in read] == [
         {str(seq): long_text, "7": long_text + f"\nmore {seq}"} for seq in range(3)
     ]
+
+
+def test_going_back_to_0003_is_refused_once_an_event_is_packed(store: EventStore) -> None:
+    from alembic import command
+    from sqlalchemy import text
+
+    from maai.ledger.migrate import alembic_config
+
+    def downgrade() -> None:
+        with store._engine.begin() as conn:  # noqa: SLF001 -- migrations run on the engine
+            command.downgrade(alembic_config(conn), "0003")
+
+    def revision() -> str:
+        with store._engine.connect() as conn:  # noqa: SLF001
+            return str(conn.execute(text("SELECT version_num FROM alembic_version")).scalar())
+
+    store.create_run("r1", "test", {})
+    store.append("r1", 0, growing_run(agents=1, rounds=1))  # too short to pack
+    downgrade()
+    assert revision() == "0003"
+    with store._engine.begin() as conn:  # noqa: SLF001
+        command.upgrade(alembic_config(conn), "head")
+    events = growing_run(agents=2, rounds=4)
+    store.append("r1", 2, events)
+    assert any(PACKED_KEY in e.payload for e in store.read("r1", keep_packed=("model.requested",)))
+    with pytest.raises(RuntimeError, match="stays at 0004"):
+        downgrade()
+    assert revision() == "0004"

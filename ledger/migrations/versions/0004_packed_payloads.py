@@ -15,6 +15,9 @@ upgrade first) and read exactly as before.
 
 from __future__ import annotations
 
+import sqlalchemy as sa
+from alembic import op
+
 revision: str = "0004"
 down_revision: str | None = "0003"
 branch_labels: str | None = None
@@ -26,5 +29,15 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    # A ledger that holds packed events cannot be read by a maai at 0003.
-    raise NotImplementedError("packed payloads cannot be unpacked into revision 0003 in place")
+    """Allowed while no event is packed; a ledger that holds packed events would be misread
+    at 0003, so it is refused (nothing is changed)."""
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        packed = "SELECT 1 FROM events WHERE payload ? '$packed' LIMIT 1"
+    else:  # canonical JSON text: the key, quoted and followed by its colon, only as a key
+        packed = """SELECT 1 FROM events WHERE instr(payload, '"$packed":') > 0 LIMIT 1"""
+    if bind.execute(sa.text(packed)).first() is not None:
+        raise RuntimeError(
+            "this ledger holds events stored as differences (revision 0004); a maai at"
+            " revision 0003 would misread them, so it stays at 0004"
+        )
