@@ -42,14 +42,12 @@ class ModelRequest(BaseModel):
     output_schema: dict[str, Any] | None = None
     schema_name: str | None = None
     context: dict[str, Any] = Field(default_factory=dict)
-    # Whether the fields serialize as they are (see json_fields); None: not tried yet.
-    _plain_json: bool | None = PrivateAttr(default=None)
-    # Their canonical JSON once written (the request is recorded right after it is hashed).
+    # The fields' canonical JSON once written (a request is recorded right after it is
+    # hashed); see _plain_text for when it is kept.
     _text: str | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
-        # The fields only: whether they were serialized yet (``_plain_json``) is no part of
-        # what a request is.
+        # The fields only: whether their JSON was kept yet is no part of what a request is.
         if not isinstance(other, ModelRequest):
             return NotImplemented
         return self.__dict__ == other.__dict__
@@ -62,7 +60,6 @@ class ModelRequest(BaseModel):
         copied = super().model_copy(update=update, deep=deep)
         if update:  # other fields: what was written of these is not theirs
             copied._text = None
-            copied._plain_json = None
         return copied
 
     def request_hash(self, memo: Memo | None = None) -> str:
@@ -71,18 +68,14 @@ class ModelRequest(BaseModel):
         history items, ``maai.canonical.FrozenJson``); a context holding anything else (a
         model, a date) takes the general path, which gives the same text. ``memo``: texts of
         the dicts met so far in a pass over many requests (``maai.canonical.Memo``)."""
-        text = self._text
-        if text is None and self._plain_json is not False:
-            text = self._plain_text(memo)
-        if text is None:
-            text = canonical_json(self.model_dump(mode="json"))
+        text = self._text or self._plain_text(memo) or canonical_json(self.model_dump(mode="json"))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def json_fields(self) -> dict[str, Any] | None:
         """The fields as they are, when they are what ``model_dump(mode="json")`` gives
         (plain JSON values: nothing to convert, and shared history items stay shared), else
         ``None``. Spares copying a long history for every request recorded."""
-        text = self._text if self._text is not None else self._plain_text(None)
+        text = self._text or self._plain_text(None)
         if text is None:
             return None
         fields = FrozenJson(self._fields())
@@ -93,12 +86,12 @@ class ModelRequest(BaseModel):
         return {name: getattr(self, name) for name in _FIELDS}
 
     def _plain_text(self, memo: Memo | None) -> str | None:
+        """The fields' canonical JSON written as they are, or ``None`` where they hold
+        something that is not plain JSON (``model_dump`` converts it)."""
         try:
             text = canonical_json_shared(self._fields(), memo)
         except (TypeError, ValueError):
-            self._plain_json = False
             return None
-        self._plain_json = True
         # Kept for the store only on a request the protocol just made (its history shared,
         # about to be recorded): kept on every request of a history read back, the texts
         # would hold all its prompts in memory a second time.

@@ -46,42 +46,55 @@ def canonical_json(value: Any) -> str:
     return "".join(_c_encoder(value, 0))
 
 
-class FrozenJson(dict[str, Any]):
-    """A JSON object that is never changed once made, so that its canonical text is
-    computed once and kept on it: a public-history item that hundreds of requests carry.
-    Any change raises ``TypeError``; copies are the object itself."""
+class _Frozen:
+    """What :class:`FrozenJson` and :class:`FrozenJsonList` share: their canonical JSON is
+    written once and kept; any change raises ``TypeError``; copies are the object itself."""
 
-    __slots__ = ("_canonical",)
+    __slots__ = ()
+    _canonical: str
 
     def canonical(self) -> str:
         try:
-            return self._canonical  # type: ignore[no-any-return]
-        except AttributeError:
-            self._canonical = canonical_json(dict(self))
             return self._canonical
+        except AttributeError:
+            self._canonical = canonical_json_shared(self._plain())
+            return self._canonical
+
+    def _plain(self) -> dict[str, Any] | list[Any]:
+        raise NotImplementedError  # each kind gives its builtin copy
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError(f"a {type(self).__name__} cannot be changed")
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any]]:
+        return type(self), (self._plain(),)
+
+
+class FrozenJson(_Frozen, dict[str, Any]):
+    """A JSON object that is never changed once made: a public-history item that hundreds
+    of requests carry, its text written once."""
+
+    __slots__ = ("_canonical",)
+
+    def _plain(self) -> dict[str, Any]:
+        return dict(self)
 
     def keep_canonical(self, text: str) -> None:
         """Keep ``text`` as this object's canonical JSON: for a caller that has just written
         it (``ModelRequest.request_hash``); it must be exactly ``canonical_json(self)``."""
         self._canonical = text
 
-    def _refuse(self, *args: object, **kwargs: object) -> Any:
-        raise TypeError("a FrozenJson object cannot be changed")
-
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
-    __ior__ = _refuse  # type: ignore[assignment]
-
-    def __copy__(self) -> FrozenJson:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenJson:
-        return self
-
-    def __reduce__(self) -> tuple[type[FrozenJson], tuple[dict[str, Any]]]:
-        return FrozenJson, (dict(self),)
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _Frozen._refuse
+    __ior__ = _Frozen._refuse  # type: ignore[assignment]
 
 
-class FrozenJsonList(list[Any]):
+class FrozenJsonList(_Frozen, list[Any]):
     """A JSON array that is never changed once made, whose canonical text is built from
     that of the array it extends: a history of a thousand items, carried by one request
     after another, is written out once in all rather than once per request."""
@@ -101,28 +114,12 @@ class FrozenJsonList(list[Any]):
             made._canonical = before.canonical()[:-1] + "," + added + "]"
         return made
 
-    def canonical(self) -> str:
-        try:
-            return self._canonical  # type: ignore[no-any-return]
-        except AttributeError:
-            self._canonical = canonical_json_shared(list(self))
-            return self._canonical
+    def _plain(self) -> list[Any]:
+        return list(self)
 
-    def _refuse(self, *args: object, **kwargs: object) -> Any:
-        raise TypeError("a FrozenJsonList cannot be changed")
-
-    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = _refuse
-    sort = reverse = _refuse  # type: ignore[assignment]
-    __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
-
-    def __copy__(self) -> FrozenJsonList:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenJsonList:
-        return self
-
-    def __reduce__(self) -> tuple[type[FrozenJsonList], tuple[list[Any]]]:
-        return FrozenJsonList, (list(self),)
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = _Frozen._refuse
+    sort = reverse = _Frozen._refuse  # type: ignore[assignment]
+    __iadd__ = __imul__ = _Frozen._refuse  # type: ignore[assignment]
 
 
 class WithShared(dict[str, Any]):

@@ -9,17 +9,19 @@ from typing import Any
 SECRET_MARKERS = ("key", "secret", "token", "password")
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+
+
 def dumps(value: Any) -> str:
     """Sorted keys, two-space indent, UTF-8 kept, one trailing newline: the same value always
     gives the same bytes."""
-    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return _ENCODER.encode(value) + "\n"
 
 
 def iter_dumps(value: Any) -> Iterator[str]:
     """:func:`dumps` in pieces, to be written as they come: the same bytes, without holding
     the whole text of a large export in memory beside the value."""
-    encoder = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
-    yield from encoder.iterencode(value)
+    yield from _ENCODER.iterencode(value)
     yield "\n"
 
 

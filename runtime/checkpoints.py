@@ -20,13 +20,9 @@ class ReceiptError(ValueError):
     """A receipt file that cannot be used; the message says why."""
 
 
-def head_of(store: EventStore, run_id: str) -> tuple[int, str] | None:
-    return store.head_hash(run_id)
-
-
 def sign_head(store: EventStore, run_id: str, signer: signing.Signer) -> Checkpoint | None:
     """Sign the run's current head, unless a checkpoint by this key already covers it."""
-    head = head_of(store, run_id)
+    head = store.head_hash(run_id)
     if head is None:
         return None
     seq, head_hash = head

@@ -121,7 +121,11 @@ def verify_events(
             report.divergences.append(first)
             return report
     registry, evolve, decide = experiment.registry, experiment.evolve, experiment.decide
-    headers = fold_decoder(experiment) if recorded_request is not None else None
+    decode = (
+        fold_decoder(experiment)
+        if recorded_request is not None
+        else lambda record: registry.decode(record.type, record.schema_version, record.payload)
+    )
     state: Any = experiment.initial_state()
     # One decision serves every event it accounts for. ``decide`` folds the events it derives
     # in order, so after a recorded event that it derived, deciding again would give the rest
@@ -130,10 +134,7 @@ def verify_events(
     # every event instead walked the protocol once per event: quadratic in the run's length.
     pending: _Pending | None = None
     for record in stored:
-        if headers is not None:
-            event: Event = headers(record)
-        else:
-            event = registry.decode(record.type, record.schema_version, record.payload)
+        event: Event = decode(record)
         report.events += 1
         if isinstance(event, ModelCallRequested) or (
             not isinstance(event, _OBSERVED) and state.started is not None

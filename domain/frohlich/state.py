@@ -343,17 +343,18 @@ def _domain_event(state: State, event: Event) -> Changes:
 _ROUND_MEMORY_KEYS = ("memory/p2/r", "missing/p2/r")
 
 
+def memory_over(records: Map[str, Event], slot: str) -> bool:
+    """Whether the memory update of ``slot`` is over: recorded, or missing (every answer
+    was empty, so the memory stayed as it was)."""
+    return f"memory/{slot}" in records or f"missing/{slot}" in records
+
+
 def _rounds_closed(state: State, records: Map[str, Event]) -> int:
-    """How many Phase-2 rounds are over: each agent's memory of them recorded, or missing
-    (the rule of ``steps.memory_done``)."""
+    """How many Phase-2 rounds are over: each agent's memory of them over."""
     assert state.config is not None
     names = [a.name for a in state.config.agents]
     closed = state.rounds_closed
-    while all(
-        f"memory/p2/r{closed + 1}/{n}/memory" in records
-        or f"missing/p2/r{closed + 1}/{n}/memory" in records
-        for n in names
-    ):
+    while all(memory_over(records, f"p2/r{closed + 1}/{n}/memory") for n in names):
         closed += 1
     return closed
 

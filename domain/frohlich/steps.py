@@ -23,7 +23,7 @@ from maai.domain.frohlich.events import (
 )
 from maai.domain.frohlich.prompts import render as render_template
 from maai.domain.frohlich.purposes import Purpose
-from maai.domain.frohlich.state import State
+from maai.domain.frohlich.state import State, memory_over
 from maai.domain.frohlich.types import IncomeClass, PrincipleChoice
 from maai.domain.walk import Call, Emit, Walk, wait
 
@@ -154,10 +154,8 @@ def free_text(
 
 
 def memory_done(state: State, slot: str) -> bool:
-    """Whether the memory update of ``slot`` is over: recorded, or missing (every answer
-    was empty, so the memory stayed as it was)."""
-    records = state.records
-    return f"memory/{slot}" in records or f"missing/{slot}" in records
+    """Whether the memory update of ``slot`` is over (``state.memory_over``)."""
+    return memory_over(state.records, slot)
 
 
 def memory_update(

@@ -49,6 +49,13 @@ def discussion(agents: int, rounds: int) -> dict[str, Any]:
     }
 
 
+def config_of(experiment: str, agents: int, rounds: int) -> Any:
+    """A long Frohlich discussion, or the packaged collaboration game."""
+    if experiment == "frohlich":
+        return parse_config(discussion(agents=agents, rounds=rounds))[1]
+    return load_config(CONFIGS / "collaboration.yaml")
+
+
 def record(path: Path, config: Any) -> str:
     with EventStore.open(str(path)) as store:
         run_id = start_run(store, config, run_id="r")
@@ -58,12 +65,8 @@ def record(path: Path, config: Any) -> str:
 
 @pytest.mark.parametrize("experiment", ["frohlich", "collaboration"])
 def test_every_prompt_is_recovered_exactly(tmp_path: Path, experiment: str) -> None:
-    if experiment == "frohlich":
-        config = parse_config(discussion(agents=5, rounds=6))[1]
-    else:
-        config = load_config(CONFIGS / "collaboration.yaml")
     db = tmp_path / "ledger.db"
-    run_id = record(db, config)
+    run_id = record(db, config_of(experiment, agents=5, rounds=6))
     with EventStore.open(str(db)) as store:
         stored = list(store.read(run_id))
         requests = [e for e in stored if e.type == "model.requested"]
@@ -103,12 +106,8 @@ def test_a_long_discussion_grows_the_ledger_linearly(tmp_path: Path) -> None:
 def test_folding_without_the_request_texts_gives_the_full_state(
     tmp_path: Path, experiment: str
 ) -> None:
-    if experiment == "frohlich":
-        config = parse_config(discussion(agents=4, rounds=4))[1]
-    else:
-        config = load_config(CONFIGS / "collaboration.yaml")
     db = tmp_path / "ledger.db"
-    run_id = record(db, config)
+    run_id = record(db, config_of(experiment, agents=4, rounds=4))
     with EventStore.open(str(db)) as store:
         folded, head = load_state(store, run_id)
         kind = experiments.get(store.get_run(run_id).kind)
