@@ -292,3 +292,26 @@ def test_going_back_to_0003_is_refused_once_an_event_is_packed(store: EventStore
     with pytest.raises(RuntimeError, match="stays at 0004"):
         downgrade()
     assert revision() == "0004"
+
+
+def test_a_damaged_difference_is_named_by_its_seq_when_read(
+    store: EventStore, run_sql: RunSql
+) -> None:
+    from maai.ledger import ChainBrokenError
+
+    store.create_run("r1", "test", {})
+    store.append("r1", 0, growing_run(agents=2, rounds=4))
+    packed = [
+        e.seq for e in store.read("r1", keep_packed=("model.requested",)) if PACKED_KEY in e.payload
+    ]
+    seq = packed[-1]
+    # A copy that reaches past the end of its base, as a broken writer would store it.
+    if store.backend == "sqlite":
+        edit = "UPDATE events SET payload = replace(payload, '[1,41]', '[1,99999]')"
+    else:
+        edit = "UPDATE events SET payload = replace(payload::text, '[1, 41]', '[1, 99999]')::jsonb"
+    run_sql(f"{edit} WHERE run_id = 'r1' AND seq = {seq}")
+    with pytest.raises(ChainBrokenError, match=f"seq {seq}.*cannot be unpacked"):
+        list(store.read("r1"))
+    report = store.verify_chain("r1")
+    assert (report.ok, report.first_bad_seq) == (False, seq)
