@@ -126,6 +126,13 @@ BASE_DISTRIBUTIONS: tuple[tuple[int, int, int, int, int], ...] = (
 )
 
 
+class ManipulatorConfig(Strict):
+    """The manipulator condition (docs/frohlich.md "Conditions"): after Phase 1 the named agent
+    is privately told a target principle, chosen by rule, and asked to steer the group to it."""
+
+    agent: str
+
+
 class FrohlichConfig(ExperimentConfig):
     experiment: Literal["frohlich"] = "frohlich"
     name: str = "frohlich"
@@ -139,6 +146,10 @@ class FrohlichConfig(ExperimentConfig):
     attempts: Attempts = Field(default_factory=Attempts)
     memory_words: int = Field(default=5000, ge=50, le=1_000_000)
     """Every agent's memory word limit, unless the agent sets its own."""
+    original_values: bool = False
+    """Phase-1 rounds 1–4 use Frohlich's situations A–D, each with its own class
+    probabilities, instead of the base set times a multiplier."""
+    manipulator: ManipulatorConfig | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -195,6 +206,24 @@ class FrohlichConfig(ExperimentConfig):
             raise ValueError(f"agent names must be unique; repeated: {', '.join(dupes)}")
         if any(n.lower() == UTILITY for n in names):
             raise ValueError("'utility' is reserved for the utility agent")
+        if self.manipulator is not None:
+            if self.manipulator.agent not in names:
+                raise ValueError(
+                    f"manipulator.agent: no agent is named {self.manipulator.agent!r}"
+                    f" (agents: {', '.join(names)})"
+                )
+            if len(names) < 3:
+                raise ValueError(
+                    "manipulator: the condition needs at least 3 agents (the target comes from"
+                    f" the other agents' Phase-1 rankings), got {len(names)}"
+                )
+        # Compared with the default table, not with the keys given: a recorded config holds
+        # every field, and the default table is what steps 1.2 and Phase 2 use in this mode.
+        if self.original_values and self.class_probabilities != _default_probabilities():
+            raise ValueError(
+                "class_probabilities: original_values mode takes no probability table; each"
+                " situation A-D carries its own (remove class_probabilities or original_values)"
+            )
         return self
 
     def base_distributions(self) -> tuple[tuple[int, ...], ...]:
@@ -229,6 +258,7 @@ __all__ = [
     "Attempts",
     "ConfigError",
     "FrohlichConfig",
+    "ManipulatorConfig",
     "MAX_INCOME",
     "MAX_MULTIPLIER",
     "MAX_SCALED_INCOME",

@@ -8,7 +8,9 @@ source that read them (the deterministic parser or the utility agent).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
+
+from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from maai.domain.answers import (  # the answer events, as Frohlich code has always named them
     ANSWER_EVENTS,
@@ -20,7 +22,7 @@ from maai.domain.answers import AnswerRejected as AnswerRejected
 from maai.domain.answers import AnswerUndecided as AnswerUndecided
 from maai.domain.answers import ParseSource as ParseSource
 from maai.domain.events import Event
-from maai.domain.frohlich.types import Frozen, IncomeClass, PrincipleChoice
+from maai.domain.frohlich.types import Frozen, IncomeClass, Principle, PrincipleChoice
 
 AnswerKind = Literal["ranking", "choice", "ballot", "poll"]
 """What the Frohlich protocol asks participants for, as ``kind`` of the answer events."""
@@ -57,7 +59,9 @@ class StepStarted(Event):
 
 
 class DistributionsDrawn(Event):
-    """A distribution set was generated: the multiplier draw and the resulting table."""
+    """A distribution set was generated: the multiplier draw and the resulting table. In
+    original-values mode a Phase-1 round names its situation (A–D) and that situation's class
+    probabilities instead (multiplier 1, fixed)."""
 
     TYPE: ClassVar[str] = "distributions.drawn"
     scope: Scope
@@ -67,6 +71,17 @@ class DistributionsDrawn(Event):
     multiplier: float
     fixed: bool
     distributions: list[list[int]]
+    situation: str | None = None
+    class_probabilities: dict[IncomeClass, float] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_situation(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Tables drawn outside original-values mode re-encode to their stored payload.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("situation") is None:
+            data.pop("situation", None)
+            data.pop("class_probabilities", None)
+        return data
 
     @property
     def key(self) -> str:
@@ -225,6 +240,27 @@ class GroupDistributionChosen(Event):
         return "phase2/distribution"
 
 
+class ManipulatorTargetChosen(Event):
+    """The manipulator condition, after Phase 1: the Borda score of each principle over the
+    other agents' final Phase-1 rankings (first place 3 points, last 0), and the target — the
+    lowest score, ties to the later letter — the manipulator is privately told to steer to."""
+
+    TYPE: ClassVar[str] = "manipulator.target_chosen"
+    manipulator: str
+    scores: dict[Principle, int]
+    counted: list[str]  # the agents whose final ranking was counted
+    uncounted: list[str]  # other agents whose final ranking is missing
+    target: Principle
+
+    @property
+    def key(self) -> str:
+        return "manipulator/target"
+
+    @property
+    def agent_name(self) -> str | None:
+        return self.manipulator
+
+
 FROHLICH_EVENTS: tuple[type[Event], ...] = (
     StepStarted,
     *ANSWER_EVENTS,
@@ -239,4 +275,5 @@ FROHLICH_EVENTS: tuple[type[Event], ...] = (
     BallotResolved,
     DiscussionEnded,
     GroupDistributionChosen,
+    ManipulatorTargetChosen,
 )

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from functools import partial
 from typing import Any
 
 from maai.domain.frohlich import render, rules
+from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.elicit import Elicited, elicit
 from maai.domain.frohlich.events import DistributionsDrawn, PayoffAwarded, RoundUnpaid
 from maai.domain.frohlich.prompts import render as render_template
 from maai.domain.frohlich.purposes import Purpose
+from maai.domain.frohlich.situations import situation_of_round
 from maai.domain.frohlich.state import State
 from maai.domain.frohlich.steps import (
     builder,
@@ -23,7 +26,7 @@ from maai.domain.frohlich.steps import (
     probabilities,
     step_started,
 )
-from maai.domain.frohlich.types import PrincipleChoice
+from maai.domain.frohlich.types import IncomeClass, PrincipleChoice
 from maai.domain.walk import Emit, Walk, wait
 
 ROUNDS = 4
@@ -107,12 +110,28 @@ def phase1_agent(state: State, agent: str) -> Walk[None]:
 
 def round_distributions(state: State, agent: str, round_: int) -> Walk[DistributionsDrawn]:
     """Round 1 uses the base set; rounds 2–4 scale it by a multiplier drawn per agent and
-    round from the named stream ``p1/<agent>/r<k>/multiplier``."""
-    label = f"p1/{agent}/r{round_}/multiplier"
+    round from the named stream ``p1/<agent>/r<k>/multiplier``. In original-values mode round
+    k plays situation A–D instead (``p1/<agent>/r<k>/situation``)."""
+    config = config_of(state)
+    label = round_label(config, agent, round_)
     recorded = state.records.get(f"draw/{label}")
     if isinstance(recorded, DistributionsDrawn):
         return recorded
-    config = config_of(state)
+    if config.original_values:
+        situation = situation_of_round(round_)
+        event = DistributionsDrawn(
+            scope="phase1",
+            agent=agent,
+            round=round_,
+            label=label,
+            multiplier=1.0,
+            fixed=True,
+            distributions=[list(d) for d in situation.distributions],
+            situation=situation.name,
+            class_probabilities=dict(situation.probabilities),
+        )
+        yield from wait([Emit(event)])
+        raise AssertionError("unreachable")
     base = rules.DistributionSet.from_incomes(config.base_distributions())
     if round_ == 1:
         multiplier, fixed = 1.0, True
@@ -133,12 +152,31 @@ def round_distributions(state: State, agent: str, round_: int) -> Walk[Distribut
     raise AssertionError("unreachable")
 
 
+def round_label(config: FrohlichConfig, agent: str, round_: int) -> str:
+    kind = "situation" if config.original_values else "multiplier"
+    return f"p1/{agent}/r{round_}/{kind}"
+
+
+def round_probabilities(config: FrohlichConfig, round_: int) -> dict[IncomeClass, Fraction]:
+    """The class probabilities a Phase-1 round is played with: its situation's in
+    original-values mode, the run's otherwise."""
+    if config.original_values:
+        return rules.exact_probabilities(situation_of_round(round_).probabilities)
+    return probabilities(config)
+
+
 def round_choice(
     state: State, agent: str, round_: int, distributions: list[list[int]], principles: str
 ) -> Walk[Elicited]:
     config = config_of(state)
     language = config.language
-    probs = probabilities(config)
+    probs = round_probabilities(config, round_)
+    table = render.distribution_table(distributions)
+    if config.original_values:
+        chances = render_template(
+            "situation_chances", language, probabilities=render.probabilities_text(probs)
+        )
+        table = f"{chances}\n\n{table}"
 
     def task(feedback: str | None) -> str:
         text = render_template(
@@ -146,7 +184,7 @@ def round_choice(
             language,
             round=round_,
             principles=principles,
-            table=render.distribution_table(distributions),
+            table=table,
         )
         return render.with_feedback(text, feedback, language)
 
@@ -186,7 +224,8 @@ def round_payment(
         choice = PrincipleChoice.model_validate(chosen.value)
         config = config_of(state)
         dset = rules.DistributionSet.from_incomes(distributions)
-        applied = rules.apply_principle(choice, dset, probabilities(config))
+        probs = round_probabilities(config, round_)
+        applied = rules.apply_principle(choice, dset, probs)
         event = payoff_event(
             state,
             scope="phase1",
@@ -197,6 +236,7 @@ def round_payment(
             distribution=applied.distribution_number,
             constraint_satisfied=applied.constraint_satisfied,
             class_label=f"p1/{agent}/r{round_}/class",
+            probs=probs,
         )
         yield from wait([Emit(event)])
     assert isinstance(recorded, PayoffAwarded | RoundUnpaid)

@@ -9,7 +9,7 @@ from typing import Any
 
 from maai.canonical import FrozenJson, FrozenJsonList
 from maai.domain.calls import ModelRequest
-from maai.domain.frohlich import parsing, render, rules
+from maai.domain.frohlich import manipulator, parsing, render, rules
 from maai.domain.frohlich.elicit import elicit
 from maai.domain.frohlich.events import (
     AnswerKind,
@@ -49,6 +49,7 @@ def phase2(state: State) -> Walk[None]:
     config = config_of(state)
     names = [a.name for a in config.agents]
     yield from step_started(state, "2.1", None)
+    yield from manipulator.choose_target(state, config)
     agreement = yield from discussion(state, names)
     yield from step_started(state, "2.2", None)
     outcomes = yield from group_payment(state, names, agreement)

@@ -189,8 +189,13 @@ def preamble(agent: AgentState, personality: str, language: str) -> str:
     )
 
 
-def participant_input(agent: AgentState, personality: str, language: str, task: str) -> str:
-    """Every participant request: the docs/frohlich.md §5 preamble, then the task."""
+def participant_input(
+    agent: AgentState, personality: str, language: str, task: str, instruction: str | None = None
+) -> str:
+    """Every participant request: the docs/frohlich.md §5 preamble, then the task; a private
+    instruction (the manipulator condition) between the two."""
+    if instruction is not None:
+        task = f"{instruction}\n\n---\n\n{task}"
     return f"{preamble(agent, personality, language)}\n\n---\n\n{task}"
 
 

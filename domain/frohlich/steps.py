@@ -10,7 +10,7 @@ from typing import Any
 
 from maai.domain.address import attempt_address
 from maai.domain.calls import ModelRequest
-from maai.domain.frohlich import parsing, render, rules
+from maai.domain.frohlich import manipulator, parsing, render, rules
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
     AnswerMissing,
@@ -55,6 +55,11 @@ def participant_request(
 ) -> ModelRequest:
     config = config_of(state)
     agent_config = config.agent(agent)
+    target = manipulator.target_for(state, agent) if config.manipulator else None
+    instruction = None
+    if target is not None:
+        instruction = manipulator.instruction(target, config.language)
+        context = {**context, "steer_to": target.value}
     return ModelRequest(
         address=address,
         agent=agent,
@@ -62,7 +67,7 @@ def participant_request(
         model=agent_config.model,
         system=render_template("system", config.language),
         input=render.participant_input(
-            state.agents[agent], agent_config.personality, config.language, task
+            state.agents[agent], agent_config.personality, config.language, task, instruction
         ),
         temperature=agent_config.temperature,
         context=context,
@@ -268,11 +273,13 @@ def payoff_event(
     distribution: int,
     constraint_satisfied: bool,
     class_label: str,
+    probs: dict[IncomeClass, Fraction] | None = None,
 ) -> PayoffAwarded:
     """Draw the agent's class and pay it; one counterfactual computation feeds both the
-    event and the text the agent is shown."""
-    config = config_of(state)
-    probs = probabilities(config)
+    event and the text the agent is shown. ``probs``: the run's class probabilities unless
+    given (an original-values round has its situation's)."""
+    if probs is None:
+        probs = probabilities(config_of(state))
     dset = rules.DistributionSet.from_incomes(distributions)
     income_class = rules.draw_class(state.seed, class_label, probs)
     rows = counterfactual_rows(dset, income_class, probs)

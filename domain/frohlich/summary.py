@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from maai.domain.experiment import Summary, SummaryTable
+from maai.domain.frohlich.events import ManipulatorTargetChosen
+from maai.domain.frohlich.manipulator import TARGET_KEY
 from maai.domain.frohlich.render import cents
 from maai.domain.frohlich.state import State
 
@@ -34,9 +36,13 @@ class RunSummary:
     failed_attempts: int
     failure: str | None
     by_phase: dict[str, dict[str, int]]
+    conditions: list[str] = field(default_factory=list)  # beyond the base protocol (§8)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if not self.conditions:
+            data.pop("conditions")  # a base run's summary reads as it always did
+        return data
 
     def to_summary(self) -> Summary:
         rows = [
@@ -64,7 +70,7 @@ class RunSummary:
             table=SummaryTable(
                 ["agent", "Phase 1", "Phase 2", "bank balance", "missing answers"], rows
             ),
-            footer=[footer],
+            footer=[footer, *(f"condition: {c}" for c in self.conditions)],
             failure=self.failure,
             data=self.as_dict(),
             calls=self.calls,
@@ -94,6 +100,7 @@ def summarize(run_id: str, state: State, status: str | None = None) -> RunSummar
     else:
         outcome = "discussion not finished"
     return RunSummary(
+        conditions=_conditions(state),
         run_id=run_id,
         status=status or state.status,
         phase=state.phase,
@@ -114,3 +121,23 @@ def summarize(run_id: str, state: State, status: str | None = None) -> RunSummar
             for phase, t in sorted(state.totals_by_phase.items())
         },
     )
+
+
+def _conditions(state: State) -> list[str]:
+    config = state.config
+    if config is None:
+        return []
+    out = []
+    if config.original_values:
+        out.append("original values (Phase-1 rounds play situations A-D)")
+    if config.manipulator is not None:
+        chosen = state.records.get(TARGET_KEY)
+        if isinstance(chosen, ManipulatorTargetChosen):
+            told = f"target ({chosen.target.value})"
+            if state.discussion_ended:
+                adopted = state.outcome is not None and state.outcome.principle is chosen.target
+                told += f", adopted: {'yes' if adopted else 'no'}"
+        else:
+            told = "target not chosen yet"
+        out.append(f"manipulator {config.manipulator.agent}: {told}")
+    return out

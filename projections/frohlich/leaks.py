@@ -18,13 +18,14 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
-from maai.domain.frohlich import render
+from maai.domain.frohlich import manipulator, render
 from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerRejected,
     AnswerUndecided,
     DiscussionEnded,
     DistributionsDrawn,
+    ManipulatorTargetChosen,
     MemoryUpdated,
     PayoffAwarded,
     ReasoningRecorded,
@@ -84,6 +85,9 @@ def private_items(history: History) -> list[Item]:
         elif isinstance(event, AnswerAccepted | AnswerRejected | AnswerUndecided):
             kind = "secret ballot" if event.kind == "ballot" else f"private {event.kind} answer"
             texts.append((kind, event.agent, event.raw_text))
+        elif isinstance(event, ManipulatorTargetChosen):
+            instruction = manipulator.instruction(event.target, language)
+            texts.append(("manipulator instruction", event.manipulator, instruction))
         for kind, owner, text in texts:
             text = text.strip()
             if kind == "memory" or len(text) >= MIN_CHARS:

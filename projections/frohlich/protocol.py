@@ -14,6 +14,7 @@ from maai.projections.audit import lifecycle, only_lifecycle, run_rules
 
 # Importing the rule modules registers their rules, in this order.
 from maai.projections.frohlich import (  # noqa: F401 -- importing registers the rules
+    protocol_conditions,
     protocol_general,
     protocol_phase1,
     protocol_phase2,

@@ -9,11 +9,17 @@ from functools import cached_property
 
 from maai.domain.frohlich import rules
 from maai.domain.frohlich.config import FrohlichConfig
-from maai.domain.frohlich.events import AnswerAccepted, AnswerMissing, DistributionsDrawn
-from maai.domain.frohlich.types import IncomeClass, PrincipleChoice
+from maai.domain.frohlich.events import (
+    AnswerAccepted,
+    AnswerMissing,
+    DistributionsDrawn,
+    PayoffAwarded,
+)
+from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, PrincipleChoice
 from maai.projections.audit import Rule as Rule
 from maai.projections.audit import Rules
 from maai.projections.audit import Violation as Violation
+from maai.projections.frohlich import reference
 from maai.projections.history import Entry, History
 
 
@@ -32,6 +38,21 @@ class Audit:
     @cached_property
     def probs(self) -> dict[IncomeClass, Fraction]:
         return rules.exact_probabilities(self.config.class_probabilities)
+
+    def payment_probs(self, paid: PayoffAwarded) -> dict[IncomeClass, Fraction]:
+        """The class probabilities a payment was drawn and computed with: in original-values
+        mode a Phase-1 round's are its situation's (``reference.SITUATIONS``)."""
+        if paid.scope == "phase1" and self.config.original_values:
+            return self.situation_probs.get(paid.round or 0, self.probs)
+        return self.probs
+
+    @cached_property
+    def situation_probs(self) -> dict[int, dict[IncomeClass, Fraction]]:
+        out = {}
+        for round_ in range(1, len(reference.SITUATIONS) + 1):
+            _, _, probs = reference.situation(round_)
+            out[round_] = dict(zip(INCOME_CLASSES, probs, strict=True))
+        return out
 
     @cached_property
     def base(self) -> list[list[int]]:

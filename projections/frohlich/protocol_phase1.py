@@ -19,6 +19,7 @@ from maai.domain.frohlich.events import (
 from maai.domain.frohlich.steps import counterfactual_rows
 from maai.domain.frohlich.types import INCOME_CLASSES
 from maai.domain.random_streams import draw_choice
+from maai.projections.frohlich import reference
 from maai.projections.frohlich.calls import site_of
 from maai.projections.frohlich.protocol_base import Audit, Violation, dset, rule
 
@@ -58,6 +59,8 @@ def phase1_rounds(audit: Audit) -> Iterator[Violation]:
 
 @rule("round1_base", "§3 1.3", "round 1 uses the configured base set, unscaled (multiplier 1.0)")
 def round1_base(audit: Audit) -> Iterator[Violation]:
+    if audit.config.original_values:
+        return  # round 1 plays situation A: the situations rule
     for (agent, rnd), (entry, drawn) in audit.phase1_tables.items():
         if rnd == 1 and (drawn.multiplier != 1.0 or drawn.distributions != audit.base):
             yield Violation(
@@ -83,6 +86,8 @@ def _within(multiplier: float, fixed: bool, config: Multiplier) -> bool:
 )
 def multiplier_range(audit: Audit) -> Iterator[Violation]:
     for entry, drawn in audit.history.of(DistributionsDrawn):
+        if drawn.scope == "phase1" and audit.config.original_values:
+            continue  # no multiplier: the situations rule
         if drawn.scope == "phase1" and drawn.round == 1:
             continue
         config = (
@@ -106,6 +111,8 @@ def multiplier_range(audit: Audit) -> Iterator[Violation]:
 )
 def scaled_tables(audit: Audit) -> Iterator[Violation]:
     for entry, drawn in audit.history.of(DistributionsDrawn):
+        if drawn.scope == "phase1" and audit.config.original_values:
+            continue  # a situation's own table: the situations rule
         try:
             expected = rules.scale(dset(audit.base), drawn.multiplier)
         except ValueError as exc:
@@ -126,7 +133,7 @@ def scaled_tables(audit: Audit) -> Iterator[Violation]:
 def draws_reproducible(audit: Audit) -> Iterator[Violation]:
     seed = audit.config.seed
     for entry, drawn in audit.history.of(DistributionsDrawn):
-        if drawn.scope == "phase1" and drawn.round == 1:
+        if drawn.scope == "phase1" and (drawn.round == 1 or audit.config.original_values):
             continue
         config = (
             audit.config.phase1_multiplier
@@ -140,7 +147,8 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
                 f"{drawn.label}: multiplier {drawn.multiplier} is not the stream's",
             )
     for entry, paid in audit.history.of(PayoffAwarded):
-        if paid.income_class != rules.draw_class(seed, paid.class_label, audit.probs):
+        probs = audit.payment_probs(paid)
+        if paid.income_class != rules.draw_class(seed, paid.class_label, probs):
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
@@ -250,7 +258,7 @@ def principle_applied(audit: Audit) -> Iterator[Violation]:
         if table is None:
             yield Violation("principle_applied", entry.seq, f"{paid.key}: no table was drawn")
             continue
-        picked = rules.apply_principle(paid.choice, dset(table), audit.probs)
+        picked = rules.apply_principle(paid.choice, dset(table), audit.payment_probs(paid))
         if (picked.distribution_number, picked.constraint_satisfied) != (
             paid.distribution,
             paid.constraint_satisfied,
@@ -295,7 +303,8 @@ def payoff_arithmetic(audit: Audit) -> Iterator[Violation]:
                 f"{paid.key}: income {paid.income} / payoff {paid.payoff_cents}c, "
                 f"expected {income} / {rules.payoff_cents(income)}c",
             )
-        expected = counterfactual_rows(dset(table), paid.income_class, audit.probs)
+        probs = audit.payment_probs(paid)
+        expected = counterfactual_rows(dset(table), paid.income_class, probs)
         if paid.counterfactuals != expected:
             yield Violation(
                 "payoff_arithmetic",
@@ -322,9 +331,44 @@ def bank_balance(audit: Audit) -> Iterator[Violation]:
 @rule("class_probability", "§1", "classes are drawn only among classes with positive probability")
 def class_probability(audit: Audit) -> Iterator[Violation]:
     for entry, paid in audit.history.of(PayoffAwarded):
-        if audit.probs.get(paid.income_class, 0) <= 0:
+        if audit.payment_probs(paid).get(paid.income_class, 0) <= 0:
             yield Violation(
                 "class_probability",
                 entry.seq,
                 f"{paid.key}: class {paid.income_class.value} has probability 0",
+            )
+
+
+@rule(
+    "situations",
+    "§8",
+    "in original-values mode Phase-1 round k plays situation k (A-D): its table and its class "
+    "probabilities, unscaled; outside it no table names a situation",
+)
+def situations(audit: Audit) -> Iterator[Violation]:
+    original = audit.config.original_values
+    for entry, drawn in audit.history.of(DistributionsDrawn):
+        if not original or drawn.scope != "phase1":
+            if drawn.situation is not None or drawn.class_probabilities is not None:
+                yield Violation(
+                    "situations", entry.seq, f"{drawn.label}: names situation {drawn.situation}"
+                )
+            continue
+        rnd = drawn.round or 0
+        if not 1 <= rnd <= ROUNDS:
+            continue  # phase1_rounds reports it
+        name, table, probs = reference.situation(rnd)
+        recorded = drawn.class_probabilities or {}
+        shown = [reference.fraction_of(recorded.get(c, 0)) for c in INCOME_CLASSES]
+        if (
+            drawn.situation != name
+            or drawn.distributions != table
+            or shown != probs
+            or (drawn.multiplier, drawn.fixed) != (1.0, True)
+        ):
+            yield Violation(
+                "situations",
+                entry.seq,
+                f"{drawn.label}: round {rnd} is not situation {name} as published (table, "
+                "probabilities, multiplier 1)",
             )

@@ -48,7 +48,7 @@ def _class_index(name: str) -> int:
     "the payoff, the counterfactuals and the running balance",
 )
 def reference_payoffs(audit: Audit) -> Iterator[Violation]:
-    probs = _probs(audit)
+    run_probs = _probs(audit)
     group = next((g for _, g in audit.history.of(GroupDistributionChosen)), None)
     balance: dict[str, int] = {}
     for entry, paid in audit.history.of(PayoffAwarded):
@@ -59,6 +59,9 @@ def reference_payoffs(audit: Audit) -> Iterator[Violation]:
         if drawn is None:
             continue
         table = drawn[1].distributions
+        probs = run_probs
+        if paid.scope == "phase1" and audit.config.original_values and 1 <= (paid.round or 0) <= 4:
+            probs = reference.situation(paid.round or 0)[2]
         expected = None
         if paid.choice is not None:
             expected = reference.pick(paid.choice.principle.value, paid.choice.amount, table, probs)
@@ -176,6 +179,21 @@ def _shown_table(text: str, marker: str) -> list[list[int]] | None:
     return [list(col) for col in zip(*rows, strict=True)]
 
 
+_CHANCE = re.compile(r"\b(high|medium-high|medium|medium-low|low) (\d+(?:\.\d+)?)%")
+
+
+def _shown_chances(text: str, marker: str) -> list[Fraction] | None:
+    """The class chances stated after ``marker`` ("high 10%, medium-high 20%, ..."), high to
+    low; ``None`` unless each class is stated once."""
+    at = text.find(marker)
+    if at < 0:
+        return None
+    found = {m.group(1).replace("-", "_"): m.group(2) for m in _CHANCE.finditer(text, at)}
+    if sorted(found) != sorted(reference.CLASSES):
+        return None
+    return [reference.fraction_of(found[c]) / 100 for c in reference.CLASSES]
+
+
 @rule(
     "prompt_round_table",
     "§3 1.3",
@@ -204,6 +222,15 @@ def prompt_round_table(audit: Audit) -> Iterator[Violation]:
                 entry.seq,
                 f"{agent} round {rnd}: the table shown is not the table drawn for the round",
             )
+        if audit.config.original_values and 1 <= rnd <= 4:
+            chances = _shown_chances(text, "Income distributions for this round")
+            if chances != reference.situation(rnd)[2]:
+                yield Violation(
+                    "prompt_round_table",
+                    entry.seq,
+                    f"{agent} round {rnd}: the class chances shown are not situation "
+                    f"{reference.situation(rnd)[0]}'s",
+                )
 
 
 _OUTCOME = re.compile(  # one line of the round_outcome template

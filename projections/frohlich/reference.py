@@ -86,3 +86,68 @@ def tally(ballots: list[tuple[str, int | None] | None]) -> dict[tuple[str, int |
 def consensus(ballots: list[tuple[str, int | None] | None]) -> bool:
     """Every ballot valid and the same principle (and amount for (c) and (d))."""
     return bool(ballots) and None not in ballots and len(set(ballots)) == 1
+
+
+# Frohlich's situations A-D (original-values mode), copied from the protocol's table rather
+# than imported from the domain: Dist 1..4 (incomes high..low), then the class probabilities
+# high..low as published.
+SITUATIONS: dict[str, tuple[list[list[int]], list[str]]] = {
+    "A": (
+        [
+            [28000, 25000, 20000, 15000, 12000],
+            [35000, 30000, 25000, 15000, 10000],
+            [30000, 29000, 28000, 27000, 6000],
+            [25000, 22000, 19000, 16000, 13000],
+        ],
+        [".10", ".20", ".40", ".20", ".10"],
+    ),
+    "B": (
+        [
+            [17000, 16000, 15000, 14000, 13000],
+            [30000, 25000, 20000, 15000, 12500],
+            [40000, 30000, 25000, 20000, 8000],
+            [26000, 24000, 22000, 20000, 11000],
+        ],
+        [".06306", ".208333", ".283333", ".345274", ".10"],
+    ),
+    "C": (
+        [
+            [100000, 30000, 20000, 15000, 13000],
+            [35000, 30000, 25000, 20000, 8000],
+            [30000, 25000, 23000, 15000, 12000],
+            [24000, 23000, 22000, 21000, 11000],
+        ],
+        [".013334", ".043333", ".583333", ".26", ".10"],
+    ),
+    "D": (
+        [
+            [35000, 30000, 25000, 20000, 13000],
+            [30000, 28000, 26000, 24000, 12000],
+            [20000, 18000, 16000, 14000, 12000],
+            [30000, 28000, 24000, 20000, 14000],
+        ],
+        [".05", ".208333", ".283333", ".358334", ".10"],
+    ),
+}
+
+
+def situation(round_: int) -> tuple[str, list[list[int]], list[Fraction]]:
+    """The situation Phase-1 round ``round_`` plays: A for round 1 .. D for round 4."""
+    name = "ABCD"[round_ - 1]
+    table, probs = SITUATIONS[name]
+    return name, table, [fraction_of(p) for p in probs]
+
+
+def borda(rankings: list[list[str]]) -> dict[str, int]:
+    """Points per principle letter: first place 3, second 2, third 1, last 0."""
+    points = {"a": 0, "b": 0, "c": 0, "d": 0}
+    for order in rankings:
+        for place, letter in enumerate(order):
+            points[letter] += 3 - place
+    return points
+
+
+def borda_target(points: dict[str, int]) -> str:
+    """The lowest score; among tied letters the later one."""
+    low = min(points.values())
+    return max(letter for letter, p in points.items() if p == low)

@@ -9,7 +9,9 @@ from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerMissing,
     BallotResolved,
+    DiscussionEnded,
     DistributionsDrawn,
+    ManipulatorTargetChosen,
     MemoryUpdated,
     PayoffAwarded,
     PollResolved,
@@ -65,36 +67,41 @@ def rankings(history: History) -> Iterator[Row]:
         yield row
 
 
-def _multipliers(history: History) -> dict[tuple[str | None, int | None], float]:
-    return {(d.agent, d.round): d.multiplier for _, d in history.of(DistributionsDrawn)}
+def _draws(history: History) -> dict[tuple[str | None, int | None], DistributionsDrawn]:
+    return {(d.agent, d.round): d for _, d in history.of(DistributionsDrawn)}
 
 
 def choices(history: History) -> Iterator[Row]:
-    multipliers = _multipliers(history)
+    draws = _draws(history)
     for entry, event in _resolved(history, "choice"):
         rnd = _slot_site(event).round
         row = {**_answer(entry, event), "round": rnd}
-        row["multiplier"] = multipliers.get((event.agent, rnd))
+        drawn = draws.get((event.agent, rnd))
+        row["multiplier"] = drawn.multiplier if drawn else None
+        row["situation"] = drawn.situation if drawn else None
         if isinstance(event, AnswerAccepted):
             row.update(_choice(event.value))
         yield row
 
 
 def payoffs(history: History) -> Iterator[Row]:
-    multipliers = _multipliers(history)
+    draws = _draws(history)
     for entry, event in history.of(PayoffAwarded, RoundUnpaid):
         if isinstance(event, RoundUnpaid):
+            drawn = draws.get((event.agent, event.round))
             yield {
                 "agent": event.agent,
                 "scope": "phase1",
                 "round": event.round,
                 "status": "unpaid",
                 "reason": event.reason,
-                "multiplier": multipliers.get((event.agent, event.round)),
+                "multiplier": drawn.multiplier if drawn else None,
+                "situation": drawn.situation if drawn else None,
                 **cite(entry),
             }
             continue
         key = (event.agent, event.round) if event.scope == "phase1" else (None, None)
+        drawn = draws.get(key)
         yield {
             "agent": event.agent,
             "scope": event.scope,
@@ -107,9 +114,36 @@ def payoffs(history: History) -> Iterator[Row]:
             "income": event.income,
             "payoff_cents": event.payoff_cents,
             "balance_cents": event.balance_cents,
-            "multiplier": multipliers.get(key),
+            "multiplier": drawn.multiplier if drawn else None,
+            "situation": drawn.situation if drawn else None,
             **cite(entry),
         }
+
+
+def conditions(history: History) -> Iterator[Row]:
+    """One row per run: the conditions it ran under, the manipulator's target and whether
+    the group adopted it."""
+    config = history.config
+    if config is None:
+        return
+    row: Row = {
+        "language": config.language,
+        "original_values": config.original_values,
+        "manipulator": config.manipulator.agent if config.manipulator else None,
+    }
+    chosen = history.of(ManipulatorTargetChosen)
+    ended = history.of(DiscussionEnded)
+    agreement = ended[-1][1].agreement if ended else None
+    row["agreement"] = agreement.principle.value if agreement else None
+    if chosen:
+        entry, event = chosen[-1]
+        row["target"] = event.target.value
+        for principle, points in event.scores.items():
+            row[f"borda_{principle.value}"] = points
+        if ended:
+            row["target_adopted"] = agreement is not None and agreement.principle is event.target
+        row.update(cite(entry))
+    yield row
 
 
 def counterfactuals(history: History) -> Iterator[Row]:

@@ -24,6 +24,7 @@ PRINCIPLE = ("principle", "Principle letter: a floor, b average, c floor constra
 AMOUNT = ("amount", "Constraint amount in dollars for (c)/(d); empty for (a)/(b).")
 ROUND2 = ("round", "Discussion round (Phase 2).")
 TURN = ("turn", "Turn within the round (1 = first speaker).")
+SITUATION = ("situation", "Original-values mode: the round's situation, A-D; empty otherwise.")
 
 TABLES: tuple[Table, ...] = (
     Table(
@@ -54,6 +55,7 @@ TABLES: tuple[Table, ...] = (
             AGENT,
             ("round", "Phase-1 round, 1 to 4."),
             ("multiplier", "Multiplier of that round's table (1.0 in round 1)."),
+            SITUATION,
             STATUS,
             PRINCIPLE,
             AMOUNT,
@@ -82,6 +84,7 @@ TABLES: tuple[Table, ...] = (
             ("payoff_cents", "Payoff in cents (income / 100, half to even)."),
             ("balance_cents", "Bank balance in cents after this payment."),
             ("multiplier", "Multiplier of the table the payment used."),
+            SITUATION,
             ("reason", "Why an unpaid round was not paid."),
             SEQ,
             HASH,
@@ -176,6 +179,26 @@ TABLES: tuple[Table, ...] = (
             HASH,
         ),
         rows.memory,
+    ),
+    Table(
+        "conditions",
+        "One row per run: the conditions it ran under (docs/frohlich.md \"Conditions\").",
+        (
+            RUN_ID,
+            ("language", "The run's language: en, es or zh."),
+            ("original_values", "true when Phase-1 rounds played situations A-D."),
+            ("manipulator", "The agent told to steer the group; empty without the condition."),
+            ("target", "The principle the manipulator was told to steer to."),
+            ("borda_a", "Borda points of (a) over the other agents' final Phase-1 rankings."),
+            ("borda_b", "Borda points of (b)."),
+            ("borda_c", "Borda points of (c)."),
+            ("borda_d", "Borda points of (d)."),
+            ("agreement", "The principle the group agreed on; empty without agreement."),
+            ("target_adopted", "true when the group agreed on the target principle."),
+            ("seq", "Seq of the event that chose the target."),
+            ("hash", "Hash of that event."),
+        ),
+        rows.conditions,
     ),
     Table(
         "model_calls",

@@ -26,6 +26,7 @@ from maai.domain.frohlich.events import (
     TallyLine,
 )
 from maai.domain.frohlich.experiment import EXPERIMENT
+from maai.domain.frohlich.prompts import render
 from maai.domain.frohlich.types import IncomeClass, Principle, PrincipleChoice
 from maai.projections.frohlich.protocol import all_rules, audit_protocol
 from maai.projections.history import History, history_from_events
@@ -141,6 +142,17 @@ def _amount_not_in_the_text(ev: list[Event]) -> list[Event]:
 
     accepted = find(ev, AnswerAccepted, stated)
     return replaced(ev, AnswerAccepted, stated, value={**accepted.value, "amount": 77777})
+
+
+def _told_in_phase1(ev: list[Event]) -> list[Event]:
+    # The manipulator's instruction in a prompt before Phase 1 was over.
+    ev = with_config(ev, manipulator={"agent": "carol"})
+    i = index_of(ev, ModelCallRequested, lambda r: r.request.agent == "carol")
+    requested = ev[i]
+    assert isinstance(requested, ModelCallRequested)
+    text = requested.request.input + "\n" + render("manipulator_instruction", target="(a)")
+    request = requested.request.model_copy(update={"input": text})
+    return [*ev[:i], requested.model_copy(update={"request": request}), *ev[i + 1 :]]
 
 
 GOLDEN_TAMPERS: list[tuple[str, Tamper]] = [
@@ -319,6 +331,9 @@ GOLDEN_TAMPERS: list[tuple[str, Tamper]] = [
         lambda ev: replaced(ev, GroupDistributionChosen, drawn=False, label=None),
     ),
     ("group_payment", lambda ev: removed(ev, PayoffAwarded, lambda p: p.scope == "phase2")),
+    ("situations", lambda ev: replaced(ev, DistributionsDrawn, situation="A")),
+    ("manipulator_target", lambda ev: with_config(ev, manipulator={"agent": "carol"})),
+    ("manipulator_instruction", _told_in_phase1),
 ]
 
 AGREEABLE_TAMPERS: list[tuple[str, Tamper]] = [

@@ -144,6 +144,13 @@ class Position:
 
 def current_position(persona: Persona, seed: int, ctx: Mapping[str, Any]) -> Position:
     view = read_group(persona.name, history(ctx))
+    target = _steering_to(ctx)
+    if target is not None:
+        # A manipulator (the request tells it its target) holds the target and never yields.
+        said = view.positions.get(persona.name)
+        if said is not None and said.principle is target:
+            return Position(said, False, view)
+        return Position(Stance(target, persona.amount_for(target)), said is not None, view)
     own = view.positions.get(persona.name, preferred(persona))
     lead = view.leader(own)
     if lead is None or lead == own:
@@ -157,3 +164,11 @@ def current_position(persona: Persona, seed: int, ctx: Mapping[str, Any]) -> Pos
     if draw < chance:
         return Position(lead, True, view)
     return Position(own, False, view)
+
+
+def _steering_to(ctx: Mapping[str, Any]) -> Principle | None:
+    value = ctx.get("steer_to")
+    try:
+        return Principle(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
