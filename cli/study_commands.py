@@ -1,0 +1,266 @@
+"""``maai study run|status|list|export``: many runs across conditions (docs/studies.md).
+
+Exit status: 0 every run completed, 1 some run failed (the others are saved; run the study
+again to retry them), 2 a bad study file or store, 3 the study is running in another
+process, 130 interrupted (run it again to continue)."""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.markup import escape
+from rich.table import Table as RichTable
+
+from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from maai.domain.config import ConfigError
+from maai.ledger import EventStore
+from maai.ledger.locks import LockHeldError
+from maai.projections.history import History, history_from_stored
+from maai.projections.study import study_tables
+from maai.projections.tables import to_csv
+from maai.runtime.signing import SigningKeyError, load_signer
+from maai.runtime.study import (
+    DONE,
+    Study,
+    StudyProgress,
+    load_study,
+    run_study,
+    stored_status,
+    study_runs_in_ledger,
+)
+
+EXIT_FAILED_RUNS = 1
+EXIT_BUSY = 3
+EXIT_INTERRUPTED = 130
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+study_app = typer.Typer(
+    name="study",
+    help="Many runs across conditions: run, follow and export a study (docs/studies.md).",
+    no_args_is_help=True,
+)
+
+StudyArg = Annotated[
+    str, typer.Argument(metavar="STUDY", help="A study file (YAML), or a study's name.")
+]
+
+
+def _load(path: str) -> Study:
+    try:
+        return load_study(path)
+    except ConfigError as exc:
+        fail(str(exc))
+    raise AssertionError("unreachable")
+
+
+def _line(progress: StudyProgress) -> str:
+    eta = progress.eta_s()
+    tokens = progress.input_tokens + progress.output_tokens
+    parts = [
+        f"runs {progress.total}: done {progress.done}",
+        f"running {len(progress.running)}",
+        f"failed {progress.failed}",
+        f"pending {progress.pending}",
+        f"calls {progress.calls}",
+        f"tokens {tokens:,}",
+        "ETA " + ("—" if eta is None else f"{int(eta // 60)}:{int(eta % 60):02d}"),
+    ]
+    return " · ".join(parts)
+
+
+@study_app.command("run")
+def run_command(
+    study_file: Annotated[str, typer.Argument(metavar="STUDY.yaml", help="The study file.")],
+    db: DbOption = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option("--concurrency", "-j", min=1, max=256, help="Runs at once (default: the "
+                     "study file's `concurrency`)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final line.")] = False,
+) -> None:
+    """Run every run of a study that is not completed yet, several at once, with one live
+    progress line. Run it again after an interruption or a failure: completed runs are never
+    run again; the others continue from their last event."""
+    study = _load(study_file)
+    try:
+        signer = load_signer()
+    except SigningKeyError as exc:
+        fail(str(exc))
+    with open_store_or_exit(db, read_only=False) as store:
+        def start(progress: StudyProgress) -> None:
+            done = f", {progress.done} completed before" if progress.done else ""
+            out.print(f"study [bold]{escape(study.file.study)}[/bold]: {progress.total} runs{done}")
+            if live_ok:
+                live.start()
+
+        live_ok = not quiet and sys.stdout.isatty()
+        last_print = [0.0]
+
+        def show(progress: StudyProgress) -> None:
+            if live_ok:
+                live.update(_line(progress))
+            elif not quiet and time.monotonic() - last_print[0] > 5:
+                last_print[0] = time.monotonic()
+                out.print(_line(progress))
+
+        live = Live("", console=out, refresh_per_second=4, transient=False)
+        try:
+            with exit_on_ledger_error():
+                try:
+                    outcome = run_study(
+                        store,
+                        study,
+                        signer=signer,
+                        concurrency=concurrency,
+                        on_change=show,
+                        on_start=start,
+                    )
+                finally:
+                    if live_ok:
+                        live.stop()
+        except LockHeldError as exc:
+            fail(f"{exc}; wait for it to finish, or stop it first", EXIT_BUSY)
+        except ConfigError as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            err.print(
+                f"interrupted: the study is saved; continue it with: maai study run {study_file}"
+            )
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+    progress = outcome.progress
+    out.print(_line(progress))
+    if outcome.skipped:
+        out.print(f"{len(outcome.skipped)} run(s) were already completed and were not run again")
+    for run_id, reason in progress.failures.items():
+        err.print(f"[red]failed:[/red] {run_id}: {escape(reason)}")
+    if progress.failed:
+        err.print(f"{progress.failed} run(s) failed; run the study again to retry them")
+        raise typer.Exit(EXIT_FAILED_RUNS)
+
+
+def _study_infos(store: EventStore, name_or_file: str) -> tuple[str, list[Any], Study | None]:
+    if Path(name_or_file).is_file():
+        study = _load(name_or_file)
+        name = study.file.study
+    else:
+        study, name = None, name_or_file
+    with exit_on_ledger_error():
+        infos = study_runs_in_ledger(store).get(name, [])
+    if study is None and not infos:
+        fail(f"no study named {name!r} in {store.display} (and no such study file)")
+    return name, infos, study
+
+
+@study_app.command("status")
+def status_command(study_arg: StudyArg, db: DbOption = None) -> None:
+    """Each run of a study with its status; with the study file, also the runs not created
+    yet."""
+    with open_store_or_exit(db) as store:
+        name, infos, study = _study_infos(store, study_arg)
+        statuses: dict[str, str | None] = {info.run_id: info.status for info in infos}
+        if study is not None:
+            try:
+                with exit_on_ledger_error():
+                    statuses = stored_status(store, study.runs)
+            except ConfigError as exc:
+                fail(str(exc))
+    table = RichTable(title=f"study {name}")
+    for column in ("run id", "status"):
+        table.add_column(column)
+    for run_id, status in statuses.items():
+        table.add_row(run_id, status or "not created")
+    out.print(table)
+    counts: dict[str, int] = {}
+    for status in statuses.values():
+        counts[status or "not created"] = counts.get(status or "not created", 0) + 1
+    out.print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+
+
+@study_app.command("list")
+def list_command(db: DbOption = None) -> None:
+    """The studies in the ledger: runs, completed, failed, others."""
+    with open_store_or_exit(db) as store, exit_on_ledger_error():
+        studies = study_runs_in_ledger(store)
+    if not studies:
+        out.print(f"no studies in {store.display}")
+        return
+    table = RichTable()
+    for column in ("study", "experiment", "runs", "completed", "failed", "other"):
+        table.add_column(column)
+    for name, infos in sorted(studies.items()):
+        done = sum(1 for i in infos if i.status == DONE)
+        failed = sum(1 for i in infos if i.status == "failed")
+        kinds = ", ".join(sorted({i.kind for i in infos}))
+        table.add_row(
+            name, kinds, str(len(infos)), str(done), str(failed), str(len(infos) - done - failed)
+        )
+    out.print(table)
+
+
+@study_app.command("export")
+def export_command(
+    study_arg: StudyArg,
+    out_dir: Annotated[Path, typer.Option("--out", help="The folder to write the tables to.")],
+    db: DbOption = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a folder that is not empty.")
+    ] = False,
+) -> None:
+    """The study's tables: `runs.csv` (one row per run, with its factor values) and the
+    experiment's tables stacked over the runs, each as CSV and, with the `analysis` extra
+    installed, Parquet; with their data dictionaries."""
+    if out_dir.exists() and not force and any(out_dir.iterdir()):
+        fail(f"{out_dir}: the folder is not empty; give --force to write into it")
+    with open_store_or_exit(db) as store:
+        _, infos, _ = _study_infos(store, study_arg)
+        histories: list[History] = []
+        with exit_on_ledger_error():
+            for info in infos:
+                histories.append(
+                    history_from_stored(info.run_id, store.read(info.run_id), info.status)
+                )
+    files = study_tables(histories)
+    written = 0
+    for name, content in files.items():
+        text = to_csv(content[1], content[0]) if isinstance(content, tuple) else content
+        _write(out_dir / name, text)
+        written += 1
+        if name.endswith(".csv") and _parquet(out_dir / name, text):
+            written += 1
+    err.print(f"wrote {written} files for {len(histories)} run(s) to {out_dir}")
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def _parquet(csv_path: Path, text: str) -> bool:
+    """A Parquet copy of a CSV table, typed by pandas; ``False`` without the analysis extra."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return False
+    frame = pd.read_csv(io.StringIO(text), true_values=["true"], false_values=["false"])
+    try:
+        frame.to_parquet(csv_path.with_suffix(".parquet"), index=False)
+    except ImportError:
+        return False
+    return True
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(study_app)

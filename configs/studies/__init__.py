@@ -1,0 +1,1 @@
+"""Example study files (docs/studies.md)."""

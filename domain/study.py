@@ -1,0 +1,192 @@
+"""Studies (docs/studies.md): many runs of one experiment across conditions. A study file names
+a base config, factors (config paths, each with a list of values) and a number of replicates;
+its plan is every combination of factor values (a cell) times every replicate, each run with
+its own config, labels and seed. Pure: the plan is a function of the study file and the base
+config's data."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from maai.canonical import canonical_json
+from maai.domain import experiments
+from maai.domain.config import ConfigError, ExperimentConfig, Strict, validation_lines
+from maai.domain.seeds import derive_seed
+
+STUDY_LABELS = ("study", "cell", "replicate")
+"""Labels every run of a study carries besides its factor values."""
+
+_PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+)\]|\.")
+
+
+class StudyFile(Strict):
+    """A study file, validated (docs/studies.md "The study file")."""
+
+    study: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
+    base: str | None = None  # a config file (relative to the study file) or packaged example
+    config: dict[str, Any] | None = None  # or the base config written inline
+    factors: dict[str, list[Any]] = Field(default_factory=dict)
+    replicates: int = Field(default=1, ge=1, le=10_000)
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    concurrency: int = Field(default=4, ge=1, le=256)
+
+    @field_validator("factors")
+    @classmethod
+    def _factors(cls, value: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for path, values in value.items():
+            parse_path(path)
+            if not values:
+                raise ValueError(f"factor {path!r} has no values")
+            texts = [canonical_json(v) for v in values]
+            repeated = sorted({t for t in texts if texts.count(t) > 1})
+            if repeated:
+                raise ValueError(f"factor {path!r} repeats {', '.join(repeated)}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_base(self) -> StudyFile:
+        if (self.base is None) == (self.config is None):
+            raise ValueError("give the base config either as `base: FILE` or inline as `config:`")
+        return self
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    run_id: str
+    cell: int  # from 1, in the order of the factors' combinations
+    replicate: int  # from 1
+    values: dict[str, Any]  # factor path → value
+    config: ExperimentConfig
+
+
+def parse_path(path: str) -> list[str | int]:
+    """``agents[*].model`` → ``["agents", "*", "model"]``; ``agents[0]`` → ``["agents", 0]``."""
+    tokens: list[str | int] = []
+    position = 0
+    expect_key = True
+    while position < len(path):
+        match = _PATH_TOKEN.match(path, position)
+        if match is None:
+            raise ValueError(f"factor path {path!r}: cannot read {path[position:]!r}")
+        key, index = match.group(1), match.group(2)
+        if key is not None:
+            if not expect_key:
+                raise ValueError(f"factor path {path!r}: a '.' must come before {key!r}")
+            tokens.append(key)
+            expect_key = False
+        elif index is not None:
+            if expect_key:
+                raise ValueError(f"factor path {path!r}: '[{index}]' must follow a key")
+            tokens.append("*" if index == "*" else int(index))
+        else:
+            if expect_key:
+                raise ValueError(f"factor path {path!r}: a key must come before '.'")
+            expect_key = True
+        position = match.end()
+    if not tokens or expect_key:
+        raise ValueError(f"factor path {path!r} is empty or ends with '.'")
+    return tokens
+
+
+def set_path(data: Any, path: str, value: Any) -> None:
+    """Set ``value`` at ``path`` in ``data`` (every element for ``[*]``); the path must exist:
+    a ``ValueError`` names the first step that does not."""
+    tokens = parse_path(path)
+
+    def walk(node: Any, rest: list[str | int], where: str) -> None:
+        token, *tail = rest
+        if token == "*" or isinstance(token, int):
+            if not isinstance(node, list):
+                raise ValueError(f"{where} is not a list")
+            indexes = range(len(node)) if token == "*" else [token]
+            if isinstance(token, int) and token >= len(node):
+                raise ValueError(f"{where} has {len(node)} item(s), no [{token}]")
+            for i in indexes:
+                if tail:
+                    walk(node[i], tail, f"{where}[{token}]")
+                else:
+                    node[i] = copy.deepcopy(value)
+            return
+        if not isinstance(node, dict):
+            raise ValueError(f"{where or 'the config'} is not a mapping")
+        if token not in node:
+            keys = ", ".join(sorted(node)) or "none"
+            raise ValueError(f"{where or 'the config'} has no key {token!r} (keys: {keys})")
+        name = f"{where}.{token}" if where else token
+        if tail:
+            walk(node[token], tail, name)
+        else:
+            node[token] = copy.deepcopy(value)
+
+    walk(data, tokens, "")
+
+
+def label_key(path: str) -> str:
+    """A factor path as a label (a table column): ``agents[*].model`` → ``agents.model``,
+    ``agents[0].model`` → ``agents.0.model``."""
+    return re.sub(r"\[(\d+)\]", r".\1", path.replace("[*]", ""))
+
+
+def label_value(value: Any) -> str | int | float | bool:
+    """A factor value as a label (a table column): scalars as they are, the rest as JSON."""
+    if isinstance(value, str | int | float | bool) and value is not None:
+        return value
+    return canonical_json(value)
+
+
+def plan_study(study: StudyFile, base: ExperimentConfig, source: str) -> list[PlannedRun]:
+    """Every run of the study: cells in the order of the factors' combinations (the first
+    factor varies slowest), replicates within each cell. Errors name ``source`` and the
+    factor at fault, one line each."""
+    complete = base.model_dump(mode="json")
+    paths = list(study.factors)
+    combos = list(itertools.product(*(study.factors[p] for p in paths))) if paths else [()]
+    width_cell, width_rep = len(str(len(combos))), len(str(study.replicates))
+    runs: list[PlannedRun] = []
+    for cell, combo in enumerate(combos, 1):
+        values = dict(zip(paths, combo, strict=True))
+        data = copy.deepcopy(complete)
+        for path, value in values.items():
+            try:
+                set_path(data, path, value)
+            except ValueError as exc:
+                raise ConfigError(f"{source}: factors: {path!r}: {exc}") from None
+        for replicate in range(1, study.replicates + 1):
+            labels = dict(data.get("labels") or {})
+            labels.update({label_key(path): label_value(v) for path, v in values.items()})
+            labels.update({"study": study.study, "cell": cell, "replicate": replicate})
+            run_data = {
+                **data,
+                "labels": labels,
+                "seed": derive_seed(study.seed, values, replicate),
+            }
+            config = _validated(run_data, values, source)
+            run_id = f"{study.study}.c{cell:0{width_cell}d}.r{replicate:0{width_rep}d}"
+            runs.append(PlannedRun(run_id, cell, replicate, values, config))
+    return runs
+
+
+def _validated(data: dict[str, Any], values: dict[str, Any], source: str) -> ExperimentConfig:
+    try:
+        _, config = experiments.parse_config(data, source=source)
+    except ConfigError as exc:
+        cell = ", ".join(f"{p} = {canonical_json(v)}" for p, v in values.items())
+        first = str(exc).splitlines()[0]
+        raise ConfigError(f"{first} (in the cell {cell})" if cell else first) from None
+    return config
+
+
+def parse_study(data: Any, source: str) -> StudyFile:
+    """Validate a study file's data; one line per problem, naming the file and the key."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping")
+    try:
+        return StudyFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(validation_lines(exc, source))) from None

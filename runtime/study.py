@@ -1,0 +1,223 @@
+"""Running a study (docs/studies.md): every planned run created, run and finished, several at
+once, in one process; resumable — a run already completed is never run again, the others
+continue from their last event. The study is locked while it runs (``maai.ledger.locks``), so
+a second process cannot run it at the same time."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from maai.domain import experiments
+from maai.domain.config import ConfigError
+from maai.domain.events import Event, ModelCallCompleted
+from maai.domain.study import PlannedRun, StudyFile, parse_study, plan_study
+from maai.ledger import EventStore, LedgerError, RunNotFoundError
+from maai.ledger.locks import named_lock
+from maai.runtime import config_files
+from maai.runtime.engine import Engine, RunFailedError
+from maai.runtime.runs import config_snapshot, ensure_started, read_config_file, start_run
+from maai.runtime.signing import Signer
+
+DONE = "completed"
+
+
+@dataclass(frozen=True)
+class Study:
+    file: StudyFile
+    runs: list[PlannedRun]
+    source: str
+
+
+def load_study(path: str | Path) -> Study:
+    """Read, validate and plan a study file; every problem is a ``ConfigError`` naming the
+    file and the key or factor at fault."""
+    path = Path(path)
+    data = read_config_file(path)
+    study = parse_study(data, str(path))
+    if study.base is not None:
+        beside = path.parent / study.base
+        base_path = beside if beside.exists() else config_files.resolve(study.base)
+        base_data = read_config_file(base_path)
+        _, base = experiments.parse_config(base_data, source=str(base_path))
+    else:
+        _, base = experiments.parse_config(study.config, source=f"{path}: config")
+    return Study(study, plan_study(study, base, str(path)), str(path))
+
+
+def stored_status(store: EventStore, runs: Sequence[PlannedRun]) -> dict[str, str | None]:
+    """Each planned run's status in the ledger (``None``: not created yet). A run that exists
+    with another config means the study file changed since: refused, naming the run."""
+    out: dict[str, str | None] = {}
+    for run in runs:
+        try:
+            info = store.get_run(run.run_id)
+        except RunNotFoundError:
+            out[run.run_id] = None
+            continue
+        if info.run_id != run.run_id:  # a prefix match is another run
+            out[run.run_id] = None
+            continue
+        if info.config != config_snapshot(run.config):
+            raise ConfigError(
+                f"run {run.run_id} exists with another config: the study file changed since"
+                " its runs were created; give the study a new name to run the new plan"
+            )
+        out[run.run_id] = info.status
+    return out
+
+
+@dataclass
+class StudyProgress:
+    """What the live display shows; updated as events are recorded."""
+
+    total: int
+    done: int = 0
+    failed: int = 0
+    running: set[str] = field(default_factory=set)
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    started: float = field(default_factory=time.monotonic)
+    finished_this_time: int = 0
+    failures: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pending(self) -> int:
+        return self.total - self.done - self.failed - len(self.running)
+
+    def eta_s(self) -> float | None:
+        """Seconds left, from the pace of the runs finished by this process."""
+        if self.finished_this_time == 0:
+            return None
+        pace = (time.monotonic() - self.started) / self.finished_this_time
+        return pace * (self.total - self.done)
+
+
+@dataclass
+class StudyOutcome:
+    progress: StudyProgress
+    skipped: list[str]  # completed before: never run again
+
+
+async def _run_one(
+    store: EventStore,
+    run: PlannedRun,
+    status: str | None,
+    signer: Signer | None,
+    progress: StudyProgress,
+    on_change: Callable[[], None],
+) -> None:
+    from maai.runtime.executors import LiveExecutor
+
+    experiment = experiments.get(run.config.experiment)
+    if status is None:
+        start_run(store, run.config, run_id=run.run_id)
+    else:
+        ensure_started(store, run.run_id, run.config)
+
+    def on_event(event: Event, state: Any) -> None:
+        if isinstance(event, ModelCallCompleted):
+            progress.calls += 1
+            usage = event.answer.usage
+            progress.input_tokens += usage.input_tokens if usage else 0
+            progress.output_tokens += usage.output_tokens if usage else 0
+            on_change()
+
+    engine = Engine(
+        store,
+        run.run_id,
+        LiveExecutor(run.config, experiment=experiment),
+        experiment=experiment,
+        on_event=on_event,
+        signer=signer,
+    )
+    progress.running.add(run.run_id)
+    on_change()
+    try:
+        await engine.run()
+    except RunFailedError as exc:
+        progress.failed += 1
+        progress.failures[run.run_id] = str(exc)
+    else:
+        progress.done += 1
+        progress.finished_this_time += 1
+    finally:
+        progress.running.discard(run.run_id)
+        on_change()
+
+
+async def _run_all(
+    store: EventStore,
+    todo: list[tuple[PlannedRun, str | None]],
+    concurrency: int,
+    signer: Signer | None,
+    progress: StudyProgress,
+    on_change: Callable[[], None],
+) -> None:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def bounded(run: PlannedRun, status: str | None) -> None:
+        async with gate:
+            await _run_one(store, run, status, signer, progress, on_change)
+
+    tasks = [asyncio.create_task(bounded(run, status)) for run, status in todo]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+def run_study(
+    store: EventStore,
+    study: Study,
+    *,
+    signer: Signer | None,
+    concurrency: int | None = None,
+    on_change: Callable[[StudyProgress], None] = lambda progress: None,
+    on_start: Callable[[StudyProgress], None] = lambda progress: None,
+) -> StudyOutcome:
+    """Run every run of ``study`` that is not completed yet; raises ``LockHeldError`` when
+    another process runs the study. Runs left running by an interruption are set
+    ``interrupted`` (resumable) before this returns or raises. ``on_start`` is called once
+    the study is locked and its runs' statuses read."""
+    with named_lock(store.location, f"study-{study.file.study}", f"study {study.file.study}"):
+        statuses = stored_status(store, study.runs)
+        skipped = [run_id for run_id, status in statuses.items() if status == DONE]
+        todo = [(run, statuses[run.run_id]) for run in study.runs if statuses[run.run_id] != DONE]
+        progress = StudyProgress(total=len(study.runs), done=len(skipped))
+        limit = concurrency or study.file.concurrency
+        on_start(progress)
+        try:
+            asyncio.run(
+                _run_all(store, todo, limit, signer, progress, lambda: on_change(progress))
+            )
+        finally:
+            for run_id in list(progress.running):
+                _leave_resumable(store, run_id)
+        return StudyOutcome(progress, skipped)
+
+
+def _leave_resumable(store: EventStore, run_id: str) -> None:
+    try:
+        if store.get_run(run_id).status in ("running", "created"):
+            store.set_status(run_id, "interrupted")
+    except LedgerError:
+        pass
+
+
+def study_runs_in_ledger(store: EventStore) -> dict[str, list[Any]]:
+    """Study name → the runs of the ledger labelled with it, in run-id order."""
+    out: dict[str, list[Any]] = {}
+    for info in store.list_runs():
+        name = (info.config.get("labels") or {}).get("study")
+        if isinstance(name, str):
+            out.setdefault(name, []).append(info)
+    for infos in out.values():
+        infos.sort(key=lambda i: i.run_id)
+    return out
