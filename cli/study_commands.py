@@ -262,5 +262,85 @@ def _parquet(csv_path: Path, text: str) -> bool:
     return True
 
 
+@study_app.command("submit")
+def submit_command(
+    study_file: Annotated[str, typer.Argument(metavar="STUDY.yaml", help="The study file.")],
+    db: DbOption = None,
+) -> None:
+    """Spread a study over machines: create its runs in a PostgreSQL ledger and enqueue one
+    job per unfinished run for `maai worker` processes (procrastinate, in the same database).
+    Submitting again enqueues only what is neither completed nor queued."""
+    from maai.runtime.distributed import NotPostgresError, submit_study
+
+    study = _load(study_file)
+    with open_store_or_exit(db, read_only=False) as store:
+        try:
+            with exit_on_ledger_error():
+                submitted = submit_study(store, study)
+        except NotPostgresError as exc:
+            fail(str(exc))
+        except LockHeldError as exc:
+            fail(f"{exc}; wait for it to finish, or stop it first", EXIT_BUSY)
+        except ConfigError as exc:
+            fail(str(exc))
+    out.print(
+        f"study {study.file.study}: {len(submitted.enqueued)} run(s) enqueued,"
+        f" {len(submitted.already_queued)} already queued,"
+        f" {len(submitted.completed)} already completed;"
+        f" start workers with: maai worker --db URL"
+    )
+
+
+def worker_command(
+    db: DbOption = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", "-j", min=1, max=256, help="Runs at once.")
+    ] = 1,
+    heartbeat_s: Annotated[
+        float, typer.Option("--heartbeat-s", min=0.5, help="Seconds between heartbeats.")
+    ] = 10.0,
+    stalled_after_s: Annotated[
+        float,
+        typer.Option(
+            "--stalled-after-s",
+            min=1.0,
+            help="A worker silent this long is taken for dead; its runs are given to others.",
+        ),
+    ] = 30.0,
+    burst: Annotated[
+        bool, typer.Option("--burst", help="Stop when no job is left instead of waiting.")
+    ] = False,
+) -> None:
+    """Take study runs from the queue of a PostgreSQL ledger and run them (docs/studies.md,
+    "Many machines"); start as many as you like, on any machine that reaches the database.
+    A run whose worker died is continued by another from its last event. Ctrl-C stops after
+    the runs under way are saved (resumable)."""
+    import asyncio
+
+    from maai.runtime.distributed import NotPostgresError, WorkerOptions, run_worker
+
+    try:
+        signer = load_signer()
+    except SigningKeyError as exc:
+        fail(str(exc))
+    options = WorkerOptions(concurrency, heartbeat_s, stalled_after_s, burst)
+
+    def on_run(run_id: str, what: str) -> None:
+        out.print(f"{run_id}: {what}")
+
+    def on_revive(job_id: int) -> None:
+        out.print(f"job {job_id}: its worker stopped answering; queued again")
+
+    with open_store_or_exit(db, read_only=False) as store:
+        try:
+            with exit_on_ledger_error():
+                asyncio.run(run_worker(store, signer, options, on_run, on_revive))
+        except NotPostgresError as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(study_app)
+    app.command("worker")(worker_command)

@@ -1,0 +1,194 @@
+"""A study spread over many machines (docs/studies.md "Many machines"), on procrastinate: a
+PostgreSQL task queue, so the ledger's database is the only service. ``submit`` creates the
+study's runs in the ledger and enqueues one job per unfinished run; any number of workers
+take jobs and run them. A job only names its run: a worker continues the run from its last
+event, exactly as ``maai resume`` would, so a job taken over from a killed worker (its
+heartbeat stopped) picks up where that worker stopped, and a job whose run is already
+completed does nothing. The ledger's append check (expected head) keeps two workers from ever
+writing one run at the same time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from procrastinate import App, PsycopgConnector, RetryStrategy
+from procrastinate.exceptions import AlreadyEnqueued
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
+
+from maai.ledger import EventStore
+from maai.ledger.locks import named_lock
+from maai.ledger.urls import StoreLocation
+from maai.runtime.engine import Engine
+from maai.runtime.runs import ensure_started, start_run, stored_config
+from maai.runtime.signing import Signer
+from maai.runtime.study import DONE, Study, stored_status
+
+QUEUE = "maai-runs"
+TASK = "maai.run"
+log = logging.getLogger("maai.worker")
+
+
+class NotPostgresError(ValueError):
+    """Distributed studies need a PostgreSQL ledger."""
+
+
+def libpq_dsn(location: StoreLocation) -> str:
+    """The ledger's SQLAlchemy URL as a libpq connection string (what procrastinate takes)."""
+    if location.backend != "postgresql":
+        raise NotPostgresError(
+            "spreading a study over machines needs a PostgreSQL ledger (--db postgresql://...);"
+            " on one machine use: maai study run"
+        )
+    url = location.url.set(drivername="postgresql")
+    return url.render_as_string(hide_password=False)
+
+
+def ensure_queue_schema(location: StoreLocation) -> None:
+    """Create procrastinate's tables in the ledger's database once (under a lock, so that
+    several workers starting together do not race)."""
+    engine = create_engine(location.url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            present = conn.execute(text("SELECT to_regclass('procrastinate_jobs')")).scalar()
+    finally:
+        engine.dispose()
+    if present is not None:
+        return
+    with named_lock(location, "queue-schema", "the task queue's setup"):
+        engine = create_engine(location.url, poolclass=NullPool)
+        try:
+            with engine.connect() as conn:
+                present = conn.execute(text("SELECT to_regclass('procrastinate_jobs')")).scalar()
+        finally:
+            engine.dispose()
+        if present is None:
+            app = App(connector=PsycopgConnector(conninfo=libpq_dsn(location)))
+            with app.open():
+                app.schema_manager.apply_schema()
+
+
+@dataclass
+class Submitted:
+    enqueued: list[str]
+    already_queued: list[str]
+    completed: list[str]
+
+
+def submit_study(store: EventStore, study: Study) -> Submitted:
+    """Create the study's runs that do not exist yet and enqueue a job for each run that is
+    not completed (a run already queued is not queued twice)."""
+    dsn = libpq_dsn(store.location)
+    ensure_queue_schema(store.location)
+    with named_lock(store.location, f"study-{study.file.study}", f"study {study.file.study}"):
+        statuses = stored_status(store, study.runs)
+        for run in study.runs:
+            if statuses[run.run_id] is None:
+                start_run(store, run.config, run_id=run.run_id)
+    result = Submitted([], [], [r for r, s in statuses.items() if s == DONE])
+    app = App(connector=PsycopgConnector(conninfo=dsn))
+    task = app.task(name=TASK, queue=QUEUE)(_placeholder)
+    with app.open():
+        for run in study.runs:
+            if statuses[run.run_id] == DONE:
+                continue
+            try:
+                task.configure(queueing_lock=run.run_id).defer(run_id=run.run_id)
+            except AlreadyEnqueued:
+                result.already_queued.append(run.run_id)
+            else:
+                result.enqueued.append(run.run_id)
+    return result
+
+
+def _placeholder(run_id: str) -> None:  # pragma: no cover -- only workers run the task
+    raise RuntimeError("a submitter never runs jobs")
+
+
+@dataclass
+class WorkerOptions:
+    concurrency: int = 1
+    heartbeat_s: float = 10.0
+    stalled_after_s: float = 30.0  # a worker silent this long is dead: its jobs are retried
+    burst: bool = False  # stop when the queue is empty instead of waiting for more
+
+
+def build_worker_app(
+    store: EventStore, signer: Signer | None, on_run: Callable[[str, str], None]
+) -> App:
+    from maai.runtime.executors import LiveExecutor
+
+    app = App(connector=PsycopgConnector(conninfo=libpq_dsn(store.location)))
+
+    @app.task(name=TASK, queue=QUEUE, retry=RetryStrategy(max_attempts=5, wait=2))
+    async def run_job(run_id: str) -> None:
+        info = store.get_run(run_id)
+        if info.status == DONE:
+            on_run(run_id, "already completed")
+            return
+        experiment, config = stored_config(store, run_id)
+        ensure_started(store, run_id, config)
+        on_run(run_id, "started")
+        engine = Engine(
+            store,
+            run_id,
+            LiveExecutor(config, experiment=experiment),
+            experiment=experiment,
+            signer=signer,
+        )
+        await engine.run()
+        on_run(run_id, "completed")
+
+    return app
+
+
+async def _revive_stalled(
+    app: App, options: WorkerOptions, on_revive: Callable[[int], None]
+) -> None:
+    """Retry the jobs of workers whose heartbeat stopped (killed, or their machine lost)."""
+    manager = app.job_manager
+    while True:
+        stalled = await manager.get_stalled_jobs(
+            queue=QUEUE, seconds_since_heartbeat=options.stalled_after_s
+        )
+        for job in stalled:
+            if job.id is None:
+                continue
+            with contextlib.suppress(Exception):  # another worker revived it first
+                await manager.retry_job_by_id_async(job.id, retry_at=datetime.now(UTC))
+                on_revive(job.id)
+        await manager.prune_stalled_workers(seconds_since_heartbeat=options.stalled_after_s)
+        await asyncio.sleep(max(1.0, options.heartbeat_s))
+
+
+async def run_worker(
+    store: EventStore,
+    signer: Signer | None,
+    options: WorkerOptions,
+    on_run: Callable[[str, str], None] = lambda run_id, what: None,
+    on_revive: Callable[[int], None] = lambda job_id: None,
+) -> None:
+    ensure_queue_schema(store.location)
+    app = build_worker_app(store, signer, on_run)
+    async with app.open_async():
+        reviver = asyncio.create_task(_revive_stalled(app, options, on_revive))
+        try:
+            kwargs: dict[str, Any] = {
+                "queues": [QUEUE],
+                "concurrency": options.concurrency,
+                "wait": not options.burst,
+                "update_heartbeat_interval": options.heartbeat_s,
+                "stalled_worker_timeout": options.stalled_after_s,
+                "install_signal_handlers": True,
+            }
+            await app.run_worker_async(**kwargs)
+        finally:
+            reviver.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reviver

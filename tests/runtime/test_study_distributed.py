@@ -1,0 +1,143 @@
+"""A study spread over worker processes on PostgreSQL (docs/studies.md "Many machines"): one
+worker killed with SIGKILL mid-run, the study still finishes with every run completed once
+and verified."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+import yaml
+from sqlalchemy.engine import make_url
+from typer.testing import CliRunner
+
+from maai.cli.app import app
+from maai.ledger import EventStore
+from tests.conftest import libpq_dsn
+from tests.runtime.test_study import BASE
+
+
+def _invoke(*args: str) -> object:
+    return CliRunner().invoke(app, list(args))
+
+
+def _jobs(url: str, *statuses: str) -> int:
+    schema = make_url(url).query["options"].split("=")[1]  # type: ignore[union-attr]
+    with psycopg.connect(libpq_dsn(url), autocommit=True) as conn:
+        row = conn.execute(
+            f'SELECT count(*) FROM "{schema}".procrastinate_jobs WHERE status = ANY(%s)',
+            (list(statuses),),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _runs_of_jobs(url: str, job_ids: list[int]) -> list[str]:
+    schema = make_url(url).query["options"].split("=")[1]  # type: ignore[union-attr]
+    with psycopg.connect(libpq_dsn(url), autocommit=True) as conn:
+        rows = conn.execute(
+            f'SELECT args FROM "{schema}".procrastinate_jobs WHERE id = ANY(%s)', (job_ids,)
+        ).fetchall()
+    return [row[0]["run_id"] for row in rows]
+
+
+def _statuses(url: str) -> dict[str, str]:
+    with EventStore.open(url) as store:
+        return {info.run_id: info.status for info in store.list_runs()}
+
+
+def test_a_killed_worker_s_run_is_finished_by_another(postgres_url: str, tmp_path: Path) -> None:
+    EventStore.open(postgres_url, upgrade=True).close()
+    slow = [dict(a, persona=dict(a["persona"], latency_ms=40)) for a in BASE["agents"]]
+    base = dict(BASE, exchanges=2, agents=slow)
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump(base), encoding="utf-8")
+    study = {
+        "study": "spread",
+        "base": "base.yaml",
+        "factors": {"agents[*].u_value": [0.3, 0.6, 0.9]},
+        "replicates": 10,
+    }
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(study), encoding="utf-8")
+
+    submitted = _invoke("study", "submit", str(path), "--db", postgres_url)
+    assert submitted.exit_code == 0, submitted.output  # type: ignore[attr-defined]
+    assert "30 run(s) enqueued" in submitted.output  # type: ignore[attr-defined]
+
+    command = [
+        sys.executable,
+        "-m",
+        "maai",
+        "worker",
+        "--db",
+        postgres_url,
+        "--heartbeat-s",
+        "0.5",
+        "--stalled-after-s",
+        "2",
+    ]
+    logs = [open(tmp_path / f"worker{i}.log", "w") for i in range(3)]  # noqa: SIM115
+    workers = [
+        subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        for log in logs
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        while _jobs(postgres_url, "doing") < 3:
+            assert time.monotonic() < deadline, "the three workers never all ran at once"
+            time.sleep(0.02)
+        time.sleep(0.1)  # each worker into its run
+        workers[0].send_signal(signal.SIGKILL)
+        workers[0].wait(timeout=10)
+        deadline = time.monotonic() + 120
+        while True:
+            statuses = _statuses(postgres_url)
+            # Every run completed, and every job settled (the dead worker's job revived).
+            done = len(statuses) == 30 and set(statuses.values()) == {"completed"}
+            if done and _jobs(postgres_url, "doing", "todo") == 0:
+                break
+            assert time.monotonic() < deadline, statuses
+            time.sleep(0.2)
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+        for worker in workers:
+            try:
+                worker.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+        for log in logs:
+            log.close()
+    # The killed worker's run was given to another worker, which finished it.
+    survivors = "".join((tmp_path / f"worker{i}.log").read_text(encoding="utf-8") for i in (1, 2))
+    revived = [int(w) for w in re.findall(r"job (\d+): its worker stopped answering", survivors)]
+    assert revived, survivors
+    for run_id in _runs_of_jobs(postgres_url, revived):
+        assert f"{run_id}: completed" in survivors or f"{run_id}: already completed" in survivors
+    with EventStore.open(postgres_url) as store:
+        for run_id in _statuses(postgres_url):
+            completed = [e for e in store.read(run_id) if e.type == "run.completed"]
+            assert len(completed) == 1, run_id
+    for run_id in sorted(_statuses(postgres_url)):
+        verified = _invoke("verify", run_id, "--db", postgres_url)
+        assert verified.exit_code == 0, (run_id, verified.output)  # type: ignore[attr-defined]
+
+
+def test_submit_needs_postgresql(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump(BASE), encoding="utf-8")
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump({"study": "s", "base": "base.yaml"}), encoding="utf-8")
+    result = _invoke("study", "submit", str(path), "--db", str(tmp_path / "l.db"))
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    assert "needs a PostgreSQL ledger" in result.output  # type: ignore[attr-defined]
