@@ -295,7 +295,8 @@ def payoff_arithmetic(audit: Audit) -> Iterator[Violation]:
                 f"{paid.key}: income {paid.income} / payoff {paid.payoff_cents}c, "
                 f"expected {income} / {rules.payoff_cents(income)}c",
             )
-        expected = counterfactual_rows(dset(table), paid.income_class, audit.probs)
+        language = audit.config.language_of(paid.agent)  # picked_by is in its words
+        expected = counterfactual_rows(dset(table), paid.income_class, audit.probs, language)
         if paid.counterfactuals != expected:
             yield Violation(
                 "payoff_arithmetic",
