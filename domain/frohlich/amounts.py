@@ -11,6 +11,9 @@ thousands only where the figure says it is money (``12.000 dólares``, ``$12.000
 be a decimal, and its value is left unknown. Non-whole, negative, zero and contradictory amounts
 are rejected rather than rounded or guessed.
 
+Spanish: ``12 mil`` is 12,000, ``12,5 mil`` 12,500 and ``13 mil 500`` 13,500; ``13 mil
+quinientos`` (the figure goes on in words) has no value.
+
 Amounts next to Chinese text are read too: ``12000美元``, ``1万2千``, ``一万二千``, ``1.2万``; a
 numeral that leaves its last unit out (``一万二``) has no value here. Full-width digits and
 punctuation are folded to ASCII first (``fold_width``).
@@ -36,6 +39,7 @@ _NUMBER = re.compile(
     (?![\d%]|[.,'’\u00a0\u202f\u2009 ]\d)
     (?:
         (?P<suffix>\s?(?:k|thousand|grand|mil|mn|mio|million|millones|millón|millon)\b)
+        (?P<extra>(?<=mil)\s(?:y\s)?\d{{1,3}}(?![\d%]|[.,'’]\d))?
       | (?![^\W\d_{_CJK}])
     )
     (?P<post>\s?(?:us\$|\$|€|美元|美金|元)|\s(?:usd|dollars?|bucks|euros?|eur|d[óo]lar(?:es)?)\b)?
@@ -185,11 +189,24 @@ def parse_amount(text: str) -> int | None:
     return values.pop()
 
 
+# Spanish number words after "mil" ("13 mil quinientos"): the figure goes on in words.
+_WORDS_AFTER_MIL = re.compile(
+    r"\s+(?:y\s+)?(?:\w*ient[oa]s|cien(?:to)?|un[oa]?|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|"
+    r"diez|once|doce|trece|catorce|quince|dieci\w+|veinti?\w*|treinta|cuarenta|cincuenta|"
+    r"sesenta|setenta|ochenta|noventa)\b",
+    re.IGNORECASE,
+)
+
+
 def _numeric(match: re.Match[str]) -> AmountMention:
     suffix = (match["suffix"] or "").strip().lower()
     value = _number_value(match["num"], match["sep"], has_suffix=bool(suffix))
     if value is not None and suffix:
         value *= _SUFFIX_FACTORS[suffix]
+    if value is not None and match["extra"]:
+        value += int(re.sub(r"\D", "", match["extra"]))  # "13 mil 500": 13,500
+    elif suffix == "mil" and _WORDS_AFTER_MIL.match(match.string, match.end("suffix")):
+        value = None
     marked = bool(match["pre"] or match["post"] or suffix)
     if not marked and re.fullmatch(r"\d{1,3}\.\d{3}", match["num"]):
         value = None  # "12.000": twelve thousand, or twelve with three decimals?

@@ -20,7 +20,22 @@ from maai.domain.config import (
     UtilityConfig,
     validate_config,
 )
+from maai.domain.frohlich.prompts import check_languages
 from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, Principle
+from maai.domain.prompts import MissingTemplateError
+
+Language = Literal["en", "es", "zh"]
+"""English, Spanish, Mandarin Chinese (docs/frohlich.md §8 Languages); the template folders
+``prompts/<language>/``."""
+LANGUAGE_NAMES = {"en": "English", "es": "Spanish", "zh": "Mandarin Chinese"}
+
+
+def _known_language(value: Any) -> Any:
+    if isinstance(value, str) and value not in LANGUAGE_NAMES:
+        known = ", ".join(f"{code} ({name})" for code, name in LANGUAGE_NAMES.items())
+        raise ValueError(f"unknown language {value!r}; the supported ones are {known}")
+    return value
+
 
 MAX_MULTIPLIER = 1000.0
 """The largest multiplier a config may give (``fixed``, ``low``, ``high``)."""
@@ -93,6 +108,9 @@ class AgentConfig(Strict):
     reasoning: bool = True
     memory_words: int | None = Field(default=None, ge=50, le=1_000_000)  # None: the run's
     persona: PersonaConfig | None = None
+    language: Language | None = None  # None: the run's
+
+    _language = field_validator("language", mode="before")(_known_language)
 
 
 class Attempts(Strict):
@@ -136,7 +154,8 @@ class ManipulatorConfig(Strict):
 class FrohlichConfig(ExperimentConfig):
     experiment: Literal["frohlich"] = "frohlich"
     name: str = "frohlich"
-    language: Literal["en"] = "en"
+    language: Language = "en"
+    """The run's language; an agent may speak another (``AgentConfig.language``)."""
     agents: list[AgentConfig]
     phase2_rounds: int = Field(default=10, ge=1, le=1000)
     phase1_multiplier: Multiplier = Field(default_factory=Multiplier)
@@ -150,6 +169,8 @@ class FrohlichConfig(ExperimentConfig):
     """Phase-1 rounds 1–4 use Frohlich's situations A–D, each with its own class
     probabilities, instead of the base set times a multiplier."""
     manipulator: ManipulatorConfig | None = None
+
+    _language = field_validator("language", mode="before")(_known_language)
 
     @model_validator(mode="before")
     @classmethod
@@ -224,7 +245,20 @@ class FrohlichConfig(ExperimentConfig):
                 "class_probabilities: original_values mode takes no probability table; each"
                 " situation A-D carries its own (remove class_probabilities or original_values)"
             )
+        try:
+            check_languages(self.languages())
+        except MissingTemplateError as error:
+            raise ValueError(f"missing prompt text: {error}") from None
         return self
+
+    def language_of(self, name: str) -> str:
+        """The language agent ``name`` speaks and reads: its own, else the run's."""
+        own = self.agent(name).language
+        return self.language if own is None else own
+
+    def languages(self) -> list[str]:
+        """Every language this run's prompts are written in (the run's and the agents')."""
+        return sorted({self.language, *(a.language or self.language for a in self.agents)})
 
     def base_distributions(self) -> tuple[tuple[int, ...], ...]:
         if self.distributions is None:
@@ -258,6 +292,7 @@ __all__ = [
     "Attempts",
     "ConfigError",
     "FrohlichConfig",
+    "Language",
     "ManipulatorConfig",
     "MAX_INCOME",
     "MAX_MULTIPLIER",

@@ -14,7 +14,7 @@ from maai.domain.elicit import Elicited, Question, RequestBuilder, UtilityReadin
 from maai.domain.elicit import elicit as elicit_answer
 from maai.domain.frohlich import extraction, parsing
 from maai.domain.frohlich.events import AnswerKind
-from maai.domain.frohlich.prompts import render
+from maai.domain.frohlich.prompts import render, word
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State
 from maai.domain.walk import Walk
@@ -74,13 +74,9 @@ def _judge(kind: str, reply: str, text: str) -> tuple[bool, Any] | extraction.Ex
 
 
 def _how_to_answer(kind: str) -> str:
-    return {
-        "ranking": "Please give a numbered list from 1 (best) to 4 (worst) naming each principle "
-        "by its letter, and state your certainty.",
-        "choice": "Please name one principle by its letter and, for (c) or (d), the amount.",
-        "ballot": "Please name one principle by its letter and, for (c) or (d), the amount.",
-        "poll": "Please answer Yes or No.",
-    }[kind]
+    """What a valid answer of ``kind`` looks like, as the records keep it (in English; a
+    participant is told it in its own language: ``render.with_feedback``)."""
+    return word("en", f"retry_{kind}")
 
 
 def utility_request(state: State, agent: str, kind: str, address: str, text: str) -> ModelRequest:
@@ -91,7 +87,10 @@ def utility_request(state: State, agent: str, kind: str, address: str, text: str
     fields, schema_text = extraction.request_schema_fields(
         extraction.EXTRACTION_FOR_KIND[kind], json_schema=json_schema
     )
-    language = config.language
+    # The utility agent is no participant: its prompt is English in every language, and the
+    # participant's language's templates (prompts/<language>/extract*.txt) say which language
+    # the answer is in and that the reply is the normalized JSON (docs/frohlich.md, Languages).
+    language = config.language_of(agent)
     return ModelRequest(
         address=address,
         agent="utility",

@@ -43,7 +43,7 @@ class Frohlich(Experiment):
     def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
         assert isinstance(config, FrohlichConfig)
         persona = persona_for(config.agent(who), config.seed)
-        return SimulatedParticipant(persona, seed=config.seed, language=config.language)
+        return SimulatedParticipant(persona, seed=config.seed, language=config.language_of(who))
 
     def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
         return SimulatedUtility(seed=config.seed)

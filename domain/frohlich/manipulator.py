@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import ManipulatorTargetChosen
 from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.prompts import word
 from maai.domain.frohlich.state import State
 from maai.domain.frohlich.types import Principle, Ranking
 from maai.domain.walk import Emit, Walk, wait
@@ -67,8 +68,7 @@ def target_for(state: State, agent: str) -> Principle | None:
 
 
 def instruction(target: Principle, language: str) -> str:
-    return render_template(
-        "manipulator_instruction",
-        language,
-        target=f"({target.value}) {target.title}",
+    named = word(
+        language, "choice", letter=target.value, title=word(language, f"title_{target.value}")
     )
+    return render_template("manipulator_instruction", language, target=named)

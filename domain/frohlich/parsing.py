@@ -5,11 +5,22 @@ may ask the utility agent) or ``Invalid(reason)`` (decided: the answer is not ac
 reason is addressed to the participant). The parsers prefer Undecided to a guess: a wrong
 parse silently corrupts the data, an Undecided costs one utility-agent call.
 Decisions the rules leave open are listed in docs/rules.md.
+
+English, Spanish and Mandarin are read by the same parsers, whatever the run's language (a
+participant may answer in another language): decision phrases ("I choose", "elijo", "我选"),
+negations ("no elijo", "我不选"), corrections ("en realidad", "其实", "我改选"), other people's
+positions ("Ana prefiere", "张三选了"), yes and no ("sí", "todavía no", "同意", "不同意") and the
+vote-proposal line of each language (``VOTE_PROPOSAL_PHRASES``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import replace
+from decimal import Decimal
+from types import MappingProxyType
 
 from maai.domain.frohlich.amounts import AmountMention, find_amounts
 from maai.domain.frohlich.parsing_ranking import parse_ranking
@@ -27,6 +38,7 @@ from maai.domain.frohlich.types import Principle, PrincipleChoice
 
 __all__ = [
     "VOTE_PROPOSAL_PHRASE",
+    "VOTE_PROPOSAL_PHRASES",
     "Invalid",
     "ParseResult",
     "Parsed",
@@ -42,6 +54,11 @@ __all__ = [
 
 # The participants are told to end a statement with this line to propose a vote.
 VOTE_PROPOSAL_PHRASE = "I PROPOSE A VOTE"
+# The same line in each language, by language code; any of them proposes a vote (a
+# participant may speak another language than the group).
+VOTE_PROPOSAL_PHRASES: Mapping[str, str] = MappingProxyType(
+    {"en": VOTE_PROPOSAL_PHRASE, "es": "PROPONGO UNA VOTACIÓN", "zh": "我提议投票"}
+)
 
 # ---------------------------------------------------------------------------------------------
 # Choices and ballots
@@ -56,22 +73,44 @@ _DECISION = re.compile(
     # A heading that names the decision, the decision on the lines below ("**Vote**\n(c) ...").
     r"(?m:^[ \t]*(?:my\s+)?(?:final\s+|secret\s+)?(?:choice|vote|ballot|selection|decision|"
     r"answer)[ \t]*(?=\n))|"
-    r"\belijo|\bescojo|\bvoto\s+por|\bme\s+quedo\s+con|\bopto\s+por|"
-    r"\bmi\s+(?:voto|elecci[oó]n|decisi[oó]n|respuesta)(?:\s+(?:final|secreto))?(?:\s+es)?|"
-    r"\bich\s+wähle|\bmeine\s+wahl|\bje\s+choisis|\bmon\s+choix|\bje\s+vote\s+pour|"
-    r"我(?:的)?(?:最终)?(?:投票给|投给|选择|投票|决定|选|投|支持)(?:的是|是)?)"
+    r"\b(?:yo\s+)?(?:elijo|escojo|selecciono|eleg[ií]|escog[ií]|elegir[eé]|escoger[eé]|"
+    r"elegir[ií]a|escoger[ií]a|voto(?:\s+por)?|votar[eé]\s+por|votar[ií]a\s+por|vot[eé]\s+por|"
+    r"me\s+quedo\s+con|me\s+decanto\s+por|me\s+inclino\s+por|opto\s+por|apoyo|"
+    r"voy\s+a\s+(?:votar\s+por|elegir|escoger))\b|"
+    r"\bmi\s+(?:voto|elecci[oó]n|decisi[oó]n|respuesta|papeleta)(?:\s+(?:final|secreto|secreta))?"
+    r"(?:\s+es)?|"
+    r"\b(?:voto|elecci[oó]n|decisi[oó]n|respuesta|papeleta|principio)(?:\s+final)?\"?\s*[:=]|"
+    r"(?:选择|投票|决定|答案|回答|选票|最终选择)\s*[:=]|"
+    r"改(?:选择?|投(?:票给|给)?)(?:为|成)?|(?:我)?把(?:我的)?(?:这一)?票投给|我的(?:一)?票投?给|"
+    r"我(?:的)?(?:最终)?(?:会|要|想|将|决定|还是|仍然|依然|就|也)?"
+    r"(?:投票给|投给|选择|投票|决定|选|投|支持)(?:的是|是)?|"
+    r"\bich\s+wähle|\bmeine\s+wahl|\bje\s+choisis|\bmon\s+choix|\bje\s+vote\s+pour)"
 )
 _NEGATION = re.compile(
     r"\b(?:not|never|rather\s+than|instead\s+of|over|unlike|against|reject\w*|avoid\w*|than|"
     r"except|don't|won't|wouldn't|nor)\s*$"
+    # Spanish: "no elijo (a)", "en lugar de (b)", "más que (d)", "ni (a)".
+    r"|\b(?:(?:yo\s+)?no\s+(?:elijo|escojo|elegir[eé]|eleg[ií]|elegir[ií]a|escoger[ií]a|"
+    r"voto(?:\s+por)?|votar[eé]\s+por|votar[ií]a\s+por|apoyo|prefiero|quiero|me\s+quedo\s+con|"
+    r"opto\s+por)|nunca|jam[aá]s|en\s+lugar\s+de|"
+    r"en\s+vez\s+de|m[aá]s\s+que|antes\s+que|a\s+diferencia\s+de|contra|rechaz\w*|"
+    r"excepto|salvo|menos|ni|sin)\s*$"
+    # Mandarin: "我不选(a)", "而不是(b)", "反对(d)".
+    r"|(?:(?:不|没有?|别)(?:会|想|要|打算|再)?改?(?:选择?|投(?:票给|给)?|支持|考虑)|不是|而非|"
+    r"反对|拒绝|排除|除了)\s*$"
 )
 _REFUSAL = re.compile(
     r"\b(?:i\s+(?:refuse|decline)|i\s+(?:will\s+not|won't|cannot|can't|do\s+not|don't)\s+"
     r"(?:choose|pick|select|vote|make\s+a\s+choice|take\s+part|participate)|i\s+abstain|"
-    r"abstain\w*|none\s+of\s+(?:the|these)|no\s+principle)\b"
+    r"abstain\w*|none\s+of\s+(?:the|these)|no\s+principle|"
+    r"me\s+(?:abstengo|niego)|no\s+(?:elijo|escojo|voto\s+por)\s+ninguno|ninguno\s+de\s+(?:los|"
+    r"estos|ellos)|ning[uú]n\s+principio|no\s+(?:voy\s+a\s+)?(?:votar|elegir))\b"
+    r"|弃权|我拒绝|都不选|一个都不选|哪个都不选|不投票|不做选择|不选择任何"
 )
 _NOT_AMOUNT_BEFORE = re.compile(
-    r"\b(?:distribution|dist\.?|round|principle|option|class|step|phase|rank|number|no\.)\s*#?\s*$"
+    r"\b(?:distribution|dist\.?|round|principle|option|class|step|phase|rank|number|no\.|"
+    r"distribuci[oó]n|ronda|principio|opci[oó]n|clase|paso|fase|puesto|lugar|n[uú]mero|"
+    r"n\.?º)\s*#?\s*$|(?:分配|方案|第|原则|选项|等级|阶段)\s*#?\s*$"
 )
 # Words that take back what came before: the decision after the last of them is the answer.
 _CORRECTION = re.compile(
@@ -82,33 +121,51 @@ _CORRECTION = re.compile(
     r"(?:up)?on\s+reflection|having\s+reconsidered|after\s+reconsidering|"
     r"i\s+take\s+(?:that|it)\s+back|"
     r"final\s+(?:answer|choice|vote|ballot|decision|selection)|"
-    r"pens[aá]ndolo\s+(?:bien|mejor)|mejor\s+dicho|en\s+realidad|corrijo|"
+    r"pens[aá]ndolo\s+(?:bien|mejor)|mejor\s+dicho|en\s+realidad|(?:me\s+)?corrijo|rectifico|"
+    r"cambio\s+(?:de\s+)?(?:opini[oó]n|idea)|he\s+cambiado\s+de\s+(?:opini[oó]n|idea)|"
+    r"cambio\s+mi\s+(?:voto|elecci[oó]n|respuesta|decisi[oó]n)|espera(?=\s*[,.!:;\u2014\u2013-])|"
     r"mi\s+(?:respuesta|elecci[oó]n|decisi[oó]n|voto)\s+final)\b"
-    r"|\bno\s*[\u2014\u2013-]+|其实|不对|更正|改为|改成|最终|再想想|重新考虑"
+    r"|\bno\s*[\u2014\u2013-]+|其实|不对|更正|改为|改成|改选|改投|最终|再想想|重新考虑|"
+    r"改变(?:了)?主意|改主意|说错了|纠正|算了"
 )
 # "Bob prefers (b)", "as Dana said, (b) ...": a principle another participant stands for.
 _ATTRIBUTED = re.compile(
     r"\b(?!(?:i|i'd|i'm|i'll|me|my)\b)[a-z]+\s+(?:said|says|argued|argues|wrote|writes|"
     r"proposed|proposes|suggested|suggests|prefers|preferred|wants|wanted|favou?rs|favou?red|"
     r"supports|supported|voted|votes|backs|backed|likes|liked|chose|chooses|thinks|believes)\b"
+    # Spanish: "Ana prefiere (a)", "como dijo Luis, (b)", "según Ana, (c)".
+    r"|\b(?!(?:yo|me|mi)\b)[^\W\d_]+\s+(?:dijo|dice|dec[ií]a|propuso|propone|sugiri[oó]|sugiere|"
+    r"prefiere|prefer[ií]a|prefiri[oó]|quiere|quer[ií]a|apoya|apoy[oó]|vota|vot[oó]|eligi[oó]|"
+    r"elige|escogi[oó]|escoge|defiende|defendi[oó]|piensa|cree|opina|argumenta|argument[oó]|"
+    r"favorece|se\s+inclina)\b|\bseg[uú]n\s+(?!(?:mi|mis|yo|nuestr[oa]s?)\b)[^\W\d_]+"
+)
+_OWN_AFTER = re.compile(r"\b(?:pero|aunque|sin\s+embargo|mientras\s+que)\b|但是?|不过|可是")
+# Mandarin: "张三选了(a)", "正如李四所说, (b)": a verb of saying or choosing whose subject is
+# not "我" (I).
+_ATTRIBUTED_ZH = re.compile(
+    r"(?<![来如])说(?![明服])|认为|觉得|提议|建议|主张|选了|选择了|投了|投给了|支持|喜欢|倾向于?|偏好|赞成|想要|提出"
 )
 # Amount words the parser does not read (Spanish number words, Chinese numerals before a
 # currency): an amount may be there, so its absence is not decided.
 _UNREAD_AMOUNT = re.compile(
     r"\b(?:mil|cien|ciento|doce|trece|catorce|quince|diecis[eé]is|diecisiete|dieciocho|"
-    r"diecinueve|veinte|treinta|millones?)\b|[零〇一二两三四五六七八九十百千万]\s*(?:美元|元|块)"
+    r"diecinueve|veinte|veinti\w+|treinta|cuarenta|cincuenta|millones?)\b"
+    r"|[零〇一二两三四五六七八九十百千万]\s*(?:美元|元|块)|[0-9]\s*万"
 )
 # "about $13,000", "$13,000 or so": not a whole-dollar amount the participant settled on.
 _APPROXIMATE_BEFORE = re.compile(
     r"\b(?:about|around|roughly|approximately|approx\.?|circa|something\s+like|maybe|perhaps|"
-    r"probably|aproximadamente|unos|alrededor\s+de)\s*(?:us)?\$?\s*$|~\s*\$?\s*$|大约\s*$|约\s*$"
+    r"probably|aproximadamente|aprox\.?|unos|alrededor\s+de|cerca\s+de|m[aá]s\s+o\s+menos|"
+    r"quiz[aá]s|tal\s+vez)\s*(?:us)?\$?\s*$|~\s*\$?\s*$|(?:大约|大概|约|差不多|左右)\s*\$?\s*$"
 )
 _APPROXIMATE_AFTER = re.compile(
     r"\s*(?:or\s+so|or\s+more|or\s+less|or\s+thereabouts|or\s+(?:maybe|perhaps|possibly)|"
     r"-?ish\b|give\s+or\s+take|more\s+or\s+less|or\s+(?:a\s+bit|slightly|somewhat)|"
-    r"or\s+(?:higher|lower)|plus\s+or\s+minus|左右|上下)"
+    r"or\s+(?:higher|lower)|plus\s+or\s+minus|"
+    r"o\s+(?:m[aá]s|menos|as[ií]|quiz[aá]s|tal\s+vez)\b|m[aá]s\s+o\s+menos|aproximadamente|"
+    r"左右|上下|或(?:者)?(?:更多|更少|更高|更低)|多一点|少一点)"
 )
-_FLOOR_WORDS = r"\b(?:floor|minimum|lowest|piso|m[ií]nimo)\b|底线|最低|下限"
+_FLOOR_WORDS = r"\b(?:floor|minimum|lowest|piso|suelo|m[ií]nim[oa])\b|底线|最低|下限|保底"
 _RANGE_WORDS = r"\b(?:range|gap|rango|diferencia|brecha)\b|范围|差距|极差|区间"
 
 
@@ -131,7 +188,7 @@ def _read_choice(
     clean: str, verb: str, *, quoted_decision: bool = False
 ) -> ParseResult[PrincipleChoice]:
     mentions = find_mentions(clean)
-    bare = re.match(r"\s*\(?([a-d])\)?(?=\s*(?:$|[.,:;\-–)]|with\b|at\b|\$|\d))", clean)
+    bare = re.match(r"\s*\(?([a-d])\)?(?=\s*(?:$|[.,:;\-–)]|with\b|at\b|con\b|\$|\d))", clean)
     if bare and not any(m.start <= bare.start(1) < m.end for m in mentions):
         mentions.insert(0, Mention(bare.start(1), bare.end(1), LETTERS[bare.group(1)]))
     decisions = _decisions(clean, mentions)
@@ -207,20 +264,27 @@ def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str],
     for label in _DECISION.finditer(clean):
         after = clean[label.end() : label.end() + 60]
         bare = re.match(
-            r"[\s:=\"'-]*(?:principle\s+|option\s+)?\(?([a-d])\)?\"?(?=\s*(?:$|[.,;:!)\n]|"
-            r"with\b|at\b|of\b|and\b|\())",
+            r"[\s:=\"'-]*(?:principle\s+|option\s+|principio\s+|opci[oó]n\s+|原则|选项)?"
+            r"\(?([a-d])\)?\"?(?=\s*(?:$|[.,;:!)\n]|with\b|at\b|of\b|and\b|con\b|de\b|y\b|\(|"
+            r"[\u4e00-\u9fff]))",
             after,
         )
         following = [m for m in mentions if label.end() <= m.start < label.end() + 60]
         if following:
             gap = clean[label.end() : following[0].start]
-            if re.fullmatch(r"[\s:=\"'(,-]*(?:(?:the|principle|option|for|is|to|number)\s*)*", gap):
+            if re.fullmatch(
+                r"[\s:=\"'(,-]*(?:(?:the|principle|option|for|is|to|number|el|la|principio|"
+                r"opci[oó]n|por|para|es|n[uú]mero|的是|是|了)\s*)*",
+                gap,
+            ):
                 result.append((label, following[0]))
                 continue
         if bare:
             start = label.end() + bare.start(1)
             result.append((label, Mention(start, start + 1, LETTERS[bare.group(1)])))
-    chosen = [(label, m) for label, m in result if not _negated(clean, m)]
+    chosen = [
+        (label, m) for label, m in result if not _negated(clean, m) and not _asked(clean, label)
+    ]
     # "I choose (c) or (d)" names two choices: keep the alternatives so the caller sees both.
     for label, m in list(chosen):
         window = clean[m.end : m.end + 200]
@@ -231,11 +295,32 @@ def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str],
             for n in mentions
             if m.end <= n.start < limit
             and re.search(
-                r"(?:\bor|\band|/|\bversus|\bvs\.?)\s*(?:principle\s+|option\s+)?$",
+                r"(?:\bor|\band|/|\bversus|\bvs\.?|\bo|\by|或者?|还是|和|与)\s*"
+                r"(?:principle\s+|option\s+|principio\s+)?$",
                 _before(clean, n.start),
             )
         )
     return chosen
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n|$")
+_ASKING_BEFORE = re.compile(
+    r"\b(?:what\s+if|what\s+about|and\s+if|if|should|shall|could|can|may|do\s+you\s+think|"
+    r"qu[eé]\s+pasa\s+si|qu[eé]\s+tal\s+si|y\s+si|si|deber[ií]a|puedo|podr[ií]a|"
+    r"les\s+parece)\b|¿|如果|假如|要是|是否|能否|应不应该|该不该"
+)
+
+
+def _asked(clean: str, label: re.Match[str]) -> bool:
+    """The decision phrase is part of a hypothetical question ("What if I choose (c)?", "¿Y si
+    elijo (b)?", "如果我选(c)呢?", "我选(c)好吗?"); a tag question ("I choose (b), ok?") is not."""
+    end = _SENTENCE_END.search(clean, label.end())
+    if end is None or end.group(0) != "?":
+        return False
+    before = _before(clean, label.start(), 200)
+    opening = re.split(r"[.!?](?=\s|$)|\n", before)[-1]
+    asked_after = clean[max(label.end(), end.start() - 8) : end.start()]
+    return bool(_ASKING_BEFORE.search(opening) or re.search(r"[吗呢吧]\s*$", asked_after))
 
 
 def _corrected_from(clean: str, decisions: list[tuple[re.Match[str], Mention]]) -> int | None:
@@ -270,11 +355,16 @@ def _drop_conditional(clean: str, decisions: list[tuple[re.Match[str], Mention]]
         return [m for _, m in decisions]
 
     def conditional(label: re.Match[str]) -> bool:
-        if "would" not in label.group(0):
+        if not re.search(r"would|[ií]a\b|会", label.group(0)):
             return False
         bounds = [0, *(b.end() for b in re.finditer(r"[.!?](?=\s|$)|\n", clean))]
         start = max(b for b in bounds if b <= label.start())
-        return bool(re.search(r"\b(?:if|unless|were)\b", clean[start : label.end() + 80]))
+        return bool(
+            re.search(
+                r"\b(?:if|unless|were|si|a\s+menos\s+que)\b|如果|假如|要是|若",
+                clean[start : label.end() + 80],
+            )
+        )
 
     labelled = [
         (label, m)
@@ -293,9 +383,10 @@ def _alternative_after(clean: str, chosen: Mention, mentions: list[Mention]) -> 
             continue
         before = _before(clean, n.start)
         if re.search(
-            r"(?:\bor|\bo)\s+(?:else\s+)?(?:maybe|perhaps|possibly|quiz[aá]s|tal\s+vez)\s+"
-            r"(?:even\s+)?(?:principle\s+|option\s+)?$|(?:^|[.!?]\s+)or\s+(?:principle\s+)?$|"
-            r"(?:或者|还是)\s*$",
+            r"(?:\bor|\bo)\s+(?:else\s+)?(?:maybe|perhaps|possibly|quiz[aá]s|tal\s+vez|bien)\s+"
+            r"(?:even\s+)?(?:principle\s+|option\s+|principio\s+)?$|"
+            r"(?:^|[.!?]\s+)(?:or|o)\s+(?:principle\s+|principio\s+)?$|"
+            r"(?:或者|还是|或是|或|也可以|也许|可能)\s*$",
             before,
         ):
             return True
@@ -320,24 +411,59 @@ def _before(clean: str, position: int, width: int = 60) -> str:
 
 def _negated(clean: str, mention: Mention) -> bool:
     before = re.split(r"[.;:!?\n,]", _before(clean, mention.start))[-1]
-    words = " ".join(before.split()[-3:])
+    words = " ".join(before.split()[-4:])
     return bool(_NEGATION.search(words))
 
 
 def _attributed(clean: str, mention: Mention) -> bool:
     """The mention stands for another participant's position ("Bob prefers (b)")."""
     clause = re.split(r"[.;!?\n]", _before(clean, mention.start, 80))[-1]
-    return bool(_ATTRIBUTED.search(clause))
+    # "Ana prefiere (a), pero yo prefiero (b)": what follows "pero" is the speaker's own.
+    clause = _OWN_AFTER.split(clause)[-1]
+    if _ATTRIBUTED.search(clause):
+        return True
+    # Mandarin: the last such verb has a subject other than "我" ("张三选了", "他们认为").
+    verbs = list(_ATTRIBUTED_ZH.finditer(clause))
+    if not verbs:
+        return False
+    subject = clause[: verbs[-1].start()].rsplit(",", 1)[-1]
+    return re.search("[\u4e00-\u9fff]", subject) is not None and not re.search("我(?!们)", subject)
 
 
 def _candidate_amounts(clean: str, mentions: list[Mention]) -> list[AmountMention]:
+    found = find_amounts(clean)
+    if any(a.value is None for a in found) and _reads_as_spanish(clean):
+        found = [_spanish_thousands(a) for a in found]
     return [
         a
-        for a in find_amounts(clean)
+        for a in found
         if not any(m.start < a.end and a.start < m.end for m in mentions)
         and not _NOT_AMOUNT_BEFORE.search(_before(clean, a.start))
         and (a.marked or a.value is None or a.value >= 100)
     ]
+
+
+# Spanish writes "12.000" for twelve thousand (and "12,5" for twelve and a half): in an answer
+# written in Spanish, a bare dot-grouped figure is read as thousands. In English, or where the
+# language is not clear, it stays unread (Undecided): "12.000" could be twelve.
+_SPANISH_WORDS = re.compile(
+    r"\b(?:el|la|los|las|un|una|con|de|del|que|por|para|es|mi|y|elijo|escojo|voto|piso|rango|"
+    r"m[ií]nimo|promedio|d[oó]lares)\b"
+)
+_ENGLISH_WORDS = re.compile(
+    r"\b(?:the|with|of|and|an|is|my|i|floor|range|choose|vote|dollars|at|for|to)\b"
+)
+
+
+def _reads_as_spanish(clean: str) -> bool:
+    return len(_SPANISH_WORDS.findall(clean)) >= 2 and not _ENGLISH_WORDS.search(clean)
+
+
+def _spanish_thousands(amount: AmountMention) -> AmountMention:
+    grouped = re.fullmatch(r"(?:us\s?\$|\$)?\s?(\d{1,3})\.(\d{3})", amount.text)
+    if amount.value is not None or grouped is None:
+        return amount
+    return replace(amount, value=Decimal(grouped.group(1) + grouped.group(2)), marked=True)
 
 
 def _amount_for(
@@ -356,13 +482,18 @@ def _amount_for(
         a
         for a in candidates
         if re.search(
-            r"(?:\b(?:amount|floor|range|constraint|limit|value|threshold|piso|rango)|"
-            r"底线|范围|差距)\s*[:=]\s*$",
+            r"(?:\b(?:amount|floor|range|constraint|limit|value|threshold|piso|rango|monto|"
+            r"cantidad|cifra|l[ií]mite|m[ií]nimo|restricci[oó]n)|"
+            r"底线|范围|差距|金额|数额|下限|上限|限制|约束)\s*[:=]\s*$",
             _before(clean, a.start),
         )
     ]
     if any(
-        re.search(r"\b(?:or|to|and|between)\s+(?:\w+\s+)?$|[-–/]\s*$", _before(clean, a.start))
+        re.search(
+            r"\b(?:or|to|and|between|o|y|entre|hasta)\s+(?:\w+\s+)?$|[-–/~]\s*$|"
+            r"(?:或者?|到|至|和|还是|或是)\s*$",
+            _before(clean, a.start),
+        )
         for a in (in_sentence[1:] if in_sentence else candidates[1:])
     ):
         return Undecided("the amount is given as alternatives or a range")
@@ -400,7 +531,9 @@ def _directly_follows(clean: str, anchor: Mention, amount: AmountMention) -> boo
     return bool(
         re.fullmatch(
             r"[\s,:=(\-–]*(?:(?:with|at|of|and|a|an|the|my|floor|range|constraint|minimum|"
-            r"maximum|limit|set|to|amount|is|=|:)\s*)*[\s,:=(\-–]*",
+            r"maximum|limit|set|to|amount|is|=|:|con|un|una|de|del|el|la|mi|piso|suelo|rango|"
+            r"m[ií]nimo|m[aá]ximo|l[ií]mite|restricci[oó]n|es|"
+            r"底线|范围|差距|最低收入|收入|不低于|不超过|为|是|定为|设为|设定为|的)\s*)*[\s,:=(\-–]*",
             gap,
         )
     )
@@ -419,7 +552,8 @@ _QUOTATION = re.compile(
 
 # A quotation right after a decision word is the decision itself ({"vote": "(c) ..."}).
 _DECIDES_QUOTED = (
-    r"(?:\b(?:choose|chose|pick|select|vote\s+for|vote|ballot|choice|answer|decision|principle)"
+    r"(?:\b(?:choose|chose|pick|select|vote\s+for|vote|ballot|choice|answer|decision|principle|"
+    r"elijo|escojo|voto(?:\s+por)?|elecci[oó]n|respuesta|decisi[oó]n|principio)"
     r"|我(?:的)?(?:选择|投票给|投给|投|选))[\W_]{0,4}$"
 )
 
@@ -440,7 +574,10 @@ def _mask_quotations(text: str) -> tuple[str, list[bool]]:
         for m in reversed(mentions):
             rest = rest[: m.start] + " " + rest[m.end :]
         decision = _DECISION.search(clean) is not None
-        if decision or len(re.findall(r"[^\W\d_]+", rest)) > 4:
+        # Chinese is written without spaces: two characters count as a word.
+        chinese = len(re.findall("[\u3400-\u9fff]", rest))
+        words = len(re.findall(r"[^\W\d_]+", re.sub("[\u3400-\u9fff]", " ", rest)))
+        if decision or words + chinese // 2 > 4:
             decisions.append(decision)
             return True
         return False
@@ -474,17 +611,28 @@ def _mask_quotations(text: str) -> tuple[str, list[bool]]:
 _QUOTE_MARKS = "\"'\u201c\u201d\u201e\u2018\u2019\u00ab\u00bb\u300c\u300d\u300e\u300f\u2039\u203a"
 
 
+def _proposal_words(line: str) -> str:
+    """A line as words only: no case, accents, markdown or punctuation; Chinese without spaces
+    ("我 提议 投票" reads as "我提议投票")."""
+    line = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", line))
+    line = "".join(c for c in line if not unicodedata.combining(c))
+    words = " ".join(re.sub(r"[^\w\s]|_", " ", line).lower().split())
+    return re.sub(r"(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])", "", words)
+
+
+_PROPOSAL_LINES = frozenset(_proposal_words(p) for p in VOTE_PROPOSAL_PHRASES.values())
+
+
 def parse_vote_proposal(statement: str) -> bool:
-    """True when a line of the statement reads ``I PROPOSE A VOTE`` (ignoring case, markdown
-    and punctuation). Nothing else counts: the rule is told to the participants. A quoted line
-    (in quotation marks, inside a quotation opened on an earlier line, or a "> " blockquote)
-    repeats someone else's words and is not a proposal."""
-    wanted = VOTE_PROPOSAL_PHRASE.lower()
+    """True when a line of the statement reads ``I PROPOSE A VOTE`` or the same phrase in
+    another language (``VOTE_PROPOSAL_PHRASES``: "PROPONGO UNA VOTACIÓN", "我提议投票"), ignoring
+    case, accents, markdown and punctuation. Nothing else counts: the rule is told to the
+    participants. A quoted line (in quotation marks, inside a quotation opened on an earlier
+    line, or a "> " blockquote) repeats someone else's words and is not a proposal."""
     lines = statement.splitlines()
     open_quote = False
     for i, line in enumerate(lines):
-        normalized = " ".join(re.sub(r"[^\w\s]|_", " ", line).lower().split())
-        if normalized == wanted:
+        if _proposal_words(line) in _PROPOSAL_LINES:
             later = "\n".join(lines[i + 1 :])
             quoted = (
                 re.match(r"\s*>", line) is not None
@@ -515,16 +663,20 @@ def _quote_open_after(line: str, open_quote: bool) -> bool:
 _YES = {"yes", "yeah", "yep", "yup", "y", "aye", "sure", "ok", "okay", "agreed", "agree",
         "absolutely", "definitely", "certainly", "affirmative", "ready", "fine", "alright",
         "sí", "si", "oui", "ja", "是", "是的", "好", "好的", "同意", "可以", "да", "sim",
-        "tak", "claro", "vale"}  # fmt: skip
+        "tak", "claro", "vale", "afirmativo", "venga", "perfecto", "赞成", "赞同"}  # fmt: skip
 _NO = {"no", "nope", "nah", "n", "not", "negative", "disagree", "wait", "non", "nein", "不",
-       "不是", "否", "不同意", "不行", "нет", "não", "nao", "nie"}  # fmt: skip
+       "不是", "否", "不同意", "不行", "нет", "não", "nao", "nie", "negativo"}  # fmt: skip
 # Words that, later in the same sentence, contradict the first answer ("Yes, but not yet").
 _CLEAR_YES = {"yes", "yeah", "yep", "yup", "sí", "oui", "ja", "是", "是的"}
 _CLEAR_NO = {"no", "nope", "nah", "not", "non", "nein", "不"}
 _HEDGES = re.compile(
     r"\b(?:maybe|perhaps|possibly|unsure|undecided|depends|not\s+sure|don't\s+know|only\s+if|"
     r"if|unless|as\s+long\s+as|provided|vielleicht|peut-être|quizás|tal\s+vez|si\s+todos)\b"
-    r"|如果|除非|也许|可能"
+    # Spanish "si" without an accent is "if" unless it stands alone ("Si, votemos").
+    r"|\b(?:quiz[aá]|depende|a\s+lo\s+mejor|puede\s+ser|siempre\s+(?:y\s+cuando|que)|"
+    r"a\s+menos\s+que|s[oó]lo\s+si|solamente\s+si|no\s+estoy\s+segur[oa]|no\s+lo\s+s[eé]|"
+    r"no\s+s[eé](?=\s*(?:$|[,.;!?]))|si\s+(?=[^\W\d_])|no\s+hay\s+prisa)\b"
+    r"|如果|除非|也许|可能|或许|说不定|不一定|不确定|看情况|只要|假如|要是|大概|不好说|不知道"
 )
 # A "but" after the answer takes part of it back ("Okay, I hear you, but I'd rather wait").
 _CONTRAST = re.compile(
@@ -541,9 +693,52 @@ _WANTS_TO_WAIT = re.compile(
     r"discuss\w*|more\s+discussion|discuss\s+(?:a\s+bit\s+|a\s+little\s+|it\s+)?(?:more|further)|"
     r"not\s+(?:yet|ready)|rather\s+(?:wait|keep|continue|not)|hold\s+off|too\s+(?:early|soon)|"
     r"premature|seguir\s+discutiendo|todav[ií]a\s+no)\b|再讨论|还需要讨论|继续讨论"
+    r"|\b(?:seguir\s+(?:hablando|deliberando|debatiendo)|m[aá]s\s+(?:discusi[oó]n|tiempo)|"
+    r"otra\s+ronda|una\s+ronda\s+m[aá]s|(?:discutir|debatir|hablar)\s+m[aá]s|a[uú]n\s+no|"
+    r"(?<!falta\s)(?<!que\s)esperar|demasiado\s+pronto|prematuro)\b"
+    r"|多讨论|再等|还没准备好|太早|为时过早|还不是时候|再想想|再谈谈|再聊聊|更多时间|还需要时间"
 )
 _WANTS_TO_VOTE = re.compile(
     r"\b(?:let's\s+vote|let\s+us\s+vote|(?<!not\s)ready\s+to\s+vote|vote\s+now)\b"
+    r"|\b(?:votemos|vamos\s+a\s+votar|votar\s+(?:ya|ahora)|(?<!no\s)(?:estoy|estamos)\s+"
+    r"list[oa]s?\s+para\s+votar)\b|投票吧|(?<!不要)(?<!不想)(?<!别)(?<!不)(?<!支持)(?<!赞成)(?<!同意)(?<!赞同)现在就?投票|开始投票|"
+    r"可以投票了"
+)
+# Spanish and Mandarin yes and no at the start of an answer (the Mandarin ones must end a
+# clause where they are short words: "好" yes, but "好像..." is not).
+_ZH_CLAUSE_END = r"(?=\s*(?:$|[,.;:!\u2014\u2013-]))"
+_PHRASES_ES_ZH: tuple[tuple[bool, str], ...] = (
+    (
+        False,
+        r"prefiero\s+(?:esperar|seguir|continuar)|mejor\s+esperemos|esperemos|en\s+desacuerdo|"
+        r"(?:claro|por\s+supuesto|desde\s+luego)\s+que\s+no|de\s+ninguna\s+manera|"
+        r"(?:yo\s+)?no\s+estoy\s+de\s+acuerdo|"
+        r"(?:我)?(?:不同意|不赞成|不赞同|不支持|反对)|(?:我们?)?(?:暂时不|先不|现在不|再等等|等一等)|"
+        r"(?:我)?(?:不要|不想|先别|别)(?:现在)?(?:就)?(?:投票|表决)|"
+        rf"(?:不行|不要|否|不是|不好|不){_ZH_CLAUSE_END}",
+    ),
+    (
+        True,
+        r"(?:(?:estoy|estamos)\s+)?de\s+acuerdo(?=\s*(?:$|[,;:!.\u2014\u2013-]|en\s+votar|"
+        r"con\s+(?:votar|la\s+votaci[oó]n)))|claro|por\s+supuesto|desde\s+luego|adelante|"
+        r"no\s+hay\s+(?:ning[uú]n\s+)?(?:problema|inconveniente|objeci[oó]n)|"
+        r"no\s+tengo\s+(?:ninguna\s+)?objeci[oó]n|por\s+qu[eé]\s+no|votemos|vamos\s+a\s+votar|"
+        r"no\s+veo\s+(?:por\s+qu[eé]\s+no|(?:ning[uú]n\s+)?(?:problema|inconveniente))|"
+        r"(?:ning[uú]n|sin)\s+problema|"
+        r"(?:estoy|estamos)\s+list[oa]s?|est[aá]\s+bien|"
+        r"(?:我)?(?:完全)?(?:同意|赞成)(?=\s*(?:$|[,.;:!\u2014\u2013-])|(?:现在)?(?:就)?(?:投票|表决))|"
+        r"(?:我们?)?(?:现在)?(?:就)?(?:投票|表决)吧|当然可以|(?:我)?(?:可以|支持|赞同)(?:现在)?(?:就)?投票|"
+        rf"(?:是的|是|好的|好吧|好|可以|行|没问题|没有问题|当然|对){_ZH_CLAUSE_END}",
+    ),
+)
+# Words that contradict a first Mandarin answer later in the sentence.
+_ZH_LATER_NO = re.compile("不同意|反对|还没|还不|不想|不要|不行|再等")
+_ZH_LATER_YES = re.compile("(?<!不)同意|赞成|投票吧")
+# Yes phrases that hold a "no" ("Sí, no hay problema"): not a contradiction.
+_YES_WITH_NO = re.compile(
+    r"\bno\s+hay\s+(?:ning[uú]n\s+)?(?:problema|inconveniente|objeci[oó]n)|"
+    r"\bno\s+tengo\s+(?:ninguna\s+)?objeci[oó]n|\bpor\s+qu[eé]\s+no\b|"
+    r"\bno\s+(?:hace\s+falta|hay\s+que)\s+esperar"
 )
 _PHRASES: tuple[tuple[bool, str], ...] = (
     (
@@ -567,7 +762,10 @@ _PHRASES: tuple[tuple[bool, str], ...] = (
 )
 _FILLER = re.compile(
     r"^(?:(?:well|hmm+|honestly|so|answer|my\s+answer\s+is|my\s+answer|i\s+say|i\s+think|"
-    r"i'd\s+say|i\s+would\s+say|i\s+vote|i\s+will\s+say)\b[\s,:\-]*)+"
+    r"i'd\s+say|i\s+would\s+say|i\s+vote|i\s+will\s+say|"
+    r"bueno|pues|mi\s+respuesta\s+es|mi\s+respuesta|respuesta|yo\s+digo|digo|creo\s+que|"
+    r"dir[ií]a\s+que|opino\s+que|mmm+)\b[\s,:\-]*"
+    r"|(?:嗯+|我觉得|我认为|我的回答是|我的答案是|回答是?|答案是?)[\s,:\-]*)+"
 )
 
 
@@ -575,7 +773,8 @@ def parse_poll_answer(text: str) -> Parsed[bool] | Undecided:
     """Yes/no to "hold the vote now?"; hedged, mixed or taken-back answers are Undecided."""
     clean = clean_text(text).strip()
     labelled = re.search(
-        r"\b(?:answer|vote\s+now|hold\s+the\s+vote(?:\s+now)?|response|decision)\s*[:=\-]\s*(.+)",
+        r"(?:\b(?:answer|vote\s+now|hold\s+the\s+vote(?:\s+now)?|response|decision|respuesta|"
+        r"decisi[oó]n)|回答|答案|答复)\s*[:=\-]\s*(.+)",
         clean,
     )
     body = labelled.group(1) if labelled else clean
@@ -587,14 +786,16 @@ def parse_poll_answer(text: str) -> Parsed[bool] | Undecided:
         sentences.pop(0)
     if not sentences:
         return Undecided("the answer is neither yes nor no")
-    sentence = _FILLER.sub("", sentences[0].rstrip(".!?").strip(" \"'*-"))
+    sentence = _FILLER.sub("", sentences[0].rstrip(".!?").strip(" \"'*-¡¿"))
     if _HEDGES.search(sentence):
         return Undecided("the answer is hedged")
     answer, rest = _first_answer(sentence)
     if answer is None:
         return Undecided("the answer is neither yes nor no")
-    words = set(re.findall(r"[^\W\d_]+", rest))
+    words = set(re.findall(r"[^\W\d_]+", _YES_WITH_NO.sub(" ", rest) if answer else rest))
     if words & (_CLEAR_NO if answer else _CLEAR_YES):
+        return Undecided("the answer says both yes and no")
+    if (_ZH_LATER_NO if answer else _ZH_LATER_YES).search(rest):
         return Undecided("the answer says both yes and no")
     following = sentences[1] if len(sentences) > 1 else ""
     if _CONTRAST.search(rest) or _CONTRAST_START.match(following):
@@ -607,13 +808,13 @@ def parse_poll_answer(text: str) -> Parsed[bool] | Undecided:
 
 
 def _answer_phrase(sentence: str) -> bool:
-    sentence = _FILLER.sub("", sentence.rstrip(".!?").strip(" \"'*-"))
-    return any(re.match(pattern, sentence) for _, pattern in _PHRASES)
+    sentence = _FILLER.sub("", sentence.rstrip(".!?").strip(" \"'*-¡¿"))
+    return any(re.match(pattern, sentence) for _, pattern in (*_PHRASES, *_PHRASES_ES_ZH))
 
 
 def _first_answer(sentence: str) -> tuple[bool | None, str]:
     """The yes or no a sentence opens with, and what follows it."""
-    for value, pattern in _PHRASES:
+    for value, pattern in (*_PHRASES, *_PHRASES_ES_ZH):
         m = re.match(pattern, sentence)
         if m:
             return value, sentence[m.end() :]

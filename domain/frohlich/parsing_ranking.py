@@ -41,8 +41,33 @@ _ORDINALS: tuple[tuple[int, str], ...] = (
     (3, r"third|3rd|number\s+three"),
     (4, r"fourth|4th|last|worst(?![\s-]off)|least\s+(?:preferred|just|favou?red)|bottom"),
 )
-_ORDINAL_RES: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
-    (rank, re.compile(rf"\b(?:{pattern})\b")) for rank, pattern in _ORDINALS
+# Spanish and Mandarin ordinals ("(c) primero", "第一：(c)", "最后是(b)"). Mandarin is matched
+# without word boundaries; "第一轮" (the first round) is not a rank.
+_ORDINALS_ES: tuple[tuple[int, str], ...] = (
+    (
+        1,
+        r"primer[oa]?|1[ºª°]|(?:el|la|lo|mi)\s+mejor|mejor\s+opci[oó]n|favorit[oa]|"
+        r"(?:m[aá]s\s+)?preferid[oa]|en\s+primer\s+lugar|m[aá]s\s+just[oa]",
+    ),
+    (2, r"segund[oa]|2[ºª°]|en\s+segundo\s+lugar"),
+    (3, r"tercer[oa]?|3[ºª°]|en\s+tercer\s+lugar"),
+    (
+        4,
+        r"cuart[oa]|4[ºª°]|[uú]ltim[oa]|(?:el|la|lo)\s+peor|peor\s+opci[oó]n|"
+        r"menos\s+(?:preferid[oa]|just[oa])|en\s+(?:cuarto|[uú]ltimo)\s+lugar|por\s+[uú]ltimo",
+    ),
+)
+_NOT_A_RANK_ZH = r"(?!轮|次|回合|阶段|步|部分|个分配|种分配|分配)"
+_ORDINALS_ZH: tuple[tuple[int, str], ...] = (
+    (1, rf"第(?:一|1)(?:名|位)?{_NOT_A_RANK_ZH}|最好|首选|最喜欢|最公平|最优"),
+    (2, rf"第(?:二|2)(?:名|位)?{_NOT_A_RANK_ZH}|其次"),
+    (3, rf"第(?:三|3)(?:名|位)?{_NOT_A_RANK_ZH}"),
+    (4, rf"第(?:四|4)(?:名|位)?{_NOT_A_RANK_ZH}|最后(?!一轮|轮)|最差|最不喜欢|最不公平|最末"),
+)
+_ORDINAL_RES: tuple[tuple[int, re.Pattern[str]], ...] = (
+    *((rank, re.compile(rf"\b(?:{pattern})\b")) for rank, pattern in _ORDINALS),
+    *((rank, re.compile(rf"\b(?:{pattern})\b")) for rank, pattern in _ORDINALS_ES),
+    *((rank, re.compile(pattern)) for rank, pattern in _ORDINALS_ZH),
 )
 # Words that place a principle whatever the order of a list: "(c) is best", "(b) is the
 # worst". The text must not contradict the order it lists. ("First, ..." opens a sentence.)
@@ -61,17 +86,36 @@ _STRONG_ORDINALS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
             r"(?<!at\s)worst(?![\s-]off)|least\s+(?:preferred|just|favou?red)|"
             r"last\s+(?:choice|place)|rank(?:ed)?\s+(?:last|fourth|#?4)",
         ),
+        # ("En primer lugar, ..." opens a sentence, like "First, ...".)
+        (
+            1,
+            r"mi\s+(?:primera\s+opci[oó]n|favorit[oa])|(?:el|la)\s+mejor\s+(?:opci[oó]n|principio)",
+        ),
+        (4, r"(?:el|la)\s+peor\s+(?:opci[oó]n|principio)|mi\s+[uú]ltima\s+opci[oó]n"),
+    )
+) + tuple(
+    (rank, re.compile(pattern))
+    for rank, pattern in (
+        (1, r"首选|最喜欢|最好(?!的办法)|排(?:名)?第一"),
+        (4, r"最不喜欢|最差|排(?:名)?(?:最后|第四)"),
     )
 )
 _RANKING_CUE = re.compile(
     r"\b(?:rank\w*|order\s+of\s+preference|preference\s+order|best|worst|most\s+preferred|"
-    r"least\s+preferred|first\s+choice|top\s+choice|from\s+most|prefer\w*)\b"
+    r"least\s+preferred|first\s+choice|top\s+choice|from\s+most|prefer\w*|"
+    r"clasificaci[oó]n|clasific[oa]|clasificar\w*|mi\s+orden|orden\s+de\s+preferencia|"
+    r"orden[oóa]|ordenar\w*|mejor|peor|prefier\w*|preferid\w*|preferencias?)\b|"
+    r"排名|排序|排列|名次|最好|最差|偏好|首选"
 )
 _LIST_LINE = re.compile(
     r"""^(?P<indent>[ \t]*)(?:
-        (?P<ord>first|second|third|fourth|1st|2nd|3rd|4th|best|worst|last|top|bottom)
-            (?:\s+(?:choice|place|preference|rank|pick|option|principle))?\s*[:.)\-–]
-      | (?:rank(?:ed)?|place|position|no\.?)\s*\#?(?P<rnum>[1-4])\s*[:.)\-–]?
+        (?P<ord>first|second|third|fourth|1st|2nd|3rd|4th|best|worst|last|top|bottom
+            |primer[oa]?|segund[oa]|tercer[oa]?|cuart[oa]|[uú]ltim[oa]|mejor|peor
+            |第[一二三四1-4](?:名|位)?|最好|最差|最后)
+            (?:\s+(?:choice|place|preference|rank|pick|option|principle
+                |lugar|puesto|opci[oó]n|principio|preferencia))?\s*[:.)\-–]
+      | (?:rank(?:ed)?|place|position|no\.?|puesto|lugar|posici[oó]n|排名|名次)
+            \s*\#?(?P<rnum>[1-4])\s*[:.)\-–]?
       | \#?(?P<num>[1-4])\s*[.):\-–]
       | (?P<bullet>[-•+])
     )\s*(?P<rest>\S.*)$""",
@@ -80,9 +124,19 @@ _LIST_LINE = re.compile(
 # "1. (c) 2. (a) 3. (d) 4. (b)" on one line; "principle 3." is not a list number.
 _INLINE_ITEM = re.compile(r"(?<![\w#])(?<!principle\s)(?<!option\s)([1-4])[.)](?=\s)")
 _SEQUENCE_SEP = re.compile(
-    r"\s*(>|<|,(?!\d)|;|/|\band\s+then\b|\bthen\b|\bfollowed\s+by\b|\band\b)\s*"
+    r"\s*(>|<|,(?!\d)|;|/|\band\s+then\b|\bthen\b|\bfollowed\s+by\b|\band\b|"
+    r"\by\s+(?:luego|despu[eé]s)\b|\bluego\b|\bdespu[eé]s\b|\bseguid[oa]\s+(?:de|por)\b|\by\b|"
+    r"然后|接着|其次是?|再是|之后是)\s*"
 )
-_TIES = re.compile(r"\b(?:tie|tied|ties|equally|equal\s+(?:first|second|third|rank\w*))\b")
+_CHAIN_WORDS = {
+    ">", "<", "then", "and then", "followed by", "luego", "y luego", "después", "despues",
+    "y después", "y despues", "seguido de", "seguida de", "seguido por", "seguida por",
+    "然后", "接着", "其次", "其次是", "再是", "之后是",
+}  # fmt: skip
+_TIES = re.compile(
+    r"\b(?:tie|tied|ties|equally|equal\s+(?:first|second|third|rank\w*)|empate\w*|empatad\w*|"
+    r"igualmente|por\s+igual|(?:el\s+)?mismo\s+(?:lugar|puesto|nivel))\b|并列|同样好|一样好|不分上下"
+)
 
 # Which way a list runs. Best first is the default; these words, next to a list, say so.
 _WORST_FIRST = re.compile(
@@ -177,7 +231,7 @@ def parse_ranking(text: str) -> ParseResult[Ranking]:
     if certainty is None:
         if "?" in clean:
             return Undecided("the response asks a question and states no certainty")
-        if _UNREAD_SCRIPT.search(clean):
+        if _UNREAD_SCRIPT.search(clean) or _UNREAD_LABEL.search(clean):
             return Undecided("the certainty may be written in words the parser does not read")
         return Invalid(
             "You ranked the principles but did not say how certain you are of this ranking. "
@@ -187,6 +241,9 @@ def parse_ranking(text: str) -> ParseResult[Ranking]:
     return Parsed(Ranking(order=order, certainty=certainty))  # type: ignore[arg-type]
 
 
+# A Spanish certainty label whose value is not one of the levels ("Certeza: ni seguro ni
+# inseguro"): a certainty is there, in words the parser does not read.
+_UNREAD_LABEL = re.compile(r"\b(?:certeza|seguridad|confianza)\b[^\n:=]{0,80}[:=][ \t]*\S")
 _UNREAD_SCRIPT = re.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -431,7 +488,9 @@ def _list_orders(clean: str) -> list[_Order]:
 
 
 def _ordinal_rank(word: str) -> int:
-    for rank, pattern in _ORDINALS:
+    if word in ("mejor", "peor"):  # "Mejor: (c)", "Peor: (b)" as list labels
+        return 1 if word == "mejor" else 4
+    for rank, pattern in (*_ORDINALS, *_ORDINALS_ES, *_ORDINALS_ZH):
         if re.fullmatch(pattern, word):
             return rank
     raise ValueError(word)
@@ -508,8 +567,13 @@ def _sequence_orders(clean: str) -> list[_Order]:
             parts = [p for p in parts if p]
             if len(parts) not in (3, 4) or len(seps & {">", "<"}) > 1:
                 continue
-            chained = bool(seps & {">", "<", "then", "and then", "followed by"})
-            explicit = chained or bool(re.search(r"\b(?:last|finally|lastly)\b", segment))
+            chained = bool(seps & _CHAIN_WORDS)
+            explicit = chained or bool(
+                re.search(
+                    r"\b(?:last|finally|lastly|por\s+[uú]ltimo|finalmente|al\s+final)\b|最后",
+                    segment,
+                )
+            )
             tokens = _bare_tokens(parts)
             if tokens and all(t.isdigit() for t in tokens):
                 named: list[Principle | None] = [BY_NUMBER[t] for t in tokens]
@@ -517,7 +581,9 @@ def _sequence_orders(clean: str) -> list[_Order]:
                     raise _Ambiguous(
                         "bare numbers could be principle numbers or the ranks of (a)-(d)"
                     )
-                explicit = explicit or bool(re.search(r"rank|order|prefer", line))
+                explicit = explicit or bool(
+                    re.search(r"rank|order|prefer|clasific|orden|prefier|排名|排序|偏好", line)
+                )
             elif tokens and all(t.isalpha() for t in tokens):
                 named = [LETTERS[t] for t in tokens]
             else:
@@ -553,7 +619,7 @@ def _numbers_name_principles(tokens: list[str], line: str) -> bool:
     if len(tokens) == 4 and as_ranks == [BY_NUMBER[t] for t in tokens]:
         return True
     return any(r.search(line) for r in (_WORST_FIRST, _BEST_FIRST)) or bool(
-        re.search(r"\bprefer", line)
+        re.search(r"\bprefer|\borden\s+de\s+preferencia|偏好", line)
     )
 
 
@@ -564,9 +630,9 @@ def _bare_tokens(parts: list[str]) -> list[str] | None:
     for i, part in enumerate(parts):
         pattern = r"\(?([a-d1-4])\)?"
         if i == 0:
-            pattern = rf"(?:.*\s)?{pattern}"
+            pattern = rf"(?:.*[\s\u4e00-\u9fff])?{pattern}"
         if i == len(parts) - 1:
-            pattern = rf"{pattern}(?:\s.*)?"
+            pattern = rf"{pattern}(?:[\s\u4e00-\u9fff].*)?"
         m = re.fullmatch(pattern, part)
         if m is None:
             return None
@@ -591,7 +657,11 @@ def _assignments(
 ) -> list[tuple[Principle, int]]:
     """(principle, rank) for every clause that names one principle and one rank."""
     clauses: list[str] = []
-    for clause in re.split(r"[.;!?\n](?!\d)|\band\b|\bthen\b|\bbut\b|\bwhile\b", clean):
+    for clause in re.split(
+        r"[.;!?\n](?!\d)|\band\b|\bthen\b|\bbut\b|\bwhile\b|\by\b|\bluego\b|\bdespu[eé]s\b|"
+        r"\bpero\b|然后|接着|但是?|而",
+        clean,
+    ):
         # Commas separate "(c) first, (a) second" but not "first, maximizing the floor".
         many = len({m.principle for m in find_mentions(clause)}) > 1
         clauses.extend(clause.split(",") if many else [clause])
@@ -613,47 +683,66 @@ _LEVELS: tuple[tuple[Certainty, str], ...] = (
         r"very\s+(?:unsure|uncertain)|extremely\s+unsure|completely\s+unsure|sehr\s+unsicher|"
         r"not\s+at\s+all\s+(?:sure|certain|confident)|"
         r"très\s+incertaine?|muy\s+insegur[oa]|no\s+estoy\s+(?:nada|para\s+nada)\s+segur[oa]|"
-        r"非常不确定|很不确定|完全不确定",
+        r"(?:totalmente|completamente)\s+insegur[oa]|nada\s+segur[oa]|"
+        r"非常不确定|很不确定|完全不确定|十分不确定|非常没有把握|完全没有把握|非常没有信心",
     ),
     (
         Certainty.VERY_SURE,
         r"very\s+(?:sure|certain|confident)|extremely\s+(?:sure|certain|confident)|"
         r"absolutely\s+(?:sure|certain)|completely\s+(?:sure|certain)|highly\s+(?:certain|confident)|"
-        r"sehr\s+sicher|très\s+sûre?|muy\s+segur[oa]|非常确定|很确定|十分确定|完全确定",
+        r"sehr\s+sicher|très\s+sûre?|muy\s+segur[oa]|"
+        r"(?:totalmente|completamente|absolutamente)\s+segur[oa]|"
+        r"非常确定|很确定|十分确定|完全确定|非常有把握|很有把握|非常有信心|很有信心|十分有信心",
     ),
     (
         Certainty.NO_OPINION,
         r"no\s+(?:strong\s+)?opinion|neutral|indifferent|keine\s+meinung|sans\s+opinion|"
-        r"aucune\s+opinion|sin\s+opini[oó]n|没有意见|无意见|中立|无所谓",
+        r"aucune\s+opinion|sin\s+opini[oó]n|ninguna\s+opini[oó]n|"
+        r"no\s+tengo\s+(?:una\s+|ninguna\s+)?opini[oó]n(?:\s+formada)?|"
+        r"没有意见|无意见|没意见|中立|无所谓",
     ),
     (
         Certainty.UNSURE,
         r"unsure|uncertain|"
         r"not\s+(?:very\s+|really\s+|entirely\s+|too\s+|that\s+)?(?:sure|certain|confident)|"
         r"unsicher|incertaine?|pas\s+sûre?|insegur[oa]|poco\s+segur[oa]|"
-        r"no\s+estoy\s+(?:muy\s+|del\s+todo\s+|tan\s+)?segur[oa]|不太确定|不大确定|不确定|没有?把握",
+        r"no\s+estoy\s+(?:muy\s+|del\s+todo\s+|tan\s+)?segur[oa]|"
+        r"(?:algo|un\s+poco|bastante)\s+insegur[oa]|"
+        r"不太确定|不大确定|不确定|没有?把握|没有?信心|不太有信心",
     ),
     (
         Certainty.SURE,
         r"(?:fairly\s+|pretty\s+|quite\s+|reasonably\s+)?(?:sure|certain|confident)|sicher|sûre?|"
-        r"(?:bastante\s+)?segur[oa]|比较确定|确定|有把握",
+        r"(?:bastante\s+|razonablemente\s+)?segur[oa]|比较确定|确定|比较有把握|有把握|比较有信心|有信心",
     ),
 )
 _LEVEL = "|".join(f"(?P<{c.value}>{p})" for c, p in _LEVELS)
 _LABELLED = re.compile(
-    r"(?:\b(?:certainty|confidence|sicherheit|certitude|certeza|seguridad)|确定程度|确定性|"
-    r"确信程度|把握程度|信心程度|确信度|确定度)(?:\s+(?:level|rating))?"
-    r"\"?\s*(?:is|:|=|-|–|—)\s*\"?(?:i\s+am\s+|i'm\s+|i\s+feel\s+)?(?:\d\s*(?:/\s*5)?\s*[-(]?\s*)?"
-    rf"(?:{_LEVEL})\b"
+    r"(?:\b(?:certainty|confidence|sicherheit|certitude|certeza|seguridad|confianza)|确定程度|确定性|"
+    r"确信程度|把握程度|信心程度|确信度|确定度|信心)(?:\s+(?:level|rating))?"
+    r"\"?\s*(?:is|es|:|=|-|–|—)\s*\"?(?:i\s+am\s+|i'm\s+|i\s+feel\s+|estoy\s+|我)?"
+    r"(?:\d\s*(?:/\s*5)?\s*[-(]?\s*)?"
+    # A level ends at a word's end; Chinese text may go straight on ("确定程度：确定因为...").
+    rf"(?:{_LEVEL})(?![a-z\u00c0-\u024f])"
 )
 _SELF = re.compile(
-    r"\b(?:i\s+am|i'm|i\s+feel|i\s+remain|feeling|ich\s+bin|je\s+suis|(?<!no\s)estoy)\s+"
+    r"\b(?:i\s+am|i'm|i\s+feel|i\s+remain|feeling|ich\s+bin|je\s+suis|(?<!no\s)estoy|"
+    r"(?<!no\s)me\s+siento|(?<!no\s)sigo)\s+"
     rf"(?:{_LEVEL})\b(?!\s+(?:that|whether|if|how|what|which|who|when|why|where)\b)"
+    # "Estoy seguro de que ..." is sure of something else.
+    r"(?!\s+(?:de\s+)?(?:que|si|c[oó]mo|cu[aá]l|qu[eé]|qui[eé]n)\b)"
+)
+# Mandarin: "我非常确定。", "我对这个排名不太确定"; the level must end the clause ("我确定(c)最好"
+# is sure of something else).
+_SELF_ZH = re.compile(
+    r"我(?!们)(?:对[^,.;!?\n]{0,12}?)?(?:感到|觉得|是|还是|仍然|依然|也)?"
+    rf"(?:{_LEVEL})(?=\s*(?:$|[,.;!?\n]|的\s*[.!\n]))"
 )
 # "No estoy muy seguro de esto": a Spanish negation before the self-statement.
 _SELF_NEGATED = re.compile(
-    r"\b(?P<very_unsure>no\s+estoy\s+(?:nada|para\s+nada)\s+segur[oa])\b"
-    r"|\b(?P<unsure>no\s+estoy\s+(?:muy\s+|del\s+todo\s+|tan\s+)?segur[oa])\b"
+    r"\b(?:(?P<very_unsure>no\s+(?:estoy|me\s+siento)\s+(?:nada|para\s+nada)\s+segur[oa])\b"
+    r"|\b(?P<unsure>no\s+(?:estoy|me\s+siento)\s+(?:muy\s+|del\s+todo\s+|tan\s+)?segur[oa])\b)"
+    r"(?!\s+(?:de\s+)?(?:que|si|c[oó]mo|cu[aá]l|qu[eé]|qui[eé]n)\b)"
 )
 _STANDALONE = re.compile(rf"(?:^|[.!?]\s+)[\s\-•(\[]*(?:{_LEVEL})[\s.!)\]]*$", re.MULTILINE)
 _PARENTHESIZED = re.compile(rf"\((?:{_LEVEL})\)")
@@ -661,7 +750,7 @@ _PARENTHESIZED = re.compile(rf"\((?:{_LEVEL})\)")
 
 def _certainty(clean: str) -> Certainty | None | Literal["conflict"]:
     """The single certainty stated; None if none; "conflict" if several differ."""
-    for sources in ((_LABELLED,), (_SELF, _SELF_NEGATED, _STANDALONE, _PARENTHESIZED)):
+    for sources in ((_LABELLED,), (_SELF, _SELF_NEGATED, _SELF_ZH, _STANDALONE, _PARENTHESIZED)):
         found = {
             Certainty(name)
             for regex in sources

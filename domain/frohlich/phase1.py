@@ -12,6 +12,7 @@ from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.elicit import Elicited, elicit
 from maai.domain.frohlich.events import DistributionsDrawn, PayoffAwarded, RoundUnpaid
 from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.prompts import word
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.situations import situation_of_round
 from maai.domain.frohlich.state import State
@@ -34,7 +35,7 @@ ROUNDS = 4
 
 def phase1_agent(state: State, agent: str) -> Walk[None]:
     config = config_of(state)
-    language = config.language
+    language = config.language_of(agent)
     principles = render_template("principles", language)
     instructions = render_template("ranking_instructions", language)
 
@@ -49,7 +50,7 @@ def phase1_agent(state: State, agent: str) -> Walk[None]:
                 ranking_instructions=instructions,
                 **values(),
             )
-            return render.with_feedback(text, feedback, language)
+            return render.with_feedback(text, feedback, language, "ranking")
 
         yield from step_started(state, step, agent)
         slot = f"p1/{agent}/s{step}/ranking"
@@ -83,9 +84,9 @@ def phase1_agent(state: State, agent: str) -> Walk[None]:
             "1.2",
             "step_1_2",
             lambda: {
-                "probabilities": render.probabilities_text(probs),
-                "table": render.distribution_table(base, probs),
-                "explanation": render.explanation_text(base, probs),
+                "probabilities": render.probabilities_text(probs, language),
+                "table": render.distribution_table(base, probs, language),
+                "explanation": render.explanation_text(base, probs, language),
             },
         )
         yield from memory_update(state, agent, slot, "1.2", second.task, second.answer, None)
@@ -169,12 +170,14 @@ def round_choice(
     state: State, agent: str, round_: int, distributions: list[list[int]], principles: str
 ) -> Walk[Elicited]:
     config = config_of(state)
-    language = config.language
+    language = config.language_of(agent)
     probs = round_probabilities(config, round_)
-    table = render.distribution_table(distributions)
+    table = render.distribution_table(distributions, language=language)
     if config.original_values:
         chances = render_template(
-            "situation_chances", language, probabilities=render.probabilities_text(probs)
+            "situation_chances",
+            language,
+            probabilities=render.probabilities_text(probs, language),
         )
         table = f"{chances}\n\n{table}"
 
@@ -186,7 +189,7 @@ def round_choice(
             principles=principles,
             table=table,
         )
-        return render.with_feedback(text, feedback, language)
+        return render.with_feedback(text, feedback, language, "choice")
 
     def facts() -> dict[str, Any]:
         dset = rules.DistributionSet.from_incomes(distributions)
@@ -216,7 +219,7 @@ def round_payment(
 ) -> Walk[Callable[[], str]]:
     key = f"payoff/phase1/{agent}/{round_}"
     recorded = state.records.get(key)
-    language = config_of(state).language
+    language = config_of(state).language_of(agent)
     if recorded is None:
         if chosen.value is None:
             reason = "no valid choice was obtained, so no principle could be applied"
@@ -246,17 +249,15 @@ def round_payment(
 def round_outcome_text(recorded: PayoffAwarded | RoundUnpaid, language: str) -> str:
     """The "chit": what the agent is told after a paid round."""
     if isinstance(recorded, RoundUnpaid):
-        return (
-            f"Result of round {recorded.round}: {recorded.reason}; "
-            "you were paid nothing this round."
-        )
+        # The one reason a round goes unpaid (``round_payment``), told in the agent's words.
+        return word(language, "round_unpaid", round=recorded.round)
     assert recorded.choice is not None
     return render_template(
         "round_outcome",
         language,
         round=recorded.round,
-        choice=recorded.choice.describe(),
+        choice=render.describe(recorded.choice, language),
         distribution=recorded.distribution,
-        constraint_note=constraint_note(recorded),
-        **payoff_summary(recorded),
+        constraint_note=constraint_note(recorded, language),
+        **payoff_summary(recorded, language),
     )

@@ -4,13 +4,13 @@ final ranking."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from maai.canonical import FrozenJson, FrozenJsonList
 from maai.domain.calls import ModelRequest
 from maai.domain.frohlich import manipulator, parsing, render, rules
-from maai.domain.frohlich.elicit import elicit
+from maai.domain.frohlich.elicit import Elicited, elicit
 from maai.domain.frohlich.events import (
     AnswerKind,
     BallotResolved,
@@ -25,6 +25,7 @@ from maai.domain.frohlich.events import (
     TallyLine,
 )
 from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.prompts import word
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import PublicItem, State
 from maai.domain.frohlich.steps import (
@@ -60,8 +61,8 @@ def phase2(state: State) -> Walk[None]:
                 name,
                 f"p2/s2.2/{name}/memory",
                 "2.2",
-                lambda: "Part 2, payment: the group discussion ended and payments were made.",
-                "(no answer was asked for)",
+                partial(word, config.language_of(name), "payment_task"),
+                word(config.language_of(name), "payment_no_answer"),
                 outcomes[name],
             )
             for name in names
@@ -140,9 +141,9 @@ def speaking_order(
     raise AssertionError("unreachable")
 
 
-def _turn_values(state: State, round_: int) -> dict[str, Any]:
+def _turn_values(state: State, round_: int, language: str) -> dict[str, Any]:
+    """What every Phase-2 task shows, in the reader's ``language``."""
     config = config_of(state)
-    language = config.language
     return {
         "group_instructions": render_template(
             "group_instructions",
@@ -153,41 +154,50 @@ def _turn_values(state: State, round_: int) -> dict[str, Any]:
         "principles": render_template("principles", language),
         "round": round_,
         "rounds": config.phase2_rounds,
-        "history": render.public_history_text(state.public),
+        "history": render.public_history_text(state.public, language),
     }
 
 
-def _history_item(item: PublicItem) -> list[FrozenJson]:
-    text = item.text if item.kind == "statement" else "\n".join(render.item_lines(item))
+def _history_item(item: PublicItem, language: str) -> list[FrozenJson]:
+    text = item.text if item.kind == "statement" else "\n".join(render.item_lines(item, language))
     return [FrozenJson(kind=item.kind, speaker=item.speaker, text=text, round=item.round)]
 
 
-# Made once per item and shared by every request that carries it: unchangeable, so that
-# its JSON text is made once too (request hashes, maai.canonical.FrozenJson).
-_history_context: GrowingMemo[PublicItem, FrozenJson] = GrowingMemo(
-    _history_item,
-    extend=FrozenJsonList.extended,  # type: ignore[arg-type]
-)
+@cache
+def _history_context(language: str) -> GrowingMemo[PublicItem, FrozenJson]:
+    """Made once per item and language and shared by every request that carries it:
+    unchangeable, so that its JSON text is made once too (request hashes,
+    maai.canonical.FrozenJson). One memo per language: a reader's history is never another
+    language's."""
+    return GrowingMemo(
+        partial(_history_item, language=language),
+        extend=FrozenJsonList.extended,  # type: ignore[arg-type]
+    )
 
 
-def _discussion_context(state: State, round_: int, **extra: str) -> dict[str, Any]:
-    """The facts a Phase-2 request carries. Built only with a request (callers pass it as a
-    function): the walk passes by a waiting request at every decision of the turn."""
+def _discussion_context(state: State, round_: int, name: str, **extra: str) -> dict[str, Any]:
+    """The facts a Phase-2 request to ``name`` carries. Built only with a request (callers
+    pass it as a function): the walk passes by a waiting request at every decision of the
+    turn."""
+    config = config_of(state)
     return {
         "step": "2.1",
         "round": round_,
-        "rounds": config_of(state).phase2_rounds,
-        "history": _history_context(state.public),
+        "rounds": config.phase2_rounds,
+        "history": _history_context(config.language_of(name))(state.public),
         **extra,
     }
 
 
 NO_REASONING = "(no reasoning)"
 """Recorded as the reasoning of a turn whose every reasoning answer was empty (the slot is
-recorded missing first): a marker, never the participant's words."""
+recorded missing first): a marker, never the participant's words. This is the English one:
+the marker is the word ``no_reasoning`` of the speaker's language (``words.txt``)."""
 NO_STATEMENT = "(no statement)"
 """Recorded, and shown to the group, as the statement of a turn whose every statement answer
-was empty (the slot is recorded missing first): a marker, never the participant's words."""
+was empty (the slot is recorded missing first): a marker, never the participant's words.
+This is the English one: the marker is the word ``no_statement`` of the speaker's
+language."""
 
 
 def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade]:
@@ -195,8 +205,8 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
     if isinstance(recorded, StatementMade):
         return recorded
     config = config_of(state)
-    language = config.language
-    context = partial(_discussion_context, state, round_)
+    language = config.language_of(name)
+    context = partial(_discussion_context, state, round_, name)
     reasoning_text: str | None = None
     if config.agent(name).reasoning:
         address = f"p2/r{round_}/{name}/reasoning"
@@ -204,9 +214,10 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
         if not isinstance(recorded_reasoning, ReasoningRecorded):
 
             def reasoning_request(call: str, feedback: str | None) -> ModelRequest:
-                task = render_template("reasoning", language, **_turn_values(state, round_))
+                values = _turn_values(state, round_, language)
+                task = render_template("reasoning", language, **values)
                 facts = context() if feedback is None else {**context(), "feedback": feedback}
-                task = render.with_feedback(task, feedback, language)
+                task = render.with_feedback(task, feedback, language, "free_text")
                 return participant_request(state, name, call, Purpose.REASONING, task, facts)
 
             text = yield from free_text(
@@ -217,7 +228,7 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
                 max_attempts=config.attempts.reasoning,
                 build=reasoning_request,
             )
-            reasoned = NO_REASONING if text is None else text
+            reasoned = word(language, "no_reasoning") if text is None else text
             event = ReasoningRecorded(agent=name, round=round_, address=address, text=reasoned)
             yield from wait([Emit(event)])
         # A reasoning recorded missing is not put before the statement: there is none.
@@ -235,13 +246,13 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
             "statement",
             language,
             reasoning=reasoning_block,
-            vote_phrase=parsing.VOTE_PROPOSAL_PHRASE,
-            **_turn_values(state, round_),
+            vote_phrase=word(language, "vote_phrase"),
+            **_turn_values(state, round_, language),
         )
         facts = {**context(), "reasoning": reasoning_text}
         if feedback is not None:
             facts["feedback"] = feedback
-        task = render.with_feedback(task, feedback, language)
+        task = render.with_feedback(task, feedback, language, "free_text")
         return participant_request(state, name, call, Purpose.STATEMENT, task, facts)
 
     said = yield from free_text(
@@ -257,7 +268,7 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
         round=round_,
         turn=turn,
         address=address,
-        text=NO_STATEMENT if said is None else said,
+        text=word(language, "no_statement") if said is None else said,
         proposes_vote=said is not None and parsing.parse_vote_proposal(said),
     )
     yield from wait([Emit(event)])
@@ -275,27 +286,27 @@ def group_answers(
     """Every agent answers the same question at once (poll or ballot); the values in the
     order of ``names``, None where an answer is missing."""
     config = config_of(state)
-    language = config.language
     purpose = Purpose.POLL if kind == "poll" else Purpose.BALLOT
     max_attempts = config.attempts.poll if kind == "poll" else config.attempts.ballot
 
-    def task(feedback: str | None) -> str:
-        text = render_template(kind, language, **values, **_turn_values(state, round_))
-        return render.with_feedback(text, feedback, language)
+    def task(language: str, feedback: str | None) -> str:
+        text = render_template(kind, language, **values, **_turn_values(state, round_, language))
+        return render.with_feedback(text, feedback, language, kind)
 
-    context = partial(_discussion_context, state, round_, **values)
-    walks = [
-        elicit(
+    def ask(name: str) -> Walk[Elicited]:
+        task_of_name = partial(task, config.language_of(name))
+        context = partial(_discussion_context, state, round_, name, **values)
+        return elicit(
             state,
             agent=name,
             kind=kind,
             slot=f"p2/r{round_}/t{turn}/{kind}/{name}",
             max_attempts=max_attempts,
-            build=builder(state, name, purpose, task, context),
-            task=task,
+            build=builder(state, name, purpose, task_of_name, context),
+            task=task_of_name,
         )
-        for name in names
-    ]
+
+    walks = [ask(name) for name in names]
     results = yield from parallel(walks)
     return [r.value for r in results]
 
@@ -336,21 +347,21 @@ def round_memory(state: State, round_: int, name: str) -> Walk[None]:
     if memory_done(state, slot):
         return
     statement = state.records.get(f"statement/{round_}/{name}")
-    language = config_of(state).language
+    language = config_of(state).language_of(name)
     items = tuple(i for i in state.public if i.round == round_)
 
     def summary() -> str:
         return render_template(
-            "round_summary", language, round=round_, history=render.history_text(items)
+            "round_summary", language, round=round_, history=render.history_text(items, language)
         )
 
     if isinstance(statement, StatementMade):
         answer = statement.text
-        task_text = f"Discussion round {round_}: make your statement to the group."
+        task_text = word(language, "round_task_spoke", round=round_)
     else:
         # The discussion ended (consensus) before this agent's turn in the round.
-        answer = "(you did not speak in this round)"
-        task_text = f"Discussion round {round_}."
+        answer = word(language, "round_silent_answer")
+        task_text = word(language, "round_task_silent", round=round_)
     yield from memory_update(state, name, slot, "2.1", lambda: task_text, answer, summary, round_)
 
 
@@ -359,7 +370,6 @@ def group_payment(
 ) -> Walk[dict[str, Callable[[], str]]]:
     """2.2: the payment table is generated only now, after the discussion ended."""
     config = config_of(state)
-    language = config.language
     probs = probabilities(config)
     label = "p2/multiplier"
     drawn = state.records.get(f"draw/{label}")
@@ -422,7 +432,9 @@ def group_payment(
     if missing:
         yield from wait(missing)
     return {
-        name: partial(payment_text, agreement, chosen, table, payments[name], language)
+        name: partial(
+            payment_text, agreement, chosen, table, payments[name], config.language_of(name)
+        )
         for name in names
     }
 
@@ -436,29 +448,27 @@ def payment_text(
 ) -> str:
     """2.3: what each agent learns about the outcome and its payment."""
     if agreement is not None:
-        agreement_text = f"The group agreed on {agreement.describe()}."
-        selection = f"That principle selects Distribution {chosen.distribution}."
-        if not chosen.constraint_satisfied:
-            selection += (
-                " No distribution meets the constraint, so the one that comes closest to "
-                "meeting it was chosen."
-            )
+        agreement_text = word(language, "group_agreed", choice=render.describe(agreement, language))
+        selects = (
+            "agreement_selects" if chosen.constraint_satisfied else ("agreement_selects_closest")
+        )
+        selection = word(language, selects, number=chosen.distribution)
     else:
-        agreement_text = "The group did not agree on a principle."
-        selection = f"Distribution {chosen.distribution} was drawn at random for the group."
+        agreement_text = word(language, "group_disagreed")
+        selection = word(language, "drawn_at_random", number=chosen.distribution)
     return render_template(
         "phase2_outcome",
         language,
         agreement=agreement_text,
-        table=render.distribution_table(table),
+        table=render.distribution_table(table, language=language),
         selection=selection,
-        **payoff_summary(payment),
+        **payoff_summary(payment, language),
     )
 
 
 def final_ranking(state: State, name: str, outcome: Callable[[], str]) -> Walk[None]:
     config = config_of(state)
-    language = config.language
+    language = config.language_of(name)
 
     def task(feedback: str | None) -> str:
         text = render_template(
@@ -468,7 +478,7 @@ def final_ranking(state: State, name: str, outcome: Callable[[], str]) -> Walk[N
             principles=render_template("principles", language),
             ranking_instructions=render_template("ranking_instructions", language),
         )
-        return render.with_feedback(text, feedback, language)
+        return render.with_feedback(text, feedback, language, "ranking")
 
     result = yield from elicit(
         state,

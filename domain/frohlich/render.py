@@ -1,180 +1,246 @@
 """Rendering what participants see: money, tables, explanations, histories, prompts.
 
-Every number shown comes from the rule code (``rules``); nothing here is typed by hand.
+Every number shown comes from the rule code (``rules``); nothing here is typed by hand, and
+no word either: every word comes from the reader's language's templates (``words.txt``,
+docs/frohlich.md §8 Languages). ``language`` defaults to English, the language of exports.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from functools import cache
+from functools import cache, partial
 
 from maai.domain.frohlich import rules
 from maai.domain.frohlich.events import Counterfactual, TallyLine
-from maai.domain.frohlich.prompts import render
+from maai.domain.frohlich.prompts import render, word
 from maai.domain.frohlich.state import AgentState, PublicItem
 from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, PrincipleChoice
 from maai.domain.memo import GrowingMemo
 
 
-def dollars(amount: int | Fraction) -> str:
+def _grouped(whole: int, language: str) -> str:
+    return f"{whole:,}".replace(",", word(language, "thousands_separator"))
+
+
+def dollars(amount: int | Fraction, language: str = "en") -> str:
     if isinstance(amount, Fraction) and amount.denominator != 1:
-        return f"${float(amount):,.2f}"
-    return f"${int(amount):,}"
+        whole, decimals = f"{float(amount):.2f}".split(".")
+        number = _grouped(int(whole), language) + word(language, "decimal_separator") + decimals
+        return word(language, "money", number=number)
+    return word(language, "money", number=_grouped(int(amount), language))
 
 
-def cents(value: int) -> str:
-    sign = "-" if value < 0 else ""
+def cents(value: int, language: str = "en") -> str:
+    key = "money_negative" if value < 0 else "money"
     value = abs(value)
-    return f"{sign}${value // 100:,}.{value % 100:02d}"
+    separator = word(language, "decimal_separator")
+    number = f"{_grouped(value // 100, language)}{separator}{value % 100:02d}"
+    return word(language, key, number=number)
 
 
-def class_label(income_class: IncomeClass) -> str:
-    return income_class.label.capitalize()
+def class_name(income_class: IncomeClass, language: str = "en") -> str:
+    """``medium-high``: the class inside a sentence."""
+    return word(language, f"class_{income_class.value}")
+
+
+def class_label(income_class: IncomeClass, language: str = "en") -> str:
+    """``Medium-high``: the class as a table row's label."""
+    return word(language, f"class_title_{income_class.value}")
 
 
 def distribution_table(
-    dists: Sequence[Sequence[int]], probs: dict[IncomeClass, Fraction] | None = None
+    dists: Sequence[Sequence[int]],
+    probs: dict[IncomeClass, Fraction] | None = None,
+    language: str = "en",
 ) -> str:
     """A Markdown table, classes as rows and distributions as columns; with ``probs`` the
     average, floor and range rows are added."""
     n = len(dists)
-    header = "| Income class | " + " | ".join(f"Dist. {i}" for i in range(1, n + 1)) + " |"
+    columns = " | ".join(word(language, "table_dist", number=i) for i in range(1, n + 1))
+    header = f"| {word(language, 'table_income_class')} | {columns} |"
     rule = "|---|" + "---:|" * n
     rows = [header, rule]
     for ci, income_class in enumerate(INCOME_CLASSES):
-        cells = " | ".join(dollars(d[ci]) for d in dists)
-        rows.append(f"| {class_label(income_class)} | {cells} |")
+        cells = " | ".join(dollars(d[ci], language) for d in dists)
+        rows.append(f"| {class_label(income_class, language)} | {cells} |")
     if probs is not None:
         dset = rules.DistributionSet.from_incomes(dists)
         stats = [
-            ("Average", [rules.average(d, probs) for d in dset.distributions]),
-            ("Floor", [d.floor for d in dset.distributions]),
-            ("Range", [d.range_ for d in dset.distributions]),
+            ("table_average", [rules.average(d, probs) for d in dset.distributions]),
+            ("table_floor", [d.floor for d in dset.distributions]),
+            ("table_range", [d.range_ for d in dset.distributions]),
         ]
-        for label, values in stats:
-            rows.append(f"| **{label}** | " + " | ".join(dollars(v) for v in values) + " |")
+        for key, values in stats:
+            cells = " | ".join(dollars(v, language) for v in values)
+            rows.append(f"| **{word(language, key)}** | {cells} |")
     return "\n".join(rows)
 
 
-def probabilities_text(probs: dict[IncomeClass, Fraction]) -> str:
-    parts = [f"{c.label} {float(p) * 100:g}%" for c, p in probs.items()]
-    return ", ".join(parts)
+def probabilities_text(probs: dict[IncomeClass, Fraction], language: str = "en") -> str:
+    parts = [
+        word(
+            language,
+            "probability",
+            income_class=class_name(c, language),
+            percent=f"{float(p) * 100:g}",
+        )
+        for c, p in probs.items()
+    ]
+    return word(language, "probabilities_join").join(parts)
 
 
-def pick_text(pick: rules.Pick) -> str:
+def pick_text(pick: rules.Pick, language: str = "en") -> str:
     """One way a principle arrives at a distribution, e.g. "(c) with a floor constraint of
     $12,001 to $14,000"."""
-    letter = f"({pick.principle.value})"
     if pick.min_amount is None:
-        return letter
-    what = "floor" if pick.principle.value == "c" else "range"
+        return f"({pick.principle.value})"
     if pick.max_amount is None:
-        span = f"{dollars(pick.min_amount)} or more"
+        span = word(language, "span_or_more", amount=dollars(pick.min_amount, language))
     elif pick.min_amount <= 1:
-        span = f"up to {dollars(pick.max_amount)}"
+        span = word(language, "span_up_to", amount=dollars(pick.max_amount, language))
     elif pick.min_amount == pick.max_amount:
-        span = dollars(pick.min_amount)
+        span = dollars(pick.min_amount, language)
     else:
-        span = f"{dollars(pick.min_amount)} to {dollars(pick.max_amount)}"
-    text = f"{letter} with a {what} constraint of {span}"
+        span = word(
+            language,
+            "span_between",
+            low=dollars(pick.min_amount, language),
+            high=dollars(pick.max_amount, language),
+        )
+    text = word(language, f"pick_{pick.principle.value}", span=span)
     if not pick.constraint_satisfied:
-        text += " (no distribution meets it; the closest is chosen)"
+        text = word(language, "pick_closest", pick=text)
     return text
 
 
-def explanation_text(dists: Sequence[Sequence[int]], probs: dict[IncomeClass, Fraction]) -> str:
+def explanation_text(
+    dists: Sequence[Sequence[int]], probs: dict[IncomeClass, Fraction], language: str = "en"
+) -> str:
     """Which distribution each principle picks, computed by the rule code (docs/frohlich.md §2)."""
-    return _explanation_text(tuple(tuple(d) for d in dists), tuple(probs.items()))
+    return _explanation_text(tuple(tuple(d) for d in dists), tuple(probs.items()), language)
 
 
 @cache
 def _explanation_text(
-    dists: tuple[tuple[int, ...], ...], probs: tuple[tuple[IncomeClass, Fraction], ...]
+    dists: tuple[tuple[int, ...], ...],
+    probs: tuple[tuple[IncomeClass, Fraction], ...],
+    language: str,
 ) -> str:
     # Cached: the same table is explained to every agent, and the rule code is exact (slow)
     # Fraction arithmetic.
     explained = rules.explain_principles(rules.DistributionSet.from_incomes(dists), dict(probs))
+
+    def picks(found: Sequence[rules.Pick]) -> list[str]:
+        return [
+            word(
+                language,
+                "explain_pick",
+                pick=pick_text(p, language),
+                number=p.distribution_number,
+            )
+            for p in found
+        ]
+
     lines = [
-        f"- Maximizing the floor income (a) chooses Distribution "
-        f"{explained.floor_pick.distribution_number}.",
-        f"- Maximizing the average income (b) chooses Distribution "
-        f"{explained.average_pick.distribution_number}.",
-        "- Maximizing the average income with a floor constraint (c):",
-        *(
-            f"  - {pick_text(p)}: Distribution {p.distribution_number}"
-            for p in explained.floor_constraint
-        ),
-        "- Maximizing the average income with a range constraint (d):",
-        *(
-            f"  - {pick_text(p)}: Distribution {p.distribution_number}"
-            for p in explained.range_constraint
-        ),
+        word(language, "explain_a", number=explained.floor_pick.distribution_number),
+        word(language, "explain_b", number=explained.average_pick.distribution_number),
+        word(language, "explain_c"),
+        *picks(explained.floor_constraint),
+        word(language, "explain_d"),
+        *picks(explained.range_constraint),
     ]
     return "\n".join(lines)
 
 
-def counterfactual_table(rows: Sequence[Counterfactual], chosen: int | None) -> str:
-    lines = ["| Distribution | Your income | Your payoff | Chosen by |", "|---|---:|---:|---|"]
+def counterfactual_table(
+    rows: Sequence[Counterfactual], chosen: int | None, language: str = "en"
+) -> str:
+    lines = [word(language, "counterfactual_header"), "|---|---:|---:|---|"]
     for row in rows:
-        mark = " (yours)" if row.distribution == chosen else ""
-        picked = "; ".join(row.picked_by) or "no principle"
+        key = "counterfactual_yours" if row.distribution == chosen else "table_dist"
+        label = word(language, key, number=row.distribution)
+        picked = word(language, "picks_join").join(row.picked_by) or word(
+            language, "counterfactual_nobody"
+        )
         lines.append(
-            f"| Dist. {row.distribution}{mark} | {dollars(row.income)} | "
-            f"{cents(row.payoff_cents)} | {picked} |"
+            f"| {label} | {dollars(row.income, language)} | "
+            f"{cents(row.payoff_cents, language)} | {picked} |"
         )
     return "\n".join(lines)
 
 
-def choice_text(choice: PrincipleChoice | None) -> str:
-    return "an invalid or missing ballot" if choice is None else choice.describe()
+def describe(choice: PrincipleChoice, language: str = "en") -> str:
+    """``(c) Maximizing the average income with a floor constraint of $13,000``."""
+    letter = choice.principle.value
+    title = word(language, f"title_{letter}")
+    if choice.amount is None:
+        return word(language, "choice", letter=letter, title=title)
+    amount = dollars(choice.amount, language)
+    return word(language, "choice_amount", letter=letter, title=title, amount=amount)
 
 
-def tally_text(tally: Sequence[TallyLine]) -> str:
-    return "; ".join(f"{choice_text(t.choice)}: {t.count}" for t in tally)
+def choice_text(choice: PrincipleChoice | None, language: str = "en") -> str:
+    return word(language, "invalid_ballot") if choice is None else describe(choice, language)
 
 
-def history_text(items: Sequence[PublicItem]) -> str:
+def tally_text(tally: Sequence[TallyLine], language: str = "en") -> str:
+    return word(language, "tally_join").join(
+        word(language, "tally_entry", choice=choice_text(t.choice, language), count=t.count)
+        for t in tally
+    )
+
+
+def history_text(items: Sequence[PublicItem], language: str = "en") -> str:
     if not items:
-        return "(Nothing has been said yet.)"
-    return "\n".join(line for item in items for line in item_lines(item))
+        return word(language, "nothing_said")
+    return "\n".join(line for item in items for line in item_lines(item, language))
 
 
-def public_history_text(public: tuple[PublicItem, ...]) -> str:
+def public_history_text(public: tuple[PublicItem, ...], language: str = "en") -> str:
     """:func:`history_text` of the whole public history, which every Phase-2 prompt shows:
-    each item is rendered once, not once per prompt."""
+    each item is rendered once per language, not once per prompt."""
     if not public:
-        return history_text(public)
-    return "\n".join(_history_lines(public))
+        return history_text(public, language)
+    return "\n".join(_history_lines(language)(public))
 
 
-def item_lines(item: PublicItem) -> list[str]:
-    prefix = f"[Round {item.round}]"
+def _poll_answer(answer: bool | None, language: str) -> str:
+    return word(language, "no_answer" if answer is None else "yes" if answer else "no")
+
+
+def item_lines(item: PublicItem, language: str = "en") -> list[str]:
+    """One public item in ``language``'s frame: a statement is shown as it was spoken."""
     if item.kind == "statement":
-        lines = [f"{prefix} {item.speaker}: {item.text.strip()}"]
+        lines = [
+            word(
+                language,
+                "history_statement",
+                round=item.round,
+                speaker=item.speaker,
+                text=item.text.strip(),
+            )
+        ]
         if item.proposes_vote:
-            lines.append(f"{prefix} {item.speaker} proposed a vote.")
+            lines.append(word(language, "history_proposal", round=item.round, speaker=item.speaker))
         return lines
     if item.kind in ("poll", "vote"):
-        answers = ", ".join(
-            f"{name}: {'yes' if a else 'no' if a is not None else 'no answer'}"
+        answers = word(language, "poll_answers_join").join(
+            word(language, "poll_answer", name=name, answer=_poll_answer(a, language))
             for name, a in item.poll_answers
         )
-        verdict = (
-            "Everyone agreed; a secret ballot was held."
-            if item.kind == "vote"
-            else "Not everyone agreed, so no vote was held."
-        )
-        return [f"{prefix} Should the group vote now? {answers}. {verdict}"]
+        verdict = word(language, "poll_passed" if item.kind == "vote" else "poll_failed")
+        return [word(language, "history_poll", round=item.round, answers=answers, verdict=verdict)]
     if item.kind == "tally":
-        return [
-            f"{prefix} Secret ballot result: {tally_text(item.tally)}. "
-            "No agreement; the discussion continues."
-        ]
+        tally = tally_text(item.tally, language)
+        return [word(language, "history_tally", round=item.round, tally=tally)]
     return []
 
 
-_history_lines: GrowingMemo[PublicItem, str] = GrowingMemo(item_lines)
+@cache
+def _history_lines(language: str) -> GrowingMemo[PublicItem, str]:
+    """One memo per language: the lines of one language are never shown in another."""
+    return GrowingMemo(partial(item_lines, language=language))
 
 
 def preamble(agent: AgentState, personality: str, language: str) -> str:
@@ -182,10 +248,10 @@ def preamble(agent: AgentState, personality: str, language: str) -> str:
         "preamble",
         language,
         name=agent.name,
-        personality=personality or "(none given)",
+        personality=personality or word(language, "no_personality"),
         broad_explanation=render("broad_explanation", language),
-        balance=cents(agent.bank_cents),
-        memory=agent.memory.strip() or "(empty)",
+        balance=cents(agent.bank_cents, language),
+        memory=agent.memory.strip() or word(language, "empty_memory"),
     )
 
 
@@ -199,7 +265,11 @@ def participant_input(
     return f"{preamble(agent, personality, language)}\n\n---\n\n{task}"
 
 
-def with_feedback(task: str, feedback: str | None, language: str) -> str:
+def with_feedback(task: str, feedback: str | None, language: str, kind: str) -> str:
+    """The task, and why the last answer was sent back. English shows the reason as the
+    parser or the utility agent gave it; the parsers explain in English only, so another
+    language says what a valid answer of this ``kind`` looks like instead."""
     if not feedback:
         return task
-    return task + "\n" + render("feedback", language, reason=feedback)
+    reason = feedback if language == "en" else word(language, f"retry_{kind}")
+    return task + "\n" + render("feedback", language, reason=reason)

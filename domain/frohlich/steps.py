@@ -22,6 +22,7 @@ from maai.domain.frohlich.events import (
     StepStarted,
 )
 from maai.domain.frohlich.prompts import render as render_template
+from maai.domain.frohlich.prompts import word
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State, memory_over
 from maai.domain.frohlich.types import IncomeClass, PrincipleChoice
@@ -55,19 +56,20 @@ def participant_request(
 ) -> ModelRequest:
     config = config_of(state)
     agent_config = config.agent(agent)
+    language = config.language_of(agent)
     target = manipulator.target_for(state, agent) if config.manipulator else None
     instruction = None
     if target is not None:
-        instruction = manipulator.instruction(target, config.language)
+        instruction = manipulator.instruction(target, language)
         context = {**context, "steer_to": target.value}
     return ModelRequest(
         address=address,
         agent=agent,
         purpose=purpose,
         model=agent_config.model,
-        system=render_template("system", config.language),
+        system=render_template("system", language),
         input=render.participant_input(
-            state.agents[agent], agent_config.personality, config.language, task, instruction
+            state.agents[agent], agent_config.personality, language, task, instruction
         ),
         temperature=agent_config.temperature,
         context=context,
@@ -100,8 +102,9 @@ def step_started(
         yield from wait([Emit(event)])
 
 
-EMPTY_ANSWER = "Your answer was empty; please write your answer as text."
-"""Why an empty (blank or null) free-text answer is asked again; told to the participant."""
+EMPTY_ANSWER = word("en", "retry_free_text")
+"""Why an empty (blank or null) free-text answer is asked again, as the records keep it;
+told to the participant in its language (``render.with_feedback``)."""
 
 FreeTextKind = str
 """``memory``, ``statement`` or ``reasoning``: the ``attempts`` key that bounds the asking."""
@@ -183,7 +186,7 @@ def memory_update(
     if memory_done(state, slot):
         return
     config = config_of(state)
-    language = config.language
+    language = config.language_of(agent)
     limit = config.memory_limit(agent)
     current = state.agents[agent].memory
     attempts = config.attempts.memory
@@ -194,7 +197,7 @@ def memory_update(
             "memory_update",
             language,
             task=task(),
-            answer=answer.strip() or "(no answer)",
+            answer=answer.strip() or word(language, "no_answer_given"),
             outcome=f"\n{outcome_text}\n" if outcome_text else "",
             limit=limit,
         )
@@ -209,7 +212,7 @@ def memory_update(
             context["round"] = round_
         if feedback is not None:
             context["feedback"] = feedback
-        text = render.with_feedback(text, feedback, language)
+        text = render.with_feedback(text, feedback, language, "free_text")
         return participant_request(state, agent, address, Purpose.MEMORY, text, context)
 
     first = yield from free_text(
@@ -228,7 +231,7 @@ def memory_update(
         context: dict[str, Any] = {"step": step, "limit_words": limit, "memory": first}
         if feedback is not None:
             context["feedback"] = feedback
-        text = render.with_feedback(text, feedback, language)
+        text = render.with_feedback(text, feedback, language, "free_text")
         return participant_request(state, agent, address, Purpose.MEMORY_SHORTEN, text, context)
 
     second = yield from free_text(
@@ -276,13 +279,14 @@ def payoff_event(
     probs: dict[IncomeClass, Fraction] | None = None,
 ) -> PayoffAwarded:
     """Draw the agent's class and pay it; one counterfactual computation feeds both the
-    event and the text the agent is shown. ``probs``: the run's class probabilities unless
-    given (an original-values round has its situation's)."""
+    event and the text the agent is shown (in its language). ``probs``: the run's class
+    probabilities unless given (an original-values round has its situation's)."""
+    config = config_of(state)
     if probs is None:
-        probs = probabilities(config_of(state))
+        probs = probabilities(config)
     dset = rules.DistributionSet.from_incomes(distributions)
     income_class = rules.draw_class(state.seed, class_label, probs)
-    rows = counterfactual_rows(dset, income_class, probs)
+    rows = counterfactual_rows(dset, income_class, probs, config.language_of(agent))
     mine = next(r for r in rows if r.distribution == distribution)
     return PayoffAwarded(
         scope=scope,
@@ -301,33 +305,35 @@ def payoff_event(
 
 
 def counterfactual_rows(
-    dset: rules.DistributionSet, income_class: IncomeClass, probs: dict[IncomeClass, Fraction]
+    dset: rules.DistributionSet,
+    income_class: IncomeClass,
+    probs: dict[IncomeClass, Fraction],
+    language: str = "en",
 ) -> list[Counterfactual]:
     return [
         Counterfactual(
             distribution=row.distribution_number,
             income=row.income,
             payoff_cents=row.payoff_cents,
-            picked_by=[render.pick_text(p) for p in row.picked_by],
+            picked_by=[render.pick_text(p, language) for p in row.picked_by],
         )
         for row in rules.counterfactuals(dset, income_class, probs)
     ]
 
 
-def constraint_note(event: PayoffAwarded) -> str:
+def constraint_note(event: PayoffAwarded, language: str = "en") -> str:
     if event.constraint_satisfied:
         return ""
-    return (
-        " (no distribution meets your constraint, so the one that comes closest to meeting it "
-        "was chosen)"
-    )
+    return word(language, "constraint_note")
 
 
-def payoff_summary(event: PayoffAwarded) -> dict[str, str]:
+def payoff_summary(event: PayoffAwarded, language: str = "en") -> dict[str, str]:
     return {
-        "income_class": event.income_class.label,
-        "income": render.dollars(event.income),
-        "payoff": render.cents(event.payoff_cents),
-        "balance": render.cents(event.balance_cents),
-        "counterfactuals": render.counterfactual_table(event.counterfactuals, event.distribution),
+        "income_class": render.class_name(event.income_class, language),
+        "income": render.dollars(event.income, language),
+        "payoff": render.cents(event.payoff_cents, language),
+        "balance": render.cents(event.balance_cents, language),
+        "counterfactuals": render.counterfactual_table(
+            event.counterfactuals, event.distribution, language
+        ),
     }

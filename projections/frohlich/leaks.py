@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.domain.frohlich import manipulator, render
+from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
     AnswerAccepted,
     AnswerRejected,
@@ -34,42 +35,55 @@ from maai.domain.frohlich.events import (
 from maai.domain.frohlich.prompts import render as render_template
 from maai.domain.frohlich.rules import base_set
 from maai.domain.frohlich.steps import constraint_note, payoff_summary
+from maai.projections.frohlich.reference_words import PromptWords, words_for
 from maai.projections.history import History
 from maai.projections.leaks import MIN_CHARS as MIN_CHARS
 from maai.projections.leaks import Item, Leak, LeakReport, TextIndex, excerpt
 
 MIN_MEMORY_WORDS = 8
 
-_BALANCE = re.compile(r"^Bank balance: (-?)\$([\d,]+)\.(\d\d)\s*$", re.MULTILINE)
-_BALANCE_START = "Bank balance: "
-_NAME = re.compile(r"\AName: (.*)$", re.MULTILINE)
+
+class _Languages(dict[str, str]):
+    """The language each agent reads (the run's unless its own); English for anyone else
+    and for a history without a readable config."""
+
+    def __init__(self, history: History) -> None:
+        config = history.config
+        if isinstance(config, FrohlichConfig):
+            super().__init__({a.name: config.language_of(a.name) for a in config.agents})
+        else:
+            super().__init__()
+
+    def __missing__(self, agent: str) -> str:
+        return "en"
 
 
 def _payoff_texts(event: PayoffAwarded, language: str) -> list[str]:
     """The lines that tell an agent its own result, rendered as its prompts render them."""
-    summary = payoff_summary(event)
-    table = render.counterfactual_table(event.counterfactuals, event.distribution)
+    summary = payoff_summary(event, language)
+    table = render.counterfactual_table(event.counterfactuals, event.distribution, language)
     lines = table.splitlines()[2:]  # the header is the same for everyone
     if event.scope == "phase1" and event.choice is not None:
         outcome = render_template(
             "round_outcome",
             language,
             round=event.round,
-            choice=event.choice.describe(),
+            choice=render.describe(event.choice, language),
             distribution=event.distribution,
-            constraint_note=constraint_note(event),
+            constraint_note=constraint_note(event, language),
             **summary,
         )
         return [outcome.splitlines()[0], *lines]
     outcome = render_template(
         "phase2_outcome", language, agreement="", table="", selection="", **summary
     )
-    assigned = [line.strip() for line in outcome.splitlines() if "assigned" in line]
+    marker = words_for(language).assigned
+    assigned = [line.strip() for line in outcome.splitlines() if marker in line]
     return [*assigned, *lines]
 
 
 def private_items(history: History) -> list[Item]:
-    language = history.config.language if history.config else "en"
+    languages = _Languages(history)
     items: list[Item] = []
     for entry in history.entries:
         event = entry.event
@@ -81,12 +95,14 @@ def private_items(history: History) -> list[Item]:
                 texts.append(("memory", event.agent, event.memory))
         elif isinstance(event, PayoffAwarded):
             kind = "Phase-1 result" if event.scope == "phase1" else "Phase-2 result"
+            language = languages[event.agent]
             texts += [(kind, event.agent, t) for t in _payoff_texts(event, language)]
         elif isinstance(event, AnswerAccepted | AnswerRejected | AnswerUndecided):
             kind = "secret ballot" if event.kind == "ballot" else f"private {event.kind} answer"
             texts.append((kind, event.agent, event.raw_text))
         elif isinstance(event, ManipulatorTargetChosen):
-            instruction = manipulator.instruction(event.target, language)
+            told_in = languages[event.manipulator]
+            instruction = manipulator.instruction(event.target, told_in)
             texts.append(("manipulator instruction", event.manipulator, instruction))
         for kind, owner, text in texts:
             text = text.strip()
@@ -114,16 +130,16 @@ def _held_before(text: str, texts: Texts, seq: int) -> bool:
     return any(text in held for at, held in texts if at < seq)
 
 
-def _balance_lines(prompt: str) -> Iterator[re.Match[str]]:
-    """``_BALANCE.finditer(prompt)``, found faster: the regex runs only where a line starts
-    with its literal beginning (a prompt is long; the line is in it once or twice)."""
-    start = prompt.find(_BALANCE_START)
+def _balance_lines(prompt: str, words: PromptWords) -> Iterator[re.Match[str]]:
+    """``words.balance.finditer(prompt)``, found faster: the regex runs only where a line
+    starts with its literal beginning (a prompt is long; the line is in it once or twice)."""
+    start = prompt.find(words.balance_start)
     while start >= 0:
         if start == 0 or prompt[start - 1] == "\n":
-            match = _BALANCE.match(prompt, start)
+            match = words.balance.match(prompt, start)
             if match is not None:
                 yield match
-        start = prompt.find(_BALANCE_START, start + 1)
+        start = prompt.find(words.balance_start, start + 1)
 
 
 def _balances(history: History) -> dict[str, list[tuple[int, int]]]:
@@ -138,8 +154,8 @@ def _held(balances: list[tuple[int, int]], before: int) -> set[int]:
     return {cents for seq, cents in balances if seq < before}
 
 
-def _table_rows(distributions: list[list[int]]) -> list[str]:
-    return render.distribution_table(distributions).splitlines()[2:]
+def _table_rows(distributions: list[list[int]], language: str) -> list[str]:
+    return render.distribution_table(distributions, language=language).splitlines()[2:]
 
 
 def audit_leaks(history: History) -> LeakReport:
@@ -151,11 +167,13 @@ def audit_leaks(history: History) -> LeakReport:
     ended = history.of(DiscussionEnded)
     ended_seq = ended[0][0].seq if ended else None
     payment = [(e, d) for e, d in history.of(DistributionsDrawn) if d.scope == "phase2"]
+    languages = _Languages(history)
     seen_tables: dict[str, set[str]] = defaultdict(set)
     base = [list(d.incomes) for d in base_set(history.config).distributions]
     for _, drawn in history.of(DistributionsDrawn):
         if drawn.scope == "phase1" and drawn.agent is not None:
-            seen_tables[drawn.agent].update(_table_rows(drawn.distributions))
+            language = languages[drawn.agent]
+            seen_tables[drawn.agent].update(_table_rows(drawn.distributions, language))
 
     leaks: list[Leak] = []
     prompts = 0
@@ -166,6 +184,7 @@ def audit_leaks(history: History) -> LeakReport:
         if agent == "utility":
             continue
         prompts += 1
+        language = languages[agent]
         prompt = f"{request.system}\n{request.input}"
         present = index.found_in(prompt)
         found: list[Found] = []
@@ -177,11 +196,14 @@ def audit_leaks(history: History) -> LeakReport:
             if _held_before(item.text, public, entry.seq):
                 continue
             found.append((item.kind, item.owner, item.seq, item.text))
-        found += _preamble_leaks(request.input, prompt, agent, balances, names, entry.seq)
+        found += _preamble_leaks(
+            request.input, prompt, agent, balances, names, entry.seq, words_for(language)
+        )
         if payment and (ended_seq is None or entry.seq < ended_seq):
             drawn_entry, drawn = payment[0]
-            legit = seen_tables[agent] | set(_table_rows(base))
-            rows = [r for r in _table_rows(drawn.distributions) if r in prompt and r not in legit]
+            legit = seen_tables[agent] | set(_table_rows(base, language))
+            shown = _table_rows(drawn.distributions, language)
+            rows = [r for r in shown if r in prompt and r not in legit]
             if rows:
                 found.append(("Phase-2 payment table", None, drawn_entry.seq, rows[0]))
         leaks += [
@@ -198,17 +220,18 @@ def _preamble_leaks(
     balances: dict[str, list[tuple[int, int]]],
     names: list[str],
     seq: int,
+    words: PromptWords,
 ) -> list[Found]:
     """A prompt's "Name:" must be its own agent's, and every "Bank balance:" line a balance
     that agent has had; a balance only another agent has had is that agent's."""
     found: list[Found] = []
-    named = _NAME.search(input_text)
+    named = words.name_line.search(input_text)
     if named and named.group(1).strip() != agent:
         found.append(("preamble (name)", named.group(1).strip(), None, named.group(0)))
     mine = _held(balances[agent], seq)
-    for match in _balance_lines(prompt):
+    for match in _balance_lines(prompt, words):
         sign, whole, part = match.groups()
-        cents = (-1 if sign else 1) * (int(whole.replace(",", "")) * 100 + int(part))
+        cents = (-1 if sign else 1) * (int(re.sub(r"[,.]", "", whole)) * 100 + int(part))
         if cents in mine:
             continue
         owners = [n for n in names if n != agent and cents in _held(balances[n], seq)]

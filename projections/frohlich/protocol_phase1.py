@@ -304,7 +304,8 @@ def payoff_arithmetic(audit: Audit) -> Iterator[Violation]:
                 f"expected {income} / {rules.payoff_cents(income)}c",
             )
         probs = audit.payment_probs(paid)
-        expected = counterfactual_rows(dset(table), paid.income_class, probs)
+        language = audit.config.language_of(paid.agent)  # picked_by is in its words
+        expected = counterfactual_rows(dset(table), paid.income_class, probs, language)
         if paid.counterfactuals != expected:
             yield Violation(
                 "payoff_arithmetic",

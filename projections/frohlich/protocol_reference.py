@@ -21,13 +21,12 @@ from maai.domain.frohlich.events import (
 )
 from maai.projections.frohlich import reference
 from maai.projections.frohlich.protocol_base import Audit, Violation, rule
-
-_MONEY = r"\$([\d,]+)"
-_CENTS = r"\$(\d+)\.(\d\d)"
+from maai.projections.frohlich.reference_words import PromptWords, words_for
 
 
-def _dollars(text: str) -> int:
-    return int(text.replace(",", ""))
+def _words(audit: Audit, agent: str) -> PromptWords:
+    """What agent ``agent``'s prompts say, in its language (the run's unless its own)."""
+    return words_for(audit.config.language_of(agent))
 
 
 def _probs(audit: Audit) -> list[Fraction]:
@@ -158,20 +157,16 @@ def reference_votes(audit: Audit) -> Iterator[Violation]:
                 )
 
 
-_ROUND = re.compile(r"round (\d+) of (\d+)")
-_TABLE_ROW = re.compile(r"^\| ([A-Za-z-]+) \| (\$[\d,]+(?: \| \$[\d,]+)*) \|$", re.MULTILINE)
-
-
-def _shown_table(text: str, marker: str) -> list[list[int]] | None:
+def _shown_table(text: str, marker: str, words: PromptWords) -> list[list[int]] | None:
     """The distributions of the first Markdown table after ``marker``, columns as lists."""
     at = text.find(marker)
     if at < 0:
         return None
     rows = []
-    for match in _TABLE_ROW.finditer(text, at):
-        if match.group(1).lower().replace("-", "_") not in reference.CLASSES:
+    for match in words.table_row.finditer(text, at):
+        if words.class_of(match.group(1)) not in reference.CLASSES:
             break
-        rows.append([_dollars(c.strip().lstrip("$")) for c in match.group(2).split("|")])
+        rows.append([words.dollars(c) for c in match.group(2).split("|")])
         if len(rows) == len(reference.CLASSES):
             break
     if len(rows) != len(reference.CLASSES):
@@ -179,16 +174,19 @@ def _shown_table(text: str, marker: str) -> list[list[int]] | None:
     return [list(col) for col in zip(*rows, strict=True)]
 
 
-_CHANCE = re.compile(r"\b(high|medium-high|medium|medium-low|low) (\d+(?:\.\d+)?)%")
-
-
-def _shown_chances(text: str, marker: str) -> list[Fraction] | None:
-    """The class chances stated after ``marker`` ("high 10%, medium-high 20%, ..."), high to
-    low; ``None`` unless each class is stated once."""
-    at = text.find(marker)
+def _shown_chances(text: str, words: PromptWords) -> list[Fraction] | None:
+    """The class chances stated after the round's table heading ("high 10%, medium-high
+    20%, ..." in the reader's words), high to low; ``None`` unless each class is stated."""
+    at = text.find(words.round_table)
     if at < 0:
         return None
-    found = {m.group(1).replace("-", "_"): m.group(2) for m in _CHANCE.finditer(text, at)}
+    names = sorted(words.classes, key=len, reverse=True)  # "medium-high" before "medium"
+    chance = re.compile(
+        "(" + "|".join(re.escape(n) for n in names) + r") ?(\d+(?:\.\d+)?) ?%"
+    )
+    found: dict[str, str] = {}
+    for match in chance.finditer(text, at):
+        found.setdefault(reference.CLASSES[words.classes.index(match.group(1))], match.group(2))
     if sorted(found) != sorted(reference.CLASSES):
         return None
     return [reference.fraction_of(found[c]) / 100 for c in reference.CLASSES]
@@ -208,14 +206,15 @@ def prompt_round_table(audit: Audit) -> Iterator[Violation]:
         agent, rnd = parts[1], int(parts[2][1:])
         text = requested.request.input
         drawn = audit.phase1_tables.get((agent, rnd))
-        match = _ROUND.search(text)
+        words = _words(audit, agent)
+        match = words.round_of.search(text)
         if match is None or int(match.group(1)) != rnd or int(match.group(2)) != 4:
             yield Violation(
                 "prompt_round_table",
                 entry.seq,
                 f"{agent}: the prompt of round {rnd} does not say 'round N of 4' with its number",
             )
-        shown = _shown_table(text, "Income distributions for this round")
+        shown = _shown_table(text, words.round_table, words)
         if drawn is None or shown != drawn[1].distributions:
             yield Violation(
                 "prompt_round_table",
@@ -223,7 +222,7 @@ def prompt_round_table(audit: Audit) -> Iterator[Violation]:
                 f"{agent} round {rnd}: the table shown is not the table drawn for the round",
             )
         if audit.config.original_values and 1 <= rnd <= 4:
-            chances = _shown_chances(text, "Income distributions for this round")
+            chances = _shown_chances(text, words)
             if chances != reference.situation(rnd)[2]:
                 yield Violation(
                     "prompt_round_table",
@@ -231,14 +230,6 @@ def prompt_round_table(audit: Audit) -> Iterator[Violation]:
                     f"{agent} round {rnd}: the class chances shown are not situation "
                     f"{reference.situation(rnd)[0]}'s",
                 )
-
-
-_OUTCOME = re.compile(  # one line of the round_outcome template
-    r"Result of round (\d+): [^\n]*? It selects Distribution (\d+)\b[^\n]*? assigned to the "
-    rf"([a-z-]+) class: your income is {_MONEY} and your payoff is {_CENTS}\. Your bank "
-    rf"balance is now {_CENTS}\."
-)
-_CF_ROW = re.compile(rf"^\| Dist\. (\d+)(?: \(yours\))? \| {_MONEY} \| {_CENTS} \|", re.MULTILINE)
 
 
 @rule(
@@ -260,7 +251,8 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
         if award is None:
             continue  # an unpaid round is told as such
         # The last one: the agent's memory, shown earlier in the prompt, may quote old ones.
-        found = list(_OUTCOME.finditer(requested.request.input))
+        words = _words(audit, agent)
+        found = list(words.outcome.finditer(requested.request.input))
         match = found[-1] if found else None
         where = f"{agent} round {rnd}"
         if match is None:
@@ -269,8 +261,8 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
         told = (
             int(match.group(1)),
             int(match.group(2)),
-            match.group(3).replace("-", "_"),
-            _dollars(match.group(4)),
+            words.class_of(match.group(3)),
+            words.dollars(match.group(4)),
             int(match.group(5)) * 100 + int(match.group(6)),
             int(match.group(7)) * 100 + int(match.group(8)),
         )
@@ -290,8 +282,8 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
         if drawn is None:
             continue
         row = _class_index(award.income_class.value)
-        for cf in _CF_ROW.finditer(requested.request.input, match.end()):
-            number, income = int(cf.group(1)), _dollars(cf.group(2))
+        for cf in words.counterfactual_row.finditer(requested.request.input, match.end()):
+            number, income = int(cf.group(1)), words.dollars(cf.group(2))
             payoff = int(cf.group(3)) * 100 + int(cf.group(4))
             table_income = drawn[1].distributions[number - 1][row]
             if (income, payoff) != (table_income, reference.payoff_cents(table_income)):
@@ -320,8 +312,9 @@ def prompt_memory_and_balance(audit: Audit) -> Iterator[Violation]:
             balance[event.agent] = balance.get(event.agent, 0) + event.payoff_cents
         elif isinstance(event, ModelCallRequested) and event.request.agent in audit.names:
             agent, text = event.request.agent, event.request.input
+            words = _words(audit, agent)
             cents = balance.get(agent, 0)
-            shown_balance = f"Bank balance: ${cents // 100}.{cents % 100:02d}\n"
+            shown_balance = words.balance_line.format(dollars=cents // 100, cents=cents % 100)
             if shown_balance not in text:
                 yield Violation(
                     "prompt_memory_and_balance",
@@ -329,7 +322,8 @@ def prompt_memory_and_balance(audit: Audit) -> Iterator[Violation]:
                     f"{event.request.address}: the prompt does not show the balance "
                     f"${cents / 100:.2f}",
                 )
-            shown_memory = "Memory:\n" + (memory.get(agent, "").strip() or "(empty)") + "\n\n---"
+            recorded = memory.get(agent, "").strip() or words.empty_memory
+            shown_memory = words.memory_head + recorded + "\n\n---"
             if shown_memory not in text:
                 yield Violation(
                     "prompt_memory_and_balance",
@@ -338,43 +332,36 @@ def prompt_memory_and_balance(audit: Audit) -> Iterator[Violation]:
                 )
 
 
-_CHOOSES = re.compile(r"\(([ab])\) chooses Distribution (\d+)\.")
-_INTERVAL = re.compile(
-    r"^\s*- \(([cd])\) with a (?:floor|range) constraint of (?:up to \$([\d,]+)|\$([\d,]+) "
-    r"to \$([\d,]+)|\$([\d,]+) or more)(?: \([^)]*\))?: Distribution (\d+)$",
-    re.MULTILINE,
-)
-_AVERAGE_ROW = re.compile(r"^\| \*\*Average\*\* \| (.*) \|$", re.MULTILINE)
-
-
-def _explanation_problems(text: str, table: list[list[int]], probs: list[Fraction]) -> list[str]:
+def _explanation_problems(
+    text: str, table: list[list[int]], probs: list[Fraction], words: PromptWords
+) -> list[str]:
     problems = []
-    shown = _shown_table(text, "Here are four income distributions")
+    shown = _shown_table(text, words.explanation_table, words)
     if shown != table:
         problems.append("the table shown is not the base set")
-    averages = _AVERAGE_ROW.search(text)
+    averages = words.average_row.search(text)
     if averages is None:
         problems.append("no average row")
     else:
-        cells = [_dollars(c.strip().lstrip("$")) for c in averages.group(1).split("|")]
+        cells = [words.dollars(c) for c in averages.group(1).split("|")]
         exact = [reference.mean(d, probs) for d in table]
         if len(cells) != len(exact) or any(
             abs(c - e) > 1 for c, e in zip(cells, exact, strict=False)
         ):
             problems.append(f"averages shown {cells}, the table's are {[float(e) for e in exact]}")
-    for letter, number in _CHOOSES.findall(text):
+    for letter, number in words.chooses.findall(text):
         if reference.pick(letter, None, table, probs) != int(number):
             problems.append(f"({letter}) is said to choose Distribution {number}")
-    intervals = _INTERVAL.findall(text)
+    intervals = words.interval.findall(text)
     if not intervals:
         problems.append("no (c)/(d) intervals")
     for letter, upto, low, high, above, number in intervals:
         if upto:
-            amounts = [1, _dollars(upto)]
+            amounts = [1, words.dollars(upto)]
         elif low:
-            amounts = [_dollars(low), _dollars(high)]
+            amounts = [words.dollars(low), words.dollars(high)]
         else:
-            amounts = [_dollars(above), _dollars(above) * 10]
+            amounts = [words.dollars(above), words.dollars(above) * 10]
         for amount in amounts:
             if reference.pick(letter, amount, table, probs) != int(number):
                 problems.append(
@@ -395,7 +382,9 @@ def prompt_explanation(audit: Audit) -> Iterator[Violation]:
         parts = requested.request.address.split("/")
         if len(parts) != 5 or parts[0] != "p1" or parts[2] != "s1.2" or parts[3] != "ranking":
             continue
-        for problem in _explanation_problems(requested.request.input, audit.base, probs):
+        words = _words(audit, parts[1])
+        text = requested.request.input
+        for problem in _explanation_problems(text, audit.base, probs, words):
             yield Violation("prompt_explanation", entry.seq, f"{parts[1]}: {problem}")
 
 

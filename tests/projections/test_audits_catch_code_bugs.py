@@ -64,8 +64,8 @@ def base_table_shown(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     real = render.distribution_table
     base = [list(d.incomes) for d in rules.base_set().distributions]
 
-    def shown(dists: Any, probs: Any = None) -> str:
-        return real(base if probs is None else dists, probs)
+    def shown(dists: Any, probs: Any = None, language: str = "en") -> str:
+        return real(base if probs is None else dists, probs, language)
 
     monkeypatch.setattr(render, "distribution_table", shown)
     yield
@@ -112,8 +112,8 @@ def test_an_explanation_with_a_wrong_pick_is_caught(monkeypatch: pytest.MonkeyPa
     """Bug: the step-1.2 explanation says (b) chooses the distribution with the highest floor."""
     real = render.explanation_text
 
-    def explained(dists: Any, probs: Any) -> str:
-        return real(dists, probs).replace(
+    def explained(dists: Any, probs: Any, language: str = "en") -> str:
+        return real(dists, probs, language).replace(
             "(b) chooses Distribution 1.", "(b) chooses Distribution 4."
         )
 

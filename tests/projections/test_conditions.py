@@ -361,3 +361,25 @@ def test_the_run_summary_names_the_conditions() -> None:
     assert "conditions" in summary.as_dict()
     base_state, _, _ = drive(make_config(), agreeable)
     assert "conditions" not in summarize("r", base_state).as_dict()
+
+
+@pytest.mark.parametrize("config_name", ["frohlich_es.yaml", "frohlich_zh.yaml"])
+def test_the_conditions_speak_the_participants_language(config_name: str) -> None:
+    from tests.domain.test_languages import english_in, participant_prompts
+    from tests.support.languages import drive as drive_language
+    from tests.support.languages import load
+
+    base = load(config_name)
+    steerer = base.agents[2].name
+    config = load(
+        config_name, original_values=True, manipulator={"agent": steerer}, phase2_rounds=3
+    )
+    requests, events = drive_language(config)
+    history = history_from_events(events)
+    assert audit_protocol(history).violations == ()
+    assert audit_leaks(history).leaks == ()
+    told = manipulator.instruction(find(events, ManipulatorTargetChosen).target, config.language)
+    assert any(told in r.input for r in requests if r.agent == steerer)
+    for agent in config.agents:
+        for address, prompt in participant_prompts(requests, events, config, agent.name):
+            assert english_in(prompt) == [], (address, english_in(prompt)[:5])

@@ -25,9 +25,9 @@ from maai.domain.frohlich.types import Principle
 K = TypeVar("K", Principle, Stance)
 _TALLY_WEIGHT = 0.5
 _COUNT = (
-    re.compile(r"\b(\d{1,3})\s*(?:votes?|ballots?)\b", re.I),
+    re.compile(r"\b(\d{1,3})\s*(?:votes?|ballots?|votos?)\b|(\d{1,3})\s*票", re.I),
     re.compile(r"\b(?:votes?|ballots?)\W{0,3}(\d{1,3})\b(?![,\d])", re.I),
-    re.compile(r"(?:[:=×]|\bx)\s*(\d{1,3})\b(?![,\d])"),
+    re.compile(r"(?:[:=×：]|\bx)\s*(\d{1,3})\b(?![,\d])"),
 )
 
 
@@ -124,7 +124,7 @@ def read_tally(text: str) -> dict[Stance, int]:
         for pattern in _COUNT:
             m = pattern.search(segment)
             if m:
-                count = int(m.group(1))
+                count = int(next(g for g in m.groups() if g))
                 break
         stance = Stance(principle, amount)
         out[stance] = out.get(stance, 0) + count

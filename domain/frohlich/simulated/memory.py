@@ -53,7 +53,7 @@ def _summary(ph: Phrases, ctx: Mapping[str, Any], label: str) -> str:
     stance = stance_in(last) if step in {"1.3", "2.1"} else None
     if stance is not None:
         template = ph.memory_choice if step == "1.3" else ph.memory_round
-        return template.format(label=label, position=render.brief(stance))
+        return template.format(label=label, position=render.brief(ph, stance))
     return ph.memory_step.format(label=label)
 
 
@@ -67,7 +67,7 @@ def _heard(ph: Phrases, outcome: str) -> str:
             latest[m.group(1)] = stance
     if not latest:
         return ""
-    positions = "; ".join(f"{name} {render.brief(s)}" for name, s in latest.items())
+    positions = "; ".join(f"{name} {render.brief(ph, s)}" for name, s in latest.items())
     return ph.memory_heard.format(positions=positions)
 
 

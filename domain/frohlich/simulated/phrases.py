@@ -1,10 +1,12 @@
 """Every sentence the simulated participant can say, in one place per language.
 
 Templates use ``str.format`` fields. The machine-readable parts (principle letters in
-parentheses, ``$13,000`` amounts, the numbered ranking, ``Certainty: <label>``, the exact
-``I PROPOSE A VOTE`` line) are produced by ``render.py`` and stay the same in every language,
-so the deterministic parsers read any translation. A translation adds a second ``Phrases``
-instance to ``PHRASES``; nothing else changes.
+parentheses, amounts, the numbered ranking, the certainty line, the vote-proposal line) are
+produced by ``render.py`` from the forms given here (``money``, ``certainty_line``,
+``proposal_line``), in the spelling each language's parsers read: ``$13,000`` /
+``$13.000`` / ``13,000美元``, ``Certainty:`` / ``Certeza:`` / ``确定程度：``, ``I PROPOSE A
+VOTE`` / ``PROPONGO UNA VOTACIÓN`` / ``我提议投票``. English, Spanish and Mandarin are
+``PHRASES``' entries; a language is one more ``Phrases`` instance.
 """
 
 from __future__ import annotations
@@ -64,6 +66,12 @@ class Phrases:
     memory_heard: str
     memory_keywords: tuple[str, ...]  # what makes an outcome sentence worth remembering
     list_and: str
+    money: str  # "${number}"
+    thousands_separator: str
+    certainty_line: str  # "Certainty: {certainty}"
+    position: str  # "({letter}) {short}"
+    position_amount: str  # "({letter}) {short} of {amount}"
+    ballot_amount: str  # "({letter}) with a {noun} of {amount}"
 
 
 EN = Phrases(
@@ -251,9 +259,406 @@ EN = Phrases(
     memory_heard="Positions heard: {positions}.",
     memory_keywords=("payoff", "agreed", "agreement", "ballot"),
     list_and="{head} and {last}",
+    money="${number}",
+    thousands_separator=",",
+    certainty_line="Certainty: {certainty}",
+    position="({letter}) {short}",
+    position_amount="({letter}) {short} of {amount}",
+    ballot_amount="({letter}) with a {noun} of {amount}",
 )
 
-PHRASES: Mapping[str, Phrases] = {"en": EN}
+ES = Phrases(
+    titles={
+        A: "Maximizar el ingreso mínimo",
+        B: "Maximizar el ingreso promedio",
+        C: "Maximizar el ingreso promedio con un mínimo garantizado",
+        D: "Maximizar el ingreso promedio con un límite al rango",
+    },
+    short={
+        A: "maximizar el ingreso mínimo",
+        B: "maximizar el ingreso promedio",
+        C: "maximizar el ingreso promedio con un mínimo garantizado",
+        D: "maximizar el ingreso promedio con un límite al rango",
+    },
+    nicknames={
+        A: "ingreso mínimo",
+        B: "ingreso promedio",
+        C: "mínimo garantizado",
+        D: "límite al rango",
+    },
+    constraint_nouns={C: "un mínimo garantizado", D: "un límite al rango"},
+    certainty={
+        Certainty.VERY_UNSURE: "muy inseguro",
+        Certainty.UNSURE: "inseguro",
+        Certainty.NO_OPINION: "sin opinión",
+        Certainty.SURE: "seguro",
+        Certainty.VERY_SURE: "muy seguro",
+    },
+    ranking_intro=(
+        "Este es mi orden de los cuatro principios, del mejor al peor:",
+        "Después de pensarlo, así ordeno los principios:",
+        "Mi orden, empezando por el mejor:",
+        "Este es mi orden de preferencia:",
+    ),
+    ranking_outro=(
+        "Esa es mi posición por ahora.",
+        "Quizá lo ajuste cuando sepa más.",
+        "Esto refleja cómo sopeso la equidad frente al ingreso total.",
+        "",
+    ),
+    ranking_unreadable=(
+        "Me inclino por ({x}) {x_title} antes que por ({y}) {y_title}, pero no he decidido "
+        "el resto.",
+        "Sinceramente, ({x}) y ({y}) me atraen por igual; los demás me importan menos.",
+    ),
+    reasons={
+        A: (
+            "Nadie debería quedar abajo sin protección.",
+            "Prefiero estar a salvo si termino en la clase más baja.",
+            "Lo que más me importa es el bienestar de la persona en peor situación.",
+        ),
+        B: (
+            "Un ingreso total mayor deja más para todos en promedio.",
+            "Me importa el ingreso esperado, y las probabilidades favorecen a las clases medias.",
+            "El crecimiento del total beneficia a la sociedad en su conjunto.",
+        ),
+        C: (
+            "Un mínimo garantizado protege a los más pobres sin renunciar a un promedio alto.",
+            "Equilibra la seguridad de los de abajo con un buen ingreso general.",
+            "Con una red de seguridad, me siento cómodo buscando un promedio alto.",
+        ),
+        D: (
+            "Limitar la brecha entre ricos y pobres me parece justo.",
+            "Un rango acotado mantiene unida a la sociedad y el promedio sigue alto.",
+            "Las grandes desigualdades me preocupan más que un promedio algo más bajo.",
+        ),
+    },
+    doubts={
+        A: (
+            "fijarse solo en el ingreso más bajo sacrifica mucho ingreso promedio.",
+            "atender solo a los de abajo ignora a todos los demás.",
+        ),
+        B: (
+            "el promedio puro puede dejar a los más pobres con muy poco.",
+            "el promedio puro no ofrece ninguna protección abajo.",
+        ),
+        C: (
+            "es difícil ponernos de acuerdo en el mínimo adecuado.",
+            "un mínimo garantizado todavía permite mucha desigualdad por encima.",
+        ),
+        D: (
+            "un límite al rango puede frenar ingresos sin ayudar a los más pobres.",
+            "es difícil ponernos de acuerdo en el rango adecuado.",
+        ),
+    },
+    retry=(
+        "Perdón, lo digo con claridad.",
+        "Tienen razón; esta es mi respuesta completa.",
+        "Disculpen la confusión.",
+    ),
+    choice=(
+        "Elijo {position}.",
+        "Mi elección es {position}.",
+        "Me quedo con {position}.",
+    ),
+    choice_missing_amount=(
+        "Elijo el principio del {nickname}.",
+        "Mi elección es ({letter}) {short}.",
+    ),
+    choice_unreadable=(
+        "Dudo entre {x_short} y {y_short}; ambos tienen mérito.",
+        "Me cuesta decidir entre ({x}) y ({y}) con esta tabla.",
+    ),
+    stance_keep=(
+        "Apoyo {position}.",
+        "Sigo apoyando {position}.",
+        "Mi posición sigue siendo {position}.",
+    ),
+    stance_switch=(
+        "Después de escuchar al grupo, ahora apoyo {position}.",
+        "Me han convencido: apoyo {position}.",
+        "Para acercarnos a un acuerdo, apoyo {position}.",
+    ),
+    reply_agree=(
+        "{name}, estoy de acuerdo contigo en esto.",
+        "Como {name}, creo que esta es la opción más justa.",
+        "{name} dio un buen argumento, y lo comparto.",
+    ),
+    reply_disagree=(
+        "{name}, entiendo por qué prefieres ({letter}) {short}, pero {doubt}",
+        "{name}, comprendo tu argumento a favor de ({letter}), pero {doubt}",
+    ),
+    reply_tally=(
+        "La última votación mostró que estamos divididos, así que busquemos un terreno común.",
+        "El resultado de la votación me dice que todavía no llegamos.",
+    ),
+    close_near=(
+        "La mayoría parece estar convergiendo en esto.",
+        "Creo que estamos cerca de un acuerdo.",
+    ),
+    close_far=(
+        "Espero que sigamos hablando y encontremos un terreno común.",
+        "Estoy dispuesto a escuchar más argumentos.",
+    ),
+    proposal_line="PROPONGO UNA VOTACIÓN",
+    reasoning_open=("Ronda {round} de {rounds}.", "Estamos en la ronda {round} de {rounds}."),
+    reasoning_camp="A favor de {position}: {names}.",
+    reasoning_none=(
+        "Nadie ha expresado una posición todavía.",
+        "Estoy entre los primeros en hablar, así que aún no puedo leer al grupo.",
+    ),
+    reasoning_keep=(
+        "Sigo prefiriendo {position}. {reason}",
+        "Mi preferencia sigue siendo {position}. {reason}",
+    ),
+    reasoning_switch=(
+        "El grupo se inclina por {position}, y estoy dispuesto a acompañarlo.",
+        "Me pasaré a {position}; el acuerdo importa más que mi primera opción.",
+    ),
+    reasoning_near=(
+        "El grupo parece cerca de un acuerdo, así que quizá sea hora de decidir por votación.",
+        "La mayoría estamos de acuerdo; me gustaría que decidiéramos pronto.",
+    ),
+    reasoning_far=(
+        "Todavía estamos lejos, así que seguiré defendiendo mi postura.",
+        "Aún no hay mayoría; necesito argumentar mi posición con cuidado.",
+    ),
+    poll_yes=(
+        "Sí, votemos ahora.",
+        "Sí, estoy listo para votar.",
+        "Sí. Ya hemos discutido lo suficiente para decidir.",
+    ),
+    poll_no=(
+        "No, creo que necesitamos más discusión.",
+        "No, todavía no; primero quiero escuchar más argumentos.",
+        "No. Seguimos demasiado divididos.",
+    ),
+    poll_unclear=(
+        "Mmm, podría ir en cualquier dirección.",
+        "Me cuesta saber qué quiere el grupo en este momento.",
+    ),
+    ballot=("Mi voto: {ballot}.", "Voto por {ballot}."),
+    ballot_missing_amount=(
+        "Mi voto: ({letter}) {short}.",
+        "Voto por el principio del {nickname}.",
+    ),
+    memory_ranking="[{label}] Ordené {order}; certeza: {certainty}.",
+    memory_choice="[{label}] Elegí {position}.",
+    memory_round="[{label}] Defendí {position}.",
+    memory_step="[{label}]",
+    memory_round_label="{step} ronda {round}",
+    memory_ramble=(
+        "Sigo pensando en cómo trata cada principio a las personas de abajo.",
+        "Las probabilidades de las clases importan mucho para mi pago esperado.",
+        "Quiero recordar cada detalle de este paso por si importa más adelante.",
+        "Mi saldo bancario depende de las decisiones del grupo además de las mías.",
+    ),
+    memory_unknown="no indicada",
+    memory_heard="Posiciones escuchadas: {positions}.",
+    memory_keywords=("pago", "acordó", "acuerdo", "votación"),
+    list_and="{head} y {last}",
+    money="${number}",
+    thousands_separator=".",
+    certainty_line="Certeza: {certainty}",
+    position="({letter}) {short}",
+    position_amount="({letter}) {short} de {amount}",
+    ballot_amount="({letter}) con {noun} de {amount}",
+)
+
+ZH = Phrases(
+    titles={
+        A: "最大化最低收入",
+        B: "最大化平均收入",
+        C: "在最低收入限制下最大化平均收入",
+        D: "在收入范围限制下最大化平均收入",
+    },
+    short={
+        A: "最大化最低收入",
+        B: "最大化平均收入",
+        C: "在最低收入限制下最大化平均收入",
+        D: "在收入范围限制下最大化平均收入",
+    },
+    nicknames={A: "最低收入", B: "平均收入", C: "最低收入限制", D: "收入范围限制"},
+    constraint_nouns={C: "最低收入", D: "收入范围"},
+    certainty={
+        Certainty.VERY_UNSURE: "非常不确定",
+        Certainty.UNSURE: "不确定",
+        Certainty.NO_OPINION: "无意见",
+        Certainty.SURE: "确定",
+        Certainty.VERY_SURE: "非常确定",
+    },
+    ranking_intro=(
+        "这是我对四条原则从最好到最差的排序：",
+        "仔细考虑之后，我这样排列这些原则：",
+        "我的排序，最好的在前：",
+        "这是我的偏好顺序：",
+    ),
+    ranking_outro=(
+        "这是我目前的立场。",
+        "了解更多之后我可能会调整。",
+        "这反映了我如何在公平和总收入之间权衡。",
+        "",
+    ),
+    ranking_unreadable=(
+        "比起 ({y}) {y_title}，我更倾向于 ({x}) {x_title}，但其余的我还没有想好。",
+        "老实说，({x}) 和 ({y}) 都吸引我；其他的没那么重要。",
+    ),
+    reasons={
+        A: (
+            "不应该让任何人在底层得不到保护。",
+            "如果我落到最低的阶层，我希望自己是安全的。",
+            "我最看重境况最差的人的福利。",
+        ),
+        B: (
+            "总收入越高，平均而言每个人得到的就越多。",
+            "我关心预期收入，而概率对中间阶层更有利。",
+            "总收入的增长让整个社会受益。",
+        ),
+        C: (
+            "有保障的最低收入既保护最穷的人，又能追求较高的平均收入。",
+            "它在底层的安全和整体的良好收入之间取得平衡。",
+            "有了安全网，我愿意追求较高的平均收入。",
+        ),
+        D: (
+            "限制贫富差距让我觉得公平。",
+            "有限的收入范围能让社会保持凝聚，同时平均收入依然较高。",
+            "比起略低的平均收入，巨大的不平等更让我担心。",
+        ),
+    },
+    doubts={
+        A: (
+            "只关注最低收入会牺牲很多平均收入。",
+            "只看底层会忽略底层以上的所有人。",
+        ),
+        B: (
+            "单纯追求平均收入可能让最穷的人所得很少。",
+            "单纯追求平均收入对底层没有任何保护。",
+        ),
+        C: (
+            "合适的最低收入很难达成一致。",
+            "最低收入限制之上仍然允许很大的不平等。",
+        ),
+        D: (
+            "收入范围限制可能压低收入，却帮不了最穷的人。",
+            "合适的收入范围很难达成一致。",
+        ),
+    },
+    retry=(
+        "抱歉，我说得清楚一些。",
+        "你说得对；这是我完整的回答。",
+        "抱歉造成了混乱。",
+    ),
+    choice=(
+        "我选择 {position}。",
+        "我的选择是 {position}。",
+        "我选 {position}。",
+    ),
+    choice_missing_amount=(
+        "我选择{nickname}原则。",
+        "我的选择是 ({letter}) {short}。",
+    ),
+    choice_unreadable=(
+        "我在{x_short}和{y_short}之间犹豫不决；两者都有道理。",
+        "面对这张表，我很难在 ({x}) 和 ({y}) 之间做决定。",
+    ),
+    stance_keep=(
+        "我支持 {position}。",
+        "我仍然支持 {position}。",
+        "我的立场仍然是 {position}。",
+    ),
+    stance_switch=(
+        "听了大家的意见之后，我现在支持 {position}。",
+        "我被说服了：我支持 {position}。",
+        "为了让我们更接近一致，我支持 {position}。",
+    ),
+    reply_agree=(
+        "{name}，在这一点上我同意你。",
+        "和 {name} 一样，我认为这是最公平的选择。",
+        "{name} 的理由很好，我也这么认为。",
+    ),
+    reply_disagree=(
+        "{name}，我明白你为什么倾向于 ({letter}) {short}，但是{doubt}",
+        "{name}，我理解你支持 ({letter}) 的理由，但是{doubt}",
+    ),
+    reply_tally=(
+        "上一次投票显示我们意见不一，所以让我们寻找共同点。",
+        "投票结果告诉我，我们还没有达成一致。",
+    ),
+    close_near=(
+        "我们大多数人似乎正在向这个方向靠拢。",
+        "我觉得我们已经接近达成一致了。",
+    ),
+    close_far=(
+        "希望我们继续讨论，找到共同点。",
+        "我愿意听取更多的理由。",
+    ),
+    proposal_line="我提议投票",
+    reasoning_open=("第 {round} 轮，共 {rounds} 轮。", "现在是第 {round} 轮，共 {rounds} 轮。"),
+    reasoning_camp="{names} 主张 {position}。",
+    reasoning_none=(
+        "还没有人表明立场。",
+        "我是最早发言的人之一，所以还看不出小组的倾向。",
+    ),
+    reasoning_keep=(
+        "我仍然倾向于 {position}。{reason}",
+        "我的偏好仍然是 {position}。{reason}",
+    ),
+    reasoning_switch=(
+        "小组倾向于 {position}，我愿意跟随。",
+        "我会转向 {position}；达成一致比我的第一选择更重要。",
+    ),
+    reasoning_near=(
+        "小组似乎接近一致，也许是时候通过投票来决定了。",
+        "我们大多数人意见一致；我希望尽快做出决定。",
+    ),
+    reasoning_far=(
+        "我们的分歧仍然很大，所以我会继续阐述我的理由。",
+        "还没有形成多数；我需要认真论证我的立场。",
+    ),
+    poll_yes=(
+        "是，我们现在就投票吧。",
+        "是，我准备好投票了。",
+        "是。我们已经讨论得足够多，可以做决定了。",
+    ),
+    poll_no=(
+        "否，我认为我们还需要更多讨论。",
+        "否，还不行；我想先听听更多的理由。",
+        "否。我们的分歧仍然太大。",
+    ),
+    poll_unclear=(
+        "嗯，两种做法我都可以接受。",
+        "我现在不太清楚小组想要什么。",
+    ),
+    ballot=("我的投票：{ballot}。", "我投票给 {ballot}。"),
+    ballot_missing_amount=(
+        "我的投票：({letter}) {short}。",
+        "我投票给{nickname}原则。",
+    ),
+    memory_ranking="[{label}] 我的排序是 {order}；确定程度：{certainty}。",
+    memory_choice="[{label}] 我选择了 {position}。",
+    memory_round="[{label}] 我主张 {position}。",
+    memory_step="[{label}]",
+    memory_round_label="{step} 第 {round} 轮",
+    memory_ramble=(
+        "我一直在想每条原则如何对待底层的人。",
+        "各阶层的概率对我的预期报酬非常重要。",
+        "我想记住这一步的每个细节，以防以后用得上。",
+        "我的银行余额既取决于我自己的选择，也取决于小组的选择。",
+    ),
+    memory_unknown="未说明",
+    memory_heard="听到的立场：{positions}。",
+    memory_keywords=("报酬", "一致", "同意", "投票"),
+    list_and="{head}和{last}",
+    money="{number}美元",
+    thousands_separator=",",
+    certainty_line="确定程度：{certainty}",
+    position="({letter}) {short}",
+    position_amount="({letter}) {short}，金额为 {amount}",
+    ballot_amount="({letter}) {noun}为 {amount}",
+)
+
+
+PHRASES: Mapping[str, Phrases] = {"en": EN, "es": ES, "zh": ZH}
 
 
 def phrases_for(language: str) -> Phrases:

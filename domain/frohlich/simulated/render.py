@@ -1,8 +1,10 @@
 """Turning positions and rankings into the machine-readable fragments of an answer.
 
 These fragments are the contract with the deterministic parsers: a letter in parentheses,
-amounts as ``$13,000``, a ranking as a numbered list 1-4, ``Certainty: <label>`` and a final
-line ``I PROPOSE A VOTE``. Only the words around them come from the phrase bank.
+amounts in the language's money form (``$13,000``), a ranking as a numbered list 1-4, the
+language's certainty line (``Certainty: <label>``) and a final line with its vote-proposal
+phrase (``I PROPOSE A VOTE``). Their spellings, like the words around them, come from the
+phrase bank.
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ from maai.domain.frohlich.simulated.reading import Stance
 from maai.domain.frohlich.types import Certainty, Principle
 
 
-def money(amount: int) -> str:
-    return f"${amount:,}"
+def money(ph: Phrases, amount: int) -> str:
+    return ph.money.format(number=f"{amount:,}".replace(",", ph.thousands_separator))
 
 
 def position(ph: Phrases, stance: Stance) -> str:
     """``(c) maximizing the average income with a floor constraint of $13,000``."""
-    text = f"({stance.principle.value}) {ph.short[stance.principle]}"
-    if stance.amount is not None:
-        text += f" of {money(stance.amount)}"
-    return text
+    letter, short = stance.principle.value, ph.short[stance.principle]
+    if stance.amount is None:
+        return ph.position.format(letter=letter, short=short)
+    return ph.position_amount.format(letter=letter, short=short, amount=money(ph, stance.amount))
 
 
 def ballot(ph: Phrases, stance: Stance) -> str:
@@ -32,14 +34,16 @@ def ballot(ph: Phrases, stance: Stance) -> str:
     if stance.amount is None or stance.principle not in ph.constraint_nouns:
         return position(ph, stance)
     noun = ph.constraint_nouns[stance.principle]
-    return f"({stance.principle.value}) with a {noun} of {money(stance.amount)}"
+    return ph.ballot_amount.format(
+        letter=stance.principle.value, noun=noun, amount=money(ph, stance.amount)
+    )
 
 
-def brief(stance: Stance) -> str:
+def brief(ph: Phrases, stance: Stance) -> str:
     """``(c) $13,000`` for memory notes."""
     if stance.amount is None:
         return f"({stance.principle.value})"
-    return f"({stance.principle.value}) {money(stance.amount)}"
+    return f"({stance.principle.value}) {money(ph, stance.amount)}"
 
 
 def ranking_list(ph: Phrases, order: Sequence[Principle]) -> str:
@@ -47,7 +51,7 @@ def ranking_list(ph: Phrases, order: Sequence[Principle]) -> str:
 
 
 def certainty_line(ph: Phrases, certainty: Certainty) -> str:
-    return f"Certainty: {ph.certainty[certainty]}"
+    return ph.certainty_line.format(certainty=ph.certainty[certainty])
 
 
 def join_names(ph: Phrases, names: Sequence[str]) -> str:
