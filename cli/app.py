@@ -14,10 +14,11 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from maai.cli import export_commands, ledger_commands, run_commands
+    from maai.cli import export_commands, ledger_commands, report_commands, run_commands
 
     run_commands.register(app)
     export_commands.register(app)
+    report_commands.register(app)
     ledger_commands.register(app)
 
 
