@@ -24,6 +24,7 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 WIDTH = 640
 HEIGHT = 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 40, 56
+MAX_BAR = 90
 
 
 @dataclass(frozen=True)
@@ -264,10 +265,12 @@ def grouped_bars(
     frame = _Frame(name, title, low, high, keys if len(series) > 1 else (), whole=whole)
     frame.y_axis(y_label)
     slot = frame.plot_width / len(groups)
-    bar = slot * 0.8 / (1 if stacked else len(series))
+    across = 1 if stacked else len(series)
+    # Few groups would make slabs of bars: no bar is wider than MAX_BAR, the group centred.
+    bar = min(slot * 0.8 / across, MAX_BAR)
     ticks: list[tuple[float, str]] = []
     for g, group in enumerate(groups):
-        start = LEFT + slot * g + slot * 0.1
+        start = LEFT + slot * g + (slot - bar * across) / 2
         ticks.append((LEFT + slot * (g + 0.5), group))
         below = above = 0.0
         for s, one in enumerate(series):

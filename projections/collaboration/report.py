@@ -66,7 +66,8 @@ def outcome_section(outcome_rows: list[Row], decisions: list[Row]) -> Section:
         ]
     choices = ", ".join(f"{d['agent']} {d.get('option') or d['status']}" for d in decisions)
     pairs.append(("decisions", choices or "none"))
-    return Section("Conditions and outcome", facts(pairs))
+    # A fact left empty does not apply to this run (the baseline has no exchanges).
+    return Section("Conditions and outcome", facts((k, v) for k, v in pairs if v is not None))
 
 
 def beliefs_section(beliefs: list[Row], agents: list[str]) -> Section:

@@ -4,8 +4,9 @@ Playwright for Python (no downloaded browser: ``executable_path`` is the system'
 A simulated run of each experiment is made by ``maai run`` on a temporary ledger and written
 by ``maai report``; the page must load from the file alone (no request beyond it, no console
 error), show its title and run id, and draw every plot with a visible size and at least one
-mark. A full-page screenshot of each (every collapsible section opened) is kept in
-``$MAAI_TEST_ARTIFACTS`` (default ``test-artifacts/`` at the repository root) to look at.
+mark. Full-page screenshots of each (as first seen, and with every collapsed block opened)
+are kept in ``$MAAI_TEST_ARTIFACTS`` (default ``test-artifacts/`` at the repository root)
+to look at.
 Without chromium or Playwright the tests skip, saying which is missing."""
 
 from __future__ import annotations
@@ -110,11 +111,13 @@ class Visit:
             })""",
         )
 
-    def screenshot(self, name: str) -> Path:
+    def screenshots(self, name: str) -> list[Path]:
+        """The page as a reader first sees it, then with every collapsed block opened."""
+        paths = [artifacts() / f"{name}.png", artifacts() / f"{name}-expanded.png"]
+        self.page.screenshot(path=str(paths[0]), full_page=True)
         self.page.eval_on_selector_all("details", "all => all.forEach(d => d.open = true)")
-        path = artifacts() / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
-        return path
+        self.page.screenshot(path=str(paths[1]), full_page=True)
+        return paths
 
 
 @pytest.mark.parametrize(
@@ -140,7 +143,8 @@ def test_the_report_of_a_run_opens_offline_with_every_plot_drawn(
     for plot in drawn:
         assert plot["width"] > 100 and plot["height"] > 100, plot
         assert plot["marks"] >= 1 and plot["title"], plot
-    assert visit.screenshot(f"report-{config}").stat().st_size > 10_000
+    for screenshot in visit.screenshots(f"report-{config}"):
+        assert screenshot.stat().st_size > 10_000
 
 
 def test_markup_a_participant_wrote_shows_as_text_and_never_runs(
