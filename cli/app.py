@@ -14,10 +14,17 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from maai.cli import export_commands, ledger_commands, run_commands, study_commands
+    from maai.cli import (
+        export_commands,
+        ledger_commands,
+        report_commands,
+        run_commands,
+        study_commands,
+    )
 
     run_commands.register(app)
     export_commands.register(app)
+    report_commands.register(app)
     ledger_commands.register(app)
     study_commands.register(app)
 

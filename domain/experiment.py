@@ -164,3 +164,10 @@ class ExperimentViews(Protocol):
         ...
 
     def progress(self, config: ExperimentConfig) -> ProgressView: ...
+
+    # Optional: ``maai report`` asks for it with getattr and shows only the generic run facts
+    # when an experiment's views lack it (docs/projections.md, "Reports").
+    def report(self, history: Any) -> Sequence[Any]:
+        """The experiment's sections of the HTML report (``projections.report.Section``),
+        after the run facts every report has."""
+        ...

@@ -52,6 +52,11 @@ class CollaborationViews:
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         return None
 
+    def report(self, history: History) -> list[Any]:
+        from maai.projections.collaboration.report import report
+
+        return report(history)
+
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.collaboration.progress import Progress
 

@@ -69,6 +69,11 @@ class FrohlichViews:
 
         return describe_value(row)
 
+    def report(self, history: History) -> list[Any]:
+        from maai.projections.frohlich.report import report
+
+        return report(history)
+
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.frohlich.progress import Progress
 

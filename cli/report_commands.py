@@ -1,0 +1,65 @@
+"""``maai report RUN_ID``: one self-contained HTML page of a run (docs/projections.md,
+"Reports"). Options, errors and exit codes as ``maai export`` (cli/export_commands.py): 0 ok,
+2 a usage, store or file error (one line naming the run or file), 3 the store is busy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from maai.cli.common import DbOption, fail, open_store_or_exit
+from maai.cli.export_commands import RunArg, _load, _refuse_to_overwrite
+from maai.projections.report import run_report
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Written beside its final name and renamed into place, so the page is whole or absent
+    (as the JSON export), never cut short by a full disk or a kill."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(text, encoding="utf-8", newline="\n")
+        partial.replace(path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        fail(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def report(
+    run_id: RunArg,
+    db: DbOption = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="The HTML file to write (default: RUN_ID.html in the current folder).",
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write one self-contained HTML report of a run: the run's facts and config, then its
+    experiment's sections with plots (Frohlich: rankings, Phase-1 choices, payoffs, the
+    discussion with a vote timeline, each participant's private trail; collaboration:
+    beliefs, predictions, decisions, points, messages). It opens offline in any browser:
+    inline style and SVG plots, no script, font or image from elsewhere. The same events
+    give the same bytes. See docs/projections.md ("Reports")."""
+    if output is not None and not force:
+        _refuse_to_overwrite(output, None)
+    with open_store_or_exit(db) as store:
+        history = _load(store, run_id)
+    # The default name needs the full run id, known only once the prefix is resolved.
+    target = output if output is not None else Path(f"{history.run_id}.html")
+    if output is None and not force:
+        _refuse_to_overwrite(target, None)
+    if target.is_dir():
+        fail(f"{target}: is a folder; -o names the file to write")
+    write_whole(target, run_report(history))
+    typer.echo(f"wrote {target}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)

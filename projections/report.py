@@ -1,0 +1,145 @@
+"""``maai report RUN_ID``: one self-contained HTML page of a run (docs/projections.md,
+"Reports").
+
+The page is built here from what every run has (its experiment, id, status, seed, labels,
+agents and recorded config) and from the sections its experiment adds through the optional
+``report(history)`` member of its views (``maai.domain.experiment.ExperimentViews``); a new
+experiment adds sections without editing this module. The page needs no network: the style
+is inline, the plots are inline SVG (``projections/plots.py``), there is no script, font or
+image from elsewhere. Every text is escaped (``projections/markup.py``), and the same events
+give the same bytes (no clock, no random ids).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from maai.projections.history import History
+from maai.projections.markup import Markup, details, facts, table
+
+FORMAT = "maai.report/1"
+
+
+@dataclass(frozen=True)
+class Section:
+    """One titled part of a report; ``body`` is markup built with ``projections/markup.py``
+    and ``projections/plots.py`` (so every text in it is escaped)."""
+
+    title: str
+    body: Markup
+
+
+def experiment_sections(history: History) -> list[Section]:
+    """The experiment's own sections, or none when its views define no ``report``."""
+    if history.experiment is None:
+        return []
+    report = getattr(history.experiment.views(), "report", None)
+    return list(report(history)) if report is not None else []
+
+
+def run_report(history: History) -> str:
+    """The whole page for one run."""
+    return render_page(history, [run_section(history), *experiment_sections(history)])
+
+
+def run_section(history: History) -> Section:
+    """What every run has: experiment, id, status, seed, labels, agents, the config."""
+    experiment = history.experiment
+    config = history.config
+    started = history.started
+    name = experiment.name if experiment else "unknown"
+    title = f"{experiment.title} ({name})" if experiment else name
+    labels = getattr(config, "labels", None) or {}
+    pairs: list[tuple[str, Any]] = [
+        ("experiment", title),
+        ("run id", history.run_id),
+        ("status", history.status),
+        ("seed", getattr(config, "seed", None)),
+        ("labels", ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"),
+        ("events", len(history.entries)),
+    ]
+    if experiment is not None:
+        pairs.append(("rules", experiment.docs))
+    body = [facts(pairs)]
+    if config is not None:
+        # The utility agent too: it read some answers (extraction), so it shaped the run.
+        users = [
+            (user.who, user.model, (user.provider.base_url or "") if user.provider else "")
+            for user in config.model_users()
+        ]
+        body.append(table(["agent", "model", "server (base_url)"], users))
+    if started is not None:
+        recorded = json.dumps(started.config, indent=2, sort_keys=True, ensure_ascii=False)
+        body.append(details("The config as recorded in run.started", _pre(recorded)))
+    return Section("The run", Markup("".join(body)))
+
+
+def _pre(words: str) -> str:
+    return f"<pre>{escape(words)}</pre>"
+
+
+def _anchor(title: str, index: int) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    return f"s{index}-{slug}"
+
+
+def render_page(history: History, sections: Sequence[Section]) -> str:
+    experiment = history.experiment
+    name = experiment.title if experiment else "maai run"
+    title = f"{name}: run {history.run_id}"
+    anchors = [_anchor(section.title, i) for i, section in enumerate(sections, 1)]
+    contents = "".join(
+        f'<li><a href="#{a}">{escape(s.title)}</a></li>'
+        for a, s in zip(anchors, sections, strict=True)
+    )
+    body = "".join(
+        f'<section id="{a}"><h2>{escape(s.title)}</h2>{s.body}</section>'
+        for a, s in zip(anchors, sections, strict=True)
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="generator" content="{FORMAT}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
+        f'<body><header><h1>{escape(title)}</h1><p class="status">'
+        f"status: <strong>{escape(history.status)}</strong></p>"
+        f"<nav><ol>{contents}</ol></nav></header>\n<main>{body}</main>\n"
+        "<footer><p>Written by <code>maai report</code> from the run's events alone; "
+        "the same events give the same page.</p></footer></body></html>\n"
+    )
+
+
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;
+max-width:1340px;padding:0 24px 48px;color:#1b1b1b;line-height:1.45;background:#fff}
+h1{font-size:1.6rem;margin:24px 0 4px}h2{border-bottom:2px solid #ddd;padding-bottom:4px;
+margin-top:40px}h3{margin:24px 0 8px}h4{margin:16px 0 4px}
+nav ol{columns:3;padding-left:20px;margin:8px 0}
+dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 16px}
+dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+table{border-collapse:collapse;margin:8px 0 16px;font-size:.92rem}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}
+.figures{display:flex;flex-wrap:wrap;gap:16px;margin:8px 0}
+svg.plot{background:#fcfcfc;border:1px solid #e4e4e4;max-width:100%;height:auto}
+svg .grid{stroke:#e2e2e2}svg .axis{stroke:#666}
+svg text{font-family:inherit;font-size:11px;fill:#333}
+svg .plot-title{font-size:13px;font-weight:600}svg .axis-label{font-size:12px}
+svg .lane{font-size:12px;font-weight:600}svg .span-label{font-size:11px;fill:#00704f}
+svg .mark-label{font-size:10px}
+.utterance{margin:8px 0}.speaker{font-weight:600}.note{color:#666;font-size:.9rem}
+blockquote{margin:2px 0 0 16px;padding:4px 10px;border-left:3px solid #ccc;
+white-space:pre-wrap}
+pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85rem}
+details{margin:8px 0;border:1px solid #ddd;border-radius:4px;padding:4px 10px}
+summary{cursor:pointer;font-weight:600}
+.no-data{color:#666;font-style:italic}
+.flag{color:#a40000}
+footer{margin-top:48px;color:#666;font-size:.85rem}
+"""
