@@ -73,9 +73,16 @@ def outcome_section(history: History, rows: dict[str, list[Row]], log: dict[str,
         pairs.append(("Phase-2 distribution", f"{chosen['distribution']} ({chosen['how']})"))
     pairs += [
         ("language", conditions.get("language")),
-        ("original values (situations A-D)", conditions.get("original_values")),
+        ("original values (situations A-D)", "yes" if conditions.get("original_values") else "no"),
         ("manipulator", conditions.get("manipulator") or "none"),
     ]
+    if conditions.get("target"):
+        scores = ", ".join(f"({x}) {conditions.get(f'borda_{x}')}" for x in "abcd")
+        adopted = conditions.get("target_adopted")
+        pairs += [
+            ("manipulator's target", f"({conditions['target']}); Borda scores {scores}"),
+            ("target adopted", "not yet" if adopted is None else "yes" if adopted else "no"),
+        ]
     failure = log["run"].get("failure")
     if failure:
         pairs.append(("failure", str(failure)))

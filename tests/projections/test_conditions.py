@@ -383,3 +383,16 @@ def test_the_conditions_speak_the_participants_language(config_name: str) -> Non
     for agent in config.agents:
         for address, prompt in participant_prompts(requests, events, config, agent.name):
             assert english_in(prompt) == [], (address, english_in(prompt)[:5])
+
+
+def test_the_report_shows_the_target_and_whether_it_was_adopted(
+    manipulated_run: tuple[list[Event], list[ModelRequest]],
+) -> None:
+    from maai.projections.report import run_report
+
+    events, _ = manipulated_run
+    event = find(events, ManipulatorTargetChosen)
+    page = run_report(history_from_events(events))
+    scores = ", ".join(f"({p.value}) {event.scores[p]}" for p in Principle)
+    assert f"({event.target.value}); Borda scores {scores}" in page
+    assert "target adopted" in page
