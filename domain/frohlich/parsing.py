@@ -828,15 +828,28 @@ def _first_answer(sentence: str) -> tuple[bool | None, str]:
 # Memory limits
 
 
+# Chinese and Japanese are written without spaces between words: each of their characters
+# counts as a word (a Mandarin word is one to two characters, so a limit of N words allows a
+# little less text than N English words), and their full-width punctuation separates words.
+_WIDE_WORD_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WIDE_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"
+_WORD = re.compile(
+    f"[{_WIDE_WORD_CHARS}]|[^\\s{_WIDE_WORD_CHARS}{_WIDE_PUNCTUATION}]+"
+)
+
+
 def count_words(text: str) -> int:
-    return len(text.split())
+    """Words as the memory limit counts them: runs of characters between spaces, and each
+    Chinese or Japanese character on its own (docs/frohlich.md §5)."""
+    return sum(1 for _ in _WORD.finditer(text))
 
 
 def truncate_words(text: str, limit: int) -> str:
-    """The first ``limit`` words of ``text``, with the original spacing between them."""
+    """The first ``limit`` words of ``text`` (as ``count_words`` counts them), with the
+    original spacing between them."""
     if limit <= 0:
         return ""
-    for i, m in enumerate(re.finditer(r"\S+", text), 1):
+    for i, m in enumerate(_WORD.finditer(text), 1):
         if i == limit:
             return text[: m.end()]
     return text

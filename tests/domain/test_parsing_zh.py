@@ -340,3 +340,22 @@ def test_mandarin_proposals_that_do_not_count() -> None:
 )
 def test_mandarin_amounts(text: str, value: int | None) -> None:
     assert parse_amount(text) == value
+
+
+def test_the_memory_limit_counts_each_chinese_character_as_a_word() -> None:
+    from maai.domain.frohlich.parsing import count_words, truncate_words
+
+    text = "我选择（c），因为它保障了最低收入。"
+    assert count_words(text) == 14  # 我 选 择 c 因 为 它 保 障 了 最 低 收 入
+    assert truncate_words(text, 5) == "我选择（c），因"
+    assert count_words(truncate_words(text, 5)) == 5
+    mixed = "Alice 说 (c) 最好"
+    assert count_words(mixed) == 5
+
+
+def test_the_memory_limit_counts_english_and_spanish_words_as_before() -> None:
+    from maai.domain.frohlich.parsing import count_words, truncate_words
+
+    for text in ["I choose (c) with  a floor of $12,000.", "Mi voto: (c) — 12.000 $", " a\nb\tc "]:
+        assert count_words(text) == len(text.split())
+        assert truncate_words(text, 2) == text[: text.index(text.split()[1]) + len(text.split()[1])]
