@@ -2,7 +2,8 @@
 
 Exit status: 0 every run completed, 1 some run failed (the others are saved; run the study
 again to retry them), 2 a bad study file or store, 3 the study is running in another
-process, 130 interrupted (run it again to continue)."""
+process, 5 the budget was reached (runs not started are left for a later run), 130
+interrupted (run it again to continue)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from maai.runtime.study import (
 
 EXIT_FAILED_RUNS = 1
 EXIT_BUSY = 3
+EXIT_BUDGET = 5
 EXIT_INTERRUPTED = 130
 
 out = Console(highlight=False, soft_wrap=True)
@@ -72,6 +74,13 @@ def _line(progress: StudyProgress) -> str:
         f"pending {progress.pending}",
         f"calls {progress.calls}",
         f"tokens {tokens:,}",
+        "cost "
+        + (
+            "? (a model has no price)"
+            if progress.cost_usd is None
+            else f"${progress.cost_usd:,.2f}"
+        )
+        + (f" of ${progress.budget_usd:,.2f}" if progress.budget_usd is not None else ""),
         "ETA " + ("—" if eta is None else f"{int(eta // 60)}:{int(eta % 60):02d}"),
     ]
     return " · ".join(parts)
@@ -83,8 +92,13 @@ def run_command(
     db: DbOption = None,
     concurrency: Annotated[
         int | None,
-        typer.Option("--concurrency", "-j", min=1, max=256, help="Runs at once (default: the "
-                     "study file's `concurrency`)."),
+        typer.Option(
+            "--concurrency",
+            "-j",
+            min=1,
+            max=256,
+            help="Runs at once (default: the study file's `concurrency`).",
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final line.")] = False,
 ) -> None:
@@ -97,6 +111,7 @@ def run_command(
     except SigningKeyError as exc:
         fail(str(exc))
     with open_store_or_exit(db, read_only=False) as store:
+
         def start(progress: StudyProgress) -> None:
             done = f", {progress.done} completed before" if progress.done else ""
             out.print(f"study [bold]{escape(study.file.study)}[/bold]: {progress.total} runs{done}")
@@ -146,6 +161,12 @@ def run_command(
     if progress.failed:
         err.print(f"{progress.failed} run(s) failed; run the study again to retry them")
         raise typer.Exit(EXIT_FAILED_RUNS)
+    if progress.not_started:
+        err.print(
+            f"budget reached: {len(progress.not_started)} run(s) were not started; raise"
+            f" budget_usd in {study_file} and run the study again to continue"
+        )
+        raise typer.Exit(EXIT_BUDGET)
 
 
 def _study_infos(store: EventStore, name_or_file: str) -> tuple[str, list[Any], Study | None]:

@@ -12,7 +12,15 @@ import re
 from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+)
 
 UTILITY = "utility"
 """The name of the utility agent (structured extraction from free text); no participant may
@@ -90,6 +98,13 @@ class ModelUser(BaseModel):
     provider: ProviderConfig | None = None
 
 
+class Price(Strict):
+    """A model's price in US dollars per million tokens (docs/studies.md "Cost")."""
+
+    input: float = Field(ge=0, le=10_000, allow_inf_nan=False)
+    output: float = Field(ge=0, le=10_000, allow_inf_nan=False)
+
+
 class ExperimentConfig(Strict):
     """The part of a config every experiment has. Each experiment's config extends it and
     fixes ``experiment`` to its own name (the YAML's ``experiment:`` key selects it)."""
@@ -101,6 +116,15 @@ class ExperimentConfig(Strict):
     retry: RetryConfig = Field(default_factory=RetryConfig)
     utility: UtilityConfig = Field(default_factory=UtilityConfig)
     tracing: bool = True
+    prices: dict[str, Price] = Field(default_factory=dict)  # model name -> price
+
+    @model_serializer(mode="wrap")
+    def _without_empty_prices(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A run recorded before prices existed re-encodes its config as it was stored.
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("prices"):
+            data.pop("prices", None)
+        return data
 
     @field_validator("labels")
     @classmethod

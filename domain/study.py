@@ -16,13 +16,27 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from maai.canonical import canonical_json
 from maai.domain import experiments
-from maai.domain.config import ConfigError, ExperimentConfig, Strict, validation_lines
+from maai.domain.config import ConfigError, ExperimentConfig, Price, Strict, validation_lines
 from maai.domain.seeds import derive_seed
 
 STUDY_LABELS = ("study", "cell", "replicate")
 """Labels every run of a study carries besides its factor values."""
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+)\]|\.")
+
+
+class ProviderLimits(Strict):
+    """Per provider: calls at once, and calls started per minute."""
+
+    concurrency: int | None = Field(default=None, ge=1, le=10_000)
+    per_minute: int | None = Field(default=None, ge=1, le=1_000_000)
+
+
+class Limits(Strict):
+    """Limits on model calls over all runs of the study under way (docs/studies.md)."""
+
+    calls: int | None = Field(default=None, ge=1, le=100_000)  # at once, all providers
+    providers: dict[str, ProviderLimits] = Field(default_factory=dict)
 
 
 class StudyFile(Strict):
@@ -35,6 +49,9 @@ class StudyFile(Strict):
     replicates: int = Field(default=1, ge=1, le=10_000)
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
     concurrency: int = Field(default=4, ge=1, le=256)
+    limits: Limits = Field(default_factory=Limits)
+    prices: dict[str, Price] = Field(default_factory=dict)  # model name -> USD per 1M tokens
+    budget_usd: float | None = Field(default=None, ge=0, le=10_000_000, allow_inf_nan=False)
 
     @field_validator("factors")
     @classmethod
@@ -166,6 +183,9 @@ def plan_study(study: StudyFile, base: ExperimentConfig, source: str) -> list[Pl
                 "labels": labels,
                 "seed": derive_seed(study.seed, values, replicate),
             }
+            if study.prices:
+                prices = {**(data.get("prices") or {}), **study.model_dump(mode="json")["prices"]}
+                run_data["prices"] = prices
             config = _validated(run_data, values, source)
             run_id = f"{study.study}.c{cell:0{width_cell}d}.r{replicate:0{width_rep}d}"
             runs.append(PlannedRun(run_id, cell, replicate, values, config))

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from maai.domain.costs import usage_of
 from maai.projections.history import History
 from maai.projections.tables import Table, label_columns, labels_of, render_tables
 
@@ -25,6 +26,11 @@ RUNS = Table(
         ("calls", "Model calls made."),
         ("input_tokens", "Input tokens over every call."),
         ("output_tokens", "Output tokens over every call."),
+        (
+            "cost_usd",
+            "What the calls cost in US dollars at the run's `prices`; empty when a"
+            " model used has no price (the simulated model is free).",
+        ),
         ("started_at", "When the run's first event was recorded (UTC, ISO 8601)."),
         ("ended_at", "When its last event was recorded (UTC, ISO 8601)."),
         ("wall_s", "Seconds between the two."),
@@ -51,6 +57,8 @@ def run_row(history: History) -> dict[str, Any]:
         row["calls"] = summary.calls
         row["input_tokens"] = summary.input_tokens
         row["output_tokens"] = summary.output_tokens
+        prices = getattr(history.config, "prices", None) or {}
+        row["cost_usd"] = usage_of(e.event for e in history.entries).cost_usd(prices)
         headline = dict(summary.headline)
         row["rounds"] = headline.get("round") or headline.get("exchange")
     return row

@@ -14,12 +14,14 @@ from typing import Any
 
 from maai.domain import experiments
 from maai.domain.config import ConfigError
+from maai.domain.costs import Usage
 from maai.domain.events import Event, ModelCallCompleted
 from maai.domain.study import PlannedRun, StudyFile, parse_study, plan_study
 from maai.ledger import EventStore, LedgerError, RunNotFoundError
 from maai.ledger.locks import named_lock
 from maai.runtime import config_files
 from maai.runtime.engine import Engine, RunFailedError
+from maai.runtime.limits import CallLimits, LimitedExecutor, ProviderLimit
 from maai.runtime.runs import config_snapshot, ensure_started, read_config_file, start_run
 from maai.runtime.signing import Signer
 
@@ -62,13 +64,33 @@ def stored_status(store: EventStore, runs: Sequence[PlannedRun]) -> dict[str, st
         if info.run_id != run.run_id:  # a prefix match is another run
             out[run.run_id] = None
             continue
-        if info.config != config_snapshot(run.config):
+        if _behaviour(info.config) != _behaviour(config_snapshot(run.config)):
             raise ConfigError(
                 f"run {run.run_id} exists with another config: the study file changed since"
                 " its runs were created; give the study a new name to run the new plan"
             )
         out[run.run_id] = info.status
     return out
+
+
+def _behaviour(config: dict[str, Any]) -> dict[str, Any]:
+    """A config without its prices: prices change what a run costs, not what it does, so a
+    study whose prices were corrected goes on (each run keeps the prices it started with)."""
+    return {k: v for k, v in config.items() if k != "prices"}
+
+
+def recorded_usage(store: EventStore, run_id: str) -> Usage:
+    """The tokens of a stored run's calls, per model (read off the stored payloads)."""
+    usage = Usage()
+    for stored in store.read(run_id):
+        if stored.type == ModelCallCompleted.TYPE:
+            tokens = (stored.payload.get("answer") or {}).get("usage") or {}
+            usage.add(
+                str(stored.payload.get("model")),
+                int(tokens.get("input_tokens") or 0),
+                int(tokens.get("output_tokens") or 0),
+            )
+    return usage
 
 
 @dataclass
@@ -85,6 +107,20 @@ class StudyProgress:
     started: float = field(default_factory=time.monotonic)
     finished_this_time: int = 0
     failures: dict[str, str] = field(default_factory=dict)
+    cost_usd: float | None = 0.0  # None: a model used has no price
+    budget_usd: float | None = None
+    not_started: list[str] = field(default_factory=list)  # held back by the budget
+
+    def add_cost(self, cost: float | None) -> None:
+        self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
+
+    @property
+    def over_budget(self) -> bool:
+        return (
+            self.budget_usd is not None
+            and self.cost_usd is not None
+            and self.cost_usd >= self.budget_usd
+        )
 
     @property
     def pending(self) -> int:
@@ -111,6 +147,7 @@ async def _run_one(
     signer: Signer | None,
     progress: StudyProgress,
     on_change: Callable[[], None],
+    limits: CallLimits,
 ) -> None:
     from maai.runtime.executors import LiveExecutor
 
@@ -124,14 +161,18 @@ async def _run_one(
         if isinstance(event, ModelCallCompleted):
             progress.calls += 1
             usage = event.answer.usage
-            progress.input_tokens += usage.input_tokens if usage else 0
-            progress.output_tokens += usage.output_tokens if usage else 0
+            progress.input_tokens += usage.input_tokens
+            progress.output_tokens += usage.output_tokens
+            call = Usage()
+            call.add_event(event)
+            progress.add_cost(call.cost_usd(run.config.prices))
             on_change()
 
+    executor = LimitedExecutor(LiveExecutor(run.config, experiment=experiment), limits, run.config)
     engine = Engine(
         store,
         run.run_id,
-        LiveExecutor(run.config, experiment=experiment),
+        executor,
         experiment=experiment,
         on_event=on_event,
         signer=signer,
@@ -154,16 +195,26 @@ async def _run_one(
 async def _run_all(
     store: EventStore,
     todo: list[tuple[PlannedRun, str | None]],
+    study: StudyFile,
     concurrency: int,
     signer: Signer | None,
     progress: StudyProgress,
     on_change: Callable[[], None],
 ) -> None:
     gate = asyncio.Semaphore(concurrency)
+    providers = {
+        key: ProviderLimit(limit.concurrency, limit.per_minute)
+        for key, limit in study.limits.providers.items()
+    }
+    limits = CallLimits(study.limits.calls, providers)
 
     async def bounded(run: PlannedRun, status: str | None) -> None:
         async with gate:
-            await _run_one(store, run, status, signer, progress, on_change)
+            if progress.over_budget:
+                progress.not_started.append(run.run_id)  # left as it is: resumable
+                on_change()
+                return
+            await _run_one(store, run, status, signer, progress, on_change, limits)
 
     tasks = [asyncio.create_task(bounded(run, status)) for run, status in todo]
     try:
@@ -190,12 +241,19 @@ def run_study(
         statuses = stored_status(store, study.runs)
         skipped = [run_id for run_id, status in statuses.items() if status == DONE]
         todo = [(run, statuses[run.run_id]) for run in study.runs if statuses[run.run_id] != DONE]
-        progress = StudyProgress(total=len(study.runs), done=len(skipped))
+        progress = StudyProgress(
+            total=len(study.runs), done=len(skipped), budget_usd=study.file.budget_usd
+        )
+        for run in study.runs:
+            if statuses[run.run_id] is not None:  # what the study has spent so far
+                progress.add_cost(recorded_usage(store, run.run_id).cost_usd(run.config.prices))
         limit = concurrency or study.file.concurrency
         on_start(progress)
         try:
             asyncio.run(
-                _run_all(store, todo, limit, signer, progress, lambda: on_change(progress))
+                _run_all(
+                    store, todo, study.file, limit, signer, progress, lambda: on_change(progress)
+                )
             )
         finally:
             for run_id in list(progress.running):
