@@ -110,6 +110,7 @@ class StudyProgress:
     cost_usd: float | None = 0.0  # None: a model used has no price
     budget_usd: float | None = None
     not_started: list[str] = field(default_factory=list)  # held back by the budget
+    touched: list[str] = field(default_factory=list)  # runs this process started or resumed
 
     def add_cost(self, cost: float | None) -> None:
         self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
@@ -152,6 +153,9 @@ async def _run_one(
     from maai.runtime.executors import LiveExecutor
 
     experiment = experiments.get(run.config.experiment)
+    progress.running.add(run.run_id)
+    progress.touched.append(run.run_id)  # from here on, an interruption leaves it resumable
+    on_change()
     if status is None:
         start_run(store, run.config, run_id=run.run_id)
     else:
@@ -177,8 +181,6 @@ async def _run_one(
         on_event=on_event,
         signer=signer,
     )
-    progress.running.add(run.run_id)
-    on_change()
     try:
         await engine.run()
     except RunFailedError as exc:
@@ -256,7 +258,9 @@ def run_study(
                 )
             )
         finally:
-            for run_id in list(progress.running):
+            # Not ``running``: an interruption cancels the runs' tasks, which take
+            # themselves out of it before this runs.
+            for run_id in progress.touched:
                 _leave_resumable(store, run_id)
         return StudyOutcome(progress, skipped)
 

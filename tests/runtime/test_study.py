@@ -263,3 +263,30 @@ def test_the_example_studies_plan() -> None:
     folder = Path(__file__).parents[2] / "configs" / "studies"
     sizes = {p.name: len(load_study(p).runs) for p in sorted(folder.glob("*.yaml"))}
     assert sizes == {"frohlich_conditions.yaml": 16, "u_sweep.yaml": 40}
+
+
+def test_ctrl_c_leaves_no_run_running_and_the_study_continues(tmp_path: Path) -> None:
+    db = str(tmp_path / "ledger.db")
+    study = write_study(tmp_path, concurrency=3)
+    command = [sys.executable, "-m", "maai", "study", "run", str(study), "--db", db, "-q"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if os.path.exists(db):
+                heads = _heads(db)
+                if sum(1 for s, _, _ in heads.values() if s == "completed") >= 3:
+                    break
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, output
+    assert b"continue it with: maai study run" in output
+    statuses = {s for s, _, _ in _heads(db).values()}
+    assert "running" not in statuses and "created" not in statuses
+    result = invoke("study", "run", str(study), "--db", db, "-q")
+    assert result.exit_code == 0, result.output
+    assert {s for s, _, _ in _heads(db).values()} == {"completed"}
