@@ -19,24 +19,41 @@ from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, PrincipleCho
 from maai.domain.memo import GrowingMemo
 
 
+@cache
+def _money(language: str) -> tuple[str, str, tuple[str, str], tuple[str, str]]:
+    """The language's thousands and decimal separators and what goes before and after the
+    number of an amount and of a negative amount (``$`` and nothing, or nothing and
+    ``美元``): read once from its ``words.txt``, every amount of every prompt uses them."""
+    marker = "\x00"
+    before, _, after = word(language, "money", number=marker).partition(marker)
+    negative_before, _, negative_after = word(language, "money_negative", number=marker).partition(
+        marker
+    )
+    return (
+        word(language, "thousands_separator"),
+        word(language, "decimal_separator"),
+        (before, after),
+        (negative_before, negative_after),
+    )
+
+
 def _grouped(whole: int, language: str) -> str:
-    return f"{whole:,}".replace(",", word(language, "thousands_separator"))
+    return f"{whole:,}".replace(",", _money(language)[0])
 
 
 def dollars(amount: int | Fraction, language: str = "en") -> str:
+    _, decimal, (before, after), _ = _money(language)
     if isinstance(amount, Fraction) and amount.denominator != 1:
         whole, decimals = f"{float(amount):.2f}".split(".")
-        number = _grouped(int(whole), language) + word(language, "decimal_separator") + decimals
-        return word(language, "money", number=number)
-    return word(language, "money", number=_grouped(int(amount), language))
+        return f"{before}{_grouped(int(whole), language)}{decimal}{decimals}{after}"
+    return f"{before}{_grouped(int(amount), language)}{after}"
 
 
 def cents(value: int, language: str = "en") -> str:
-    key = "money_negative" if value < 0 else "money"
+    _, decimal, plain, negative = _money(language)
+    before, after = negative if value < 0 else plain
     value = abs(value)
-    separator = word(language, "decimal_separator")
-    number = f"{_grouped(value // 100, language)}{separator}{value % 100:02d}"
-    return word(language, key, number=number)
+    return f"{before}{_grouped(value // 100, language)}{decimal}{value % 100:02d}{after}"
 
 
 def class_name(income_class: IncomeClass, language: str = "en") -> str:

@@ -57,13 +57,23 @@ def _words(prompts: PromptSet, language: str) -> Mapping[str, Template]:
 
 def word(language: str, key: str, /, **values: object) -> str:
     """The word (or short text) ``key`` of ``language``'s ``words.txt``, filled in."""
+    if not values:
+        return _plain_word(language, key)  # most words have no placeholder: made once
+    return _template(language, key).substitute({k: str(v) for k, v in values.items()})
+
+
+def _template(language: str, key: str) -> Template:
     try:
-        found = _words(PROMPTS, language)[key]
+        return _words(PROMPTS, language)[key]
     except KeyError:
         raise MissingTemplateError(
             f"no word {key!r} in {language}/{WORDS}.txt of {PROMPTS.package}"
         ) from None
-    return found.substitute({k: str(v) for k, v in values.items()})
+
+
+@cache
+def _plain_word(language: str, key: str) -> str:
+    return _template(language, key).substitute({})
 
 
 def check_languages(languages: Iterable[str], prompts: PromptSet | None = None) -> None:
