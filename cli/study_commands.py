@@ -261,6 +261,51 @@ def export_command(
     err.print(f"wrote {written} files for {len(histories)} run(s) to {out_dir}")
 
 
+@study_app.command("report")
+def report_command(
+    study_arg: StudyArg,
+    db: DbOption = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="The HTML file to write (default: STUDY.html in the current folder).",
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write one self-contained HTML report of a study: its plan, runs by status, calls and
+    tokens, every run (with the command for its own page), then its experiment's results by
+    condition with plots and statistics (Frohlich: agreement, the agreed principle against
+    the study file's reference with a chi-squared test, rounds, payoffs, the manipulator's
+    target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs).
+    Give the study file (not its name) for its reference distribution. See docs/studies.md
+    ("Report")."""
+    from maai.cli.export_commands import _refuse_to_overwrite
+    from maai.cli.report_commands import write_whole
+    from maai.projections.study_report import study_report
+
+    with open_store_or_exit(db) as store:
+        name, infos, study = _study_infos(store, study_arg)
+        target = output if output is not None else Path(f"{name}.html")
+        if not force:
+            _refuse_to_overwrite(target, None)
+        if target.is_dir():
+            fail(f"{target}: is a folder; -o names the file to write")
+        with exit_on_ledger_error():
+            histories = [
+                history_from_stored(info.run_id, store.read(info.run_id), info.status)
+                for info in infos
+            ]
+    page = study_report(
+        name, histories, study.file if study else None, study.source if study else None
+    )
+    write_whole(target, page)
+    err.print(f"wrote {target} ({len(histories)} run(s))")
+
+
 def _write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -155,6 +155,8 @@ def validation_lines(exc: ValidationError, source: str) -> list[str]:
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
+        elif err["type"] == "value_error":
+            msg = msg.removeprefix("Value error, ")  # our own validators' words suffice
         lines.append(f"{source}: {path}: {msg}")
     return lines
 

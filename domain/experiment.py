@@ -86,6 +86,10 @@ class Experiment(ABC):
     """Dotted name of its projections package, which defines ``VIEWS``."""
     docs: ClassVar[str]
     """The repository doc with its rules (e.g. ``docs/frohlich.md``)."""
+    reference_statistics: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """The statistics a study file's ``reference:`` may give a distribution of, each with
+    its categories (docs/studies.md, "Report"): what the experiment's study report
+    compares with a published result."""
 
     @cached_property
     def registry(self) -> EventRegistry:
@@ -170,4 +174,12 @@ class ExperimentViews(Protocol):
     def report(self, history: Any) -> Sequence[Any]:
         """The experiment's sections of the HTML report (``projections.report.Section``),
         after the run facts every report has."""
+        ...
+
+    # Optional, as ``report``: ``maai study report`` shows only the study's generic facts
+    # when an experiment's views lack it (docs/studies.md, "Report").
+    def study_report(self, runs: Sequence[Any], reference: Any) -> Sequence[Any]:
+        """The experiment's sections of a study's HTML report, over the study's runs
+        (``projections.study_report.StudyRun``) and the study file's reference
+        distributions (``domain.study.Reference`` or ``None``)."""
         ...

@@ -17,12 +17,56 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from maai.canonical import canonical_json
 from maai.domain import experiments
 from maai.domain.config import ConfigError, ExperimentConfig, Price, Strict, validation_lines
+from maai.domain.experiment import Experiment
 from maai.domain.seeds import derive_seed
 
 STUDY_LABELS = ("study", "cell", "replicate")
 """Labels every run of a study carries besides its factor values."""
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+)\]|\.")
+
+SUM_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The study file's ``reference:``: distributions a study report compares its runs with
+    (docs/studies.md, "Report"), e.g. a published human result. ``distributions`` maps a
+    statistic the experiment names (``Experiment.reference_statistics``) to each category's
+    probability; ``source`` says where the numbers come from."""
+
+    source: str | None
+    distributions: dict[str, dict[str, float]]
+
+
+def parse_reference(value: Any) -> Reference:
+    """``{source: TEXT, STATISTIC: {CATEGORY: PROBABILITY, ...}, ...}``: every probability
+    from 0 to 1, each distribution summing to 1 (within ``SUM_TOLERANCE``). A ``ValueError``
+    names the key at fault."""
+    if not isinstance(value, dict):
+        raise ValueError("must be a mapping: source and statistic -> {category: probability}")
+    source = value.get("source")
+    if source is not None and not isinstance(source, str):
+        raise ValueError("source: must be text")
+    distributions: dict[str, dict[str, float]] = {}
+    for name, distribution in value.items():
+        if name == "source":
+            continue
+        if not isinstance(distribution, dict) or not distribution:
+            raise ValueError(f"{name}: must map each category to its probability")
+        probabilities: dict[str, float] = {}
+        for category, probability in distribution.items():
+            number = probability if isinstance(probability, int | float) else None
+            if isinstance(probability, bool) or number is None or not 0 <= number <= 1:
+                raise ValueError(f"{name}.{category}: {probability!r} is not a probability (0-1)")
+            probabilities[str(category)] = float(number)
+        total = sum(probabilities.values())
+        if abs(total - 1) > SUM_TOLERANCE:
+            raise ValueError(f"{name}: the probabilities sum to {total:g}, not 1")
+        distributions[str(name)] = probabilities
+    if not distributions:
+        raise ValueError("gives no distribution")
+    return Reference(source, distributions)
 
 
 class ProviderLimits(Strict):
@@ -52,6 +96,12 @@ class StudyFile(Strict):
     limits: Limits = Field(default_factory=Limits)
     prices: dict[str, Price] = Field(default_factory=dict)  # model name -> USD per 1M tokens
     budget_usd: float | None = Field(default=None, ge=0, le=10_000_000, allow_inf_nan=False)
+    reference: Reference | None = None  # distributions the study report compares with
+
+    @field_validator("reference", mode="before")
+    @classmethod
+    def _reference(cls, value: Any) -> Reference | None:
+        return None if value is None or isinstance(value, Reference) else parse_reference(value)
 
     @field_validator("factors")
     @classmethod
@@ -161,6 +211,7 @@ def plan_study(study: StudyFile, base: ExperimentConfig, source: str) -> list[Pl
     """Every run of the study: cells in the order of the factors' combinations (the first
     factor varies slowest), replicates within each cell. Errors name ``source`` and the
     factor at fault, one line each."""
+    check_reference(study.reference, experiments.get(base.experiment), source)
     complete = base.model_dump(mode="json")
     paths = list(study.factors)
     combos = list(itertools.product(*(study.factors[p] for p in paths))) if paths else [()]
@@ -190,6 +241,27 @@ def plan_study(study: StudyFile, base: ExperimentConfig, source: str) -> list[Pl
             run_id = f"{study.study}.c{cell:0{width_cell}d}.r{replicate:0{width_rep}d}"
             runs.append(PlannedRun(run_id, cell, replicate, values, config))
     return runs
+
+
+def check_reference(reference: Reference | None, experiment: Experiment, source: str) -> None:
+    """Every statistic of the reference is one the experiment's study report uses, with
+    its categories only; a ``ConfigError`` names the file and the key."""
+    if reference is None:
+        return
+    known = experiment.reference_statistics
+    for name, distribution in reference.distributions.items():
+        if name not in known:
+            uses = ", ".join(sorted(known)) or "none"
+            raise ConfigError(
+                f"{source}: reference.{name}: not a statistic of the {experiment.name} study "
+                f"report (it uses: {uses})"
+            )
+        unknown = sorted(set(distribution) - set(known[name]))
+        if unknown:
+            raise ConfigError(
+                f"{source}: reference.{name}.{unknown[0]}: unknown category "
+                f"(categories: {', '.join(known[name])})"
+            )
 
 
 def _validated(data: dict[str, Any], values: dict[str, Any], source: str) -> ExperimentConfig:

@@ -45,6 +45,17 @@ class Line:
     colour: int | None = None
     """Index into the palette (default: the line's position), e.g. to draw a prediction of
     another series' value in that series' colour."""
+    intervals: Sequence[tuple[float, float, float]] = ()
+    """(x, low, high): an interval around the point at x (e.g. a 95% confidence interval),
+    drawn as an error bar with caps."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A labelled vertical reference line across a line chart at ``x`` (e.g. a threshold)."""
+
+    x: float
+    label: str
 
 
 @dataclass(frozen=True)
@@ -218,14 +229,15 @@ def bar_chart(
     name: str,
     title: str,
     labels: Sequence[str],
-    values: Sequence[float],
+    values: Sequence[float | None],
     *,
     x_label: str,
     y_label: str,
     whole: bool = False,
+    y_max: float | None = None,
 ) -> str:
     """One bar per label (negative values hang below zero); ``whole``: counts, so the
-    ticks are whole numbers."""
+    ticks are whole numbers; ``y_max`` as for :func:`grouped_bars`."""
     return grouped_bars(
         name,
         title,
@@ -234,6 +246,7 @@ def bar_chart(
         x_label=x_label,
         y_label=y_label,
         whole=whole,
+        y_max=y_max,
     )
 
 
@@ -247,13 +260,16 @@ def grouped_bars(
     y_label: str,
     stacked: bool = False,
     whole: bool = False,
+    y_max: float | None = None,
 ) -> str:
     """Bars per group, one per series side by side (or stacked, for parts of a total);
-    ``whole``: counts, so the ticks are whole numbers."""
+    ``whole``: counts, so the ticks are whole numbers; ``y_max``: the axis reaches at least
+    this high (e.g. 1 for shares, so small shares look small)."""
     # A zero draws nothing (a hairline bar reads as an axis glitch); its group keeps its place.
     present = [v for s in series for v in s.values if v]
     if not groups or not present:
-        return no_data(title)
+        known = groups and any(v is not None for s in series for v in s.values)
+        return no_data(title, "0 in every group" if known else "nothing to plot")
     if stacked:
         column = [[s.values[g] or 0 for s in series] for g in range(len(groups))]
         heights = [sum(v for v in c if v > 0) for c in column]
@@ -261,6 +277,8 @@ def grouped_bars(
         low, high = _value_range([*heights, *depths])
     else:
         low, high = _value_range(present)
+    if y_max is not None:
+        high = max(high, y_max)
     keys = [Key(s.label, PALETTE[i % len(PALETTE)]) for i, s in enumerate(series)]
     frame = _Frame(name, title, low, high, keys if len(series) > 1 else (), whole=whole)
     frame.y_axis(y_label)
@@ -305,14 +323,17 @@ def line_chart(
     y_label: str,
     y_range: tuple[float, float] | None = None,
     x_ticks: Sequence[tuple[float, str]] | None = None,
+    rules: Sequence[Rule] = (),
 ) -> str:
-    """Lines through each series' points, a marker at every point. ``y_range`` fixes the
-    scale (e.g. 0 to 100 for beliefs); ``x_ticks`` places labelled ticks (default: the
-    distinct x values)."""
+    """Lines through each series' points, a marker at every point, error bars where a line
+    gives intervals. ``y_range`` fixes the scale (e.g. 0 to 100 for beliefs); ``x_ticks``
+    places labelled ticks (default: the distinct x values); ``rules`` draws dashed vertical
+    reference lines (the x axis widens to show them)."""
     xs = sorted({x for line in lines for x, _ in line.points})
     if not xs:
         return no_data(title)
     ys = [y for line in lines for _, y in line.points]
+    ys += [end for line in lines for _, low, high in line.intervals for end in (low, high)]
     low, high = y_range if y_range is not None else (min(ys), max(ys))
     colours = [
         PALETTE[(i if line.colour is None else line.colour) % len(PALETTE)]
@@ -321,7 +342,8 @@ def line_chart(
     keys = [Key(line.label, c, line.dashed) for line, c in zip(lines, colours, strict=True)]
     frame = _Frame(name, title, low, high, keys)
     frame.y_axis(y_label)
-    x_low, x_high = xs[0], xs[-1]
+    x_low = min(xs[0], *(rule.x for rule in rules)) if rules else xs[0]
+    x_high = max(xs[-1], *(rule.x for rule in rules)) if rules else xs[-1]
     margin = frame.plot_width * 0.05
 
     def x_at(x: float) -> float:
@@ -329,7 +351,23 @@ def line_chart(
             return LEFT + frame.plot_width / 2
         return LEFT + margin + (frame.plot_width - 2 * margin) * (x - x_low) / (x_high - x_low)
 
+    for rule in rules:
+        x = num(x_at(rule.x))
+        frame.parts.append(
+            f'<line class="rule" x1="{x}" x2="{x}" y1="{num(frame.top)}" '
+            f'y2="{num(frame.base)}" stroke="#a40000" stroke-width="1.5" '
+            f'stroke-dasharray="4 3"/><text class="rule-label" x="{x}" '
+            f'y="{num(frame.top - 3)}" text-anchor="middle">{escape(rule.label)}</text>'
+        )
     for line, colour in zip(lines, colours, strict=True):
+        for x, low_end, high_end in line.intervals:
+            at, y0, y1 = num(x_at(x)), num(frame.y(low_end)), num(frame.y(high_end))
+            frame.parts.append(
+                f'<path class="interval" d="M{at} {y0}V{y1}M{num(x_at(x) - 5)} {y0}h10'
+                f'M{num(x_at(x) - 5)} {y1}h10" stroke="{colour}" stroke-width="1.5" '
+                f'fill="none"><title>{escape(line.label)} at {escape(x_label)} {num(x)}: '
+                f"{num(low_end)} to {num(high_end)}</title></path>"
+            )
         points = sorted(line.points)
         if len(points) > 1:
             path = " ".join(f"{num(x_at(x))},{num(frame.y(y))}" for x, y in points)

@@ -91,7 +91,18 @@ def _anchor(title: str, index: int) -> str:
 def render_page(history: History, sections: Sequence[Section]) -> str:
     experiment = history.experiment
     name = experiment.title if experiment else "maai run"
-    title = f"{name}: run {history.run_id}"
+    return page_shell(
+        f"{name}: run {history.run_id}",
+        f"status: <strong>{escape(history.status)}</strong>",
+        sections,
+        "Written by <code>maai report</code> from the run's events alone; "
+        "the same events give the same page.",
+    )
+
+
+def page_shell(title: str, status: str, sections: Sequence[Section], footer: str) -> str:
+    """A whole page: the title, a status line and a contents list, the sections, a footer.
+    ``status`` and ``footer`` are markup (the caller escapes what they quote)."""
     anchors = [_anchor(section.title, i) for i, section in enumerate(sections, 1)]
     contents = "".join(
         f'<li><a href="#{a}">{escape(s.title)}</a></li>'
@@ -107,11 +118,9 @@ def render_page(history: History, sections: Sequence[Section]) -> str:
         f'<meta name="generator" content="{FORMAT}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
-        f'<body><header><h1>{escape(title)}</h1><p class="status">'
-        f"status: <strong>{escape(history.status)}</strong></p>"
+        f'<body><header><h1>{escape(title)}</h1><p class="status">{status}</p>'
         f"<nav><ol>{contents}</ol></nav></header>\n<main>{body}</main>\n"
-        "<footer><p>Written by <code>maai report</code> from the run's events alone; "
-        "the same events give the same page.</p></footer></body></html>\n"
+        f"<footer><p>{footer}</p></footer></body></html>\n"
     )
 
 
@@ -132,7 +141,7 @@ svg .grid{stroke:#e2e2e2}svg .axis{stroke:#666}
 svg text{font-family:inherit;font-size:11px;fill:#333}
 svg .plot-title{font-size:13px;font-weight:600}svg .axis-label{font-size:12px}
 svg .lane{font-size:12px;font-weight:600}svg .span-label{font-size:11px;fill:#00704f}
-svg .mark-label{font-size:10px}
+svg .mark-label{font-size:10px}svg .rule-label{font-size:10px;fill:#a40000}
 .utterance{margin:8px 0}.speaker{font-weight:600}.note{color:#666;font-size:.9rem}
 blockquote{margin:2px 0 0 16px;padding:4px 10px;border-left:3px solid #ccc;
 white-space:pre-wrap}

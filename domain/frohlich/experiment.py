@@ -27,6 +27,8 @@ class Frohlich(Experiment):
     default_config = "default.yaml"
     views_module = "maai.projections.frohlich"
     docs = "docs/frohlich.md"
+    # The principle a group agreed on, e.g. against Frohlich & Oppenheimer's groups.
+    reference_statistics = {"agreed_principle": ("a", "b", "c", "d")}
 
     def initial_state(self) -> frohlich_state.State:
         return frohlich_state.initial_state()

@@ -57,6 +57,11 @@ class CollaborationViews:
 
         return report(history)
 
+    def study_report(self, runs: Sequence[Any], reference: Any) -> list[Any]:
+        from maai.projections.collaboration.study_report import study_report
+
+        return study_report(runs, reference)
+
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.collaboration.progress import Progress
 

@@ -74,6 +74,11 @@ class FrohlichViews:
 
         return report(history)
 
+    def study_report(self, runs: Sequence[Any], reference: Any) -> list[Any]:
+        from maai.projections.frohlich.study_report import study_report
+
+        return study_report(runs, reference)
+
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.frohlich.progress import Progress
 

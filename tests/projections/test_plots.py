@@ -10,6 +10,7 @@ import pytest
 from maai.projections.plots import (
     Line,
     Mark,
+    Rule,
     Series,
     Span,
     bar_chart,
@@ -127,3 +128,33 @@ def test_ticks_are_round_and_cover_the_values() -> None:
     assert nice_ticks(0, 100) == [0, 20, 40, 60, 80, 100]
     assert nice_ticks(-90, 50)[0] <= -90 and nice_ticks(-90, 50)[-1] >= 50
     assert nice_ticks(0, 2, whole=True) == [0, 1, 2]
+
+
+def test_a_rule_is_drawn_where_its_x_is_and_widens_the_axis_to_show_it() -> None:
+    svg = line_chart(
+        "rates",
+        "Rates",
+        [Line("all", [(0.8, 0.5), (0.9, 0.25)], intervals=[(0.8, 0.2, 0.8), (0.9, 0.1, 0.5)])],
+        x_label="u",
+        y_label="share",
+        y_range=(0, 1),
+        rules=[Rule(0.7, "u* = 0.700")],
+    )
+    rule = re.search(r'<line class="rule" x1="([\d.]+)"', svg)
+    points = [attribute(m, "cx") for m in marks(svg)]
+    assert rule is not None and ">u* = 0.700</text>" in svg
+    # 0.7 is now the axis' low end: left of both points, as far from 0.8 as 0.8 from 0.9.
+    assert float(rule[1]) < points[0] < points[1]
+    assert points[0] - float(rule[1]) == pytest.approx(points[1] - points[0], abs=0.02)
+    bars = re.findall(r'<path class="interval" d="M([\d.]+) ([\d.]+)V([\d.]+)', svg)
+    assert [float(x) for x, _, _ in bars] == pytest.approx(points)
+    # Each error bar spans its interval: 0.2 to 0.8 is 0.6 of the axis, 0.1 to 0.5 is 0.4.
+    spans = [float(low) - float(high) for _, low, high in bars]
+    assert spans[0] / spans[1] == pytest.approx(0.6 / 0.4, rel=0.01)
+
+
+def test_bars_that_are_all_zero_say_so() -> None:
+    svg = bar_chart("x", "Rates", ["a", "b"], [0, 0], x_label="", y_label="", y_max=1)
+    assert svg == '<p class="no-data">Rates: 0 in every group.</p>'
+    drawn = bar_chart("x", "Rates", ["a", "b"], [0.2, 0], x_label="", y_label="", y_max=1)
+    assert ">1</text>" in drawn  # the axis reaches 1, so a share of 0.2 looks small
