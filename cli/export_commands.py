@@ -153,7 +153,12 @@ def export(
         typer.Option("--out", metavar="DIR", help="tables only: the directory to write to."),
     ] = None,
     all_runs: Annotated[
-        bool, typer.Option("--all", help="tables only: export every run in the ledger.")
+        bool,
+        typer.Option(
+            "--all",
+            help="tables only: export every run in the ledger, each study's runs in a folder"
+            " study-NAME, with a runs table (CSV, and Parquet with the analysis extra).",
+        ),
     ] = False,
     force: Annotated[
         bool,
@@ -189,6 +194,9 @@ def export(
             with exit_on_ledger_error():
                 ids = ids or [run.run_id for run in store.list_runs()]
             histories = [_load(store, run_id) for run_id in ids]
+            if all_runs:
+                _export_all(out_dir, histories)
+                return
             by_experiment: dict[str, list[History]] = {}
             for history in histories:
                 assert history.experiment is not None
@@ -335,6 +343,24 @@ def _vote_table(history: History, rows: list[dict[str, Any]]) -> Table:
             row["hash"][:10],
         )
     return table
+
+
+def _export_all(out_dir: Path, histories: list[History]) -> None:
+    """Every run of the ledger: each study's runs in a folder of their own (``study-NAME``),
+    the runs of no study in ``out_dir`` itself, each with a runs table and the experiments'
+    tables, as CSV and (with the analysis extra) Parquet (docs/studies.md, "Tables")."""
+    from maai.cli.study_commands import write_study_tables
+
+    groups: dict[str | None, list[History]] = {}
+    for history in histories:
+        study = (getattr(history.config, "labels", None) or {}).get("study")
+        groups.setdefault(study if isinstance(study, str) else None, []).append(history)
+    written = 0
+    for study, group in sorted(groups.items(), key=lambda kv: kv[0] or ""):
+        written += write_study_tables(
+            out_dir if study is None else out_dir / f"study-{study}", group
+        )
+    typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
 
 
 def register(app: typer.Typer) -> None:

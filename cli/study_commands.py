@@ -1,4 +1,5 @@
-"""``maai study run|status|list|export``: many runs across conditions (docs/studies.md).
+"""``maai study run|status|list|export|report|submit`` and ``maai worker``: many runs across
+conditions (docs/studies.md).
 
 Exit status: 0 every run completed, 1 some run failed (the others are saved; run the study
 again to retry them), 2 a bad study file or store, 3 the study is running in another
@@ -250,15 +251,21 @@ def export_command(
                 histories.append(
                     history_from_stored(info.run_id, store.read(info.run_id), info.status)
                 )
-    files = study_tables(histories)
+    written = write_study_tables(out_dir, histories)
+    err.print(f"wrote {written} files for {len(histories)} run(s) to {out_dir}")
+
+
+def write_study_tables(out_dir: Path, histories: list[History]) -> int:
+    """The runs table and the experiments' tables of ``histories`` into ``out_dir``: CSV,
+    and Parquet beside each with the analysis extra. Returns how many files were written."""
     written = 0
-    for name, content in files.items():
+    for name, content in study_tables(histories).items():
         text = to_csv(content[1], content[0]) if isinstance(content, tuple) else content
         _write(out_dir / name, text)
         written += 1
         if name.endswith(".csv") and _parquet(out_dir / name, text):
             written += 1
-    err.print(f"wrote {written} files for {len(histories)} run(s) to {out_dir}")
+    return written
 
 
 @study_app.command("report")

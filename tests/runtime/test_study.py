@@ -290,3 +290,19 @@ def test_ctrl_c_leaves_no_run_running_and_the_study_continues(tmp_path: Path) ->
     result = invoke("study", "run", str(study), "--db", db, "-q")
     assert result.exit_code == 0, result.output
     assert {s for s, _, _ in _heads(db).values()} == {"completed"}
+
+
+def test_export_all_puts_each_study_in_its_folder(tmp_path: Path) -> None:
+    db = str(tmp_path / "ledger.db")
+    study = write_study(tmp_path, factors={"exchanges": [1, 2]}, replicates=1)
+    assert invoke("study", "run", str(study), "--db", db, "-q").exit_code == 0
+    assert invoke("run", "collaboration", "--db", db, "-q").exit_code == 0
+    out = tmp_path / "all"
+    result = invoke("export", "--all", "-f", "tables", "--db", db, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    in_study = _runs_csv(out / "study-grid")
+    assert [r["run_id"] for r in in_study] == ["grid.c1.r1", "grid.c2.r1"]
+    assert [r["exchanges"] for r in in_study] == ["1", "2"]
+    alone = _runs_csv(out)
+    assert len(alone) == 1 and not alone[0]["run_id"].startswith("grid.")
+    assert (out / "study-grid" / "decisions.csv").exists() and (out / "decisions.csv").exists()
