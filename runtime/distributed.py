@@ -22,13 +22,14 @@ from procrastinate.exceptions import AlreadyEnqueued
 from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
+from maai.domain.config import Price
 from maai.ledger import EventStore
 from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
 from maai.runtime.engine import Engine
 from maai.runtime.runs import ensure_started, start_run, stored_config
 from maai.runtime.signing import Signer
-from maai.runtime.study import DONE, Study, stored_status
+from maai.runtime.study import DONE, Study, recorded_usage, stored_status, study_runs_in_ledger
 
 QUEUE = "maai-runs"
 TASK = "maai.run"
@@ -99,12 +100,25 @@ def submit_study(store: EventStore, study: Study) -> Submitted:
             if statuses[run.run_id] == DONE:
                 continue
             try:
-                task.configure(queueing_lock=run.run_id).defer(run_id=run.run_id)
+                task.configure(queueing_lock=run.run_id).defer(
+                    run_id=run.run_id, study=study.file.study, budget_usd=study.file.budget_usd
+                )
             except AlreadyEnqueued:
                 result.already_queued.append(run.run_id)
             else:
                 result.enqueued.append(run.run_id)
     return result
+
+
+def study_cost(store: EventStore, study: str) -> float | None:
+    """What the study's runs in the ledger have cost so far, at each run's prices; ``None``
+    when a model used has no price."""
+    total: float | None = 0.0
+    for info in study_runs_in_ledger(store).get(study, []):
+        prices = {k: Price.model_validate(v) for k, v in (info.config.get("prices") or {}).items()}
+        cost = recorded_usage(store, info.run_id).cost_usd(prices)
+        total = None if cost is None or total is None else total + cost
+    return total
 
 
 def _placeholder(run_id: str) -> None:  # pragma: no cover -- only workers run the task
@@ -127,11 +141,21 @@ def build_worker_app(
     app = App(connector=PsycopgConnector(conninfo=libpq_dsn(store.location)))
 
     @app.task(name=TASK, queue=QUEUE, retry=RetryStrategy(max_attempts=5, wait=2))
-    async def run_job(run_id: str) -> None:
+    async def run_job(
+        run_id: str, study: str | None = None, budget_usd: float | None = None
+    ) -> None:
         info = store.get_run(run_id)
         if info.status == DONE:
             on_run(run_id, "already completed")
             return
+        if study is not None and budget_usd is not None:
+            spent = study_cost(store, study)
+            if spent is not None and spent >= budget_usd:
+                # Left as it is (resumable): submitting again with a larger budget runs it.
+                on_run(
+                    run_id, f"not started: the study has cost ${spent:,.2f} of ${budget_usd:,.2f}"
+                )
+                return
         experiment, config = stored_config(store, run_id)
         ensure_started(store, run_id, config)
         on_run(run_id, "started")

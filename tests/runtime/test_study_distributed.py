@@ -141,3 +141,34 @@ def test_submit_needs_postgresql(tmp_path: Path) -> None:
     result = _invoke("study", "submit", str(path), "--db", str(tmp_path / "l.db"))
     assert result.exit_code == 2  # type: ignore[attr-defined]
     assert "needs a PostgreSQL ledger" in result.output  # type: ignore[attr-defined]
+
+
+def test_workers_stop_starting_runs_at_the_study_s_budget(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    EventStore.open(postgres_url, upgrade=True).close()
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump(BASE), encoding="utf-8")
+    path = tmp_path / "study.yaml"
+
+    def write(budget: float) -> None:
+        study = {
+            "study": "priced",
+            "base": "base.yaml",
+            "factors": {"exchanges": [1, 2]},
+            "replicates": 3,
+            "prices": {"simulated": {"input": 2.0, "output": 10.0}},
+            "budget_usd": budget,
+        }
+        path.write_text(yaml.safe_dump(study), encoding="utf-8")
+
+    write(0.02)
+    assert _invoke("study", "submit", str(path), "--db", postgres_url).exit_code == 0  # type: ignore[attr-defined]
+    worker = _invoke("worker", "--db", postgres_url, "--burst")
+    assert worker.exit_code == 0, worker.output  # type: ignore[attr-defined]
+    assert "not started: the study has cost" in worker.output  # type: ignore[attr-defined]
+    done = [s for s in _statuses(postgres_url).values() if s == "completed"]
+    assert 0 < len(done) < 6
+    write(100)
+    assert _invoke("study", "submit", str(path), "--db", postgres_url).exit_code == 0  # type: ignore[attr-defined]
+    assert _invoke("worker", "--db", postgres_url, "--burst").exit_code == 0  # type: ignore[attr-defined]
+    assert set(_statuses(postgres_url).values()) == {"completed"}
