@@ -316,6 +316,6 @@ def describe(agent: str, value: dict[str, Any], where: str) -> str:
     if kind in ("done", "failed"):
         return f"{agent} marked its plan {kind}"
     if kind == "contribute":
-        return f"{agent} contributed {value['amount']} points"
+        return f"{agent} contributed {value['amount']} point(s)"
     payoffs = ", ".join(f"{p} {v:g}" for p, v in value["payoffs"].items())
     return f"{agent} announced the payoffs: {payoffs}"
