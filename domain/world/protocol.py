@@ -119,15 +119,14 @@ def _tick(state: State) -> Walk[None]:
     config = _config(state)
     t = state.tick
     game = config.game
-    if game is not None and len(state.announcements) == game.rounds:
+    # Checked at the tick's start only: the tick of the last announcement is played out.
+    if game is not None and len(state.announcements) == game.rounds and t not in state.orders:
         yield from wait([Emit(WorldEnded(tick=t, reason="game over"))])
     if t >= config.max_ticks:
         yield from wait([Emit(WorldEnded(tick=t, reason="tick limit"))])
-    if (
-        game is not None
-        and state.round is None
-        and not any(r.tick == t for r in state.rounds.values())
-    ):
+    # A round opens at a tick's start (before its order is drawn), never mid-tick.
+    due = game is not None and state.round is None and len(state.rounds) < game.rounds
+    if due and t not in state.orders:
         yield from wait([Emit(_round_started(state))])
     answers = yield from parallel([_agent(state, a) for a in config.names])
     chosen = dict(zip(config.names, answers, strict=True))
