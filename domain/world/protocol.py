@@ -1,10 +1,11 @@
 """``decide(state)``: what the world needs next, as a walk (``maai.domain.walk``;
 docs/world.md §2).
 
-A tick: the game opens a round when one is due; every agent, concurrently and against the
-world as it stood at the tick's start, scores what it observed in the last tick (one call
-for all its new observations, skipped when there are none) and chooses one action (its
-reaction to the new observations and a new plan when it has none come in the same answer).
+A tick: the game opens a round when one is due; every agent, concurrently with the others
+and against the world as it stood at the tick's start, scores what it observed in the last
+tick (one call for all its new observations, skipped when there are none), then chooses one
+action (its reaction to the new observations and a new plan when it has none come in the same
+answer).
 Then code draws the order, applies the actions one by one (each checked against the world as
 already changed), ends expired plans and closes the tick. The walk starts at the current
 tick: every earlier tick is closed, so nothing in it can still be needed.
@@ -153,10 +154,12 @@ def _round_started(state: State) -> RoundStarted:
 
 
 def _agent(state: State, agent: str) -> Walk[dict[str, Any] | None]:
-    """One agent's loop in this tick: score the new observations and choose an action,
-    concurrently. Returns the action read, or None when none could be read."""
-    results = yield from parallel([_remember(state, agent), _act(state, agent)])
-    act: Elicited = results[1]
+    """One agent's loop in this tick, in the order of its stages (docs/world.md §4): score
+    the new observations, then choose an action. The agents run side by side; one agent's
+    calls follow each other, so its thread of events is the same in every run. Returns the
+    action read, or None when none could be read."""
+    yield from _remember(state, agent)
+    act = yield from _act(state, agent)
     return act.value  # type: ignore[no-any-return]
 
 
