@@ -20,7 +20,7 @@ from maai.domain.calls import EXTRACT, ModelRequest
 from maai.domain.config import UTILITY
 from maai.domain.elicit import Elicited, Question, UtilityReading, elicit
 from maai.domain.events import RunCompleted
-from maai.domain.extraction import ExtractionFailure, schema_instructions
+from maai.domain.extraction import ExtractionFailure, json_object, nullable, schema_instructions
 from maai.domain.random_streams import shuffle
 from maai.domain.reading import Invalid, Parsed, Undecided
 from maai.domain.walk import Decision, Emit, Walk, parallel, run_walk, wait
@@ -40,10 +40,10 @@ from maai.domain.world.parsing import (
     ActView,
     check_action,
     check_scores,
-    json_object,
     read_action,
     read_scores,
 )
+from maai.domain.world.parsing import json_object as reply_object
 from maai.domain.world.prompts import PROMPTS
 from maai.domain.world.state import State, evolve
 
@@ -51,26 +51,45 @@ from maai.domain.world.state import State, evolve
 ACT = "act"
 IMPORTANCE = "importance"
 
-ACTION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "action": {"type": "string"},
-        "to": {"type": "string"},
-        "text": {"type": "string"},
-        "amount": {"type": "integer"},
-        "payoffs": {"type": "object"},
-        "plan": {"type": "object"},
-        "react": {"type": "string"},
-        "unreadable": {"type": "string"},
-    },
-}
-SCORES_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "scores": {"type": "array", "items": {"type": "integer"}},
-        "unreadable": {"type": "string"},
-    },
-}
+
+def _text(description: str) -> dict[str, Any]:
+    return nullable({"type": "string", "description": description})
+
+
+# The utility agent's output: every property required, null where the text gives none
+# (strict JSON-schema mode; ``maai.domain.extraction``).
+ACTION_SCHEMA: dict[str, Any] = json_object(
+    {
+        "action": _text("move, speak, wait, done, failed, contribute or announce"),
+        "to": _text("a move's destination, or whom speech is addressed to (a name or all)"),
+        "text": _text("what is said"),
+        "amount": nullable({"type": "integer", "description": "points contributed"}),
+        "payoffs": nullable(
+            {
+                "type": "array",
+                "items": json_object({"player": {"type": "string"}, "payoff": {"type": "number"}}),
+            }
+        ),
+        "react": _text("continue, postpone or cancel"),
+        "plan": nullable(
+            json_object(
+                {
+                    "location": {"type": "string"},
+                    "description": {"type": "string"},
+                    "stop_condition": {"type": "string"},
+                    "max_ticks": nullable({"type": "integer"}),
+                }
+            )
+        ),
+        "readable": {"type": "boolean", "description": "false if the text states no action"},
+    }
+)
+SCORES_SCHEMA: dict[str, Any] = json_object(
+    {
+        "scores": nullable({"type": "array", "items": {"type": "integer"}}),
+        "readable": {"type": "boolean", "description": "false if the text gives no scores"},
+    }
+)
 
 
 def _config(state: State) -> WorldConfig:
@@ -339,21 +358,33 @@ def _utility(state: State, agent: str, purpose: str, context: dict[str, Any]) ->
 def _judge(
     state: State, agent: str, purpose: str, context: dict[str, Any], reply: str, text: str
 ) -> tuple[bool, Any] | ExtractionFailure:
-    data = json_object(reply)
+    data = reply_object(reply)
     if data is None:
         return ExtractionFailure(reason="no JSON object found in the reply")
-    if "unreadable" in data:
-        return (False, f"your answer could not be read ({data['unreadable']}). {HOW[purpose]}")
+    if data.get("readable") is not True:
+        return (False, f"your answer could not be read. {HOW[purpose]}")
     if purpose == IMPORTANCE:
         result = check_scores(data.get("scores"), context["count"])
     else:
-        result = check_action(data, view_of(state, agent))
+        result = check_action(_stated(data), view_of(state, agent))
     if isinstance(result, Parsed):
         return (True, result.value)
     if isinstance(result, Invalid):
         return (False, result.reason)
     assert isinstance(result, Undecided)
     return (False, f"{result.reason}. {HOW[purpose]}")
+
+
+def _stated(data: dict[str, Any]) -> dict[str, Any]:
+    """The utility agent's reply as an action object: nulls are what the text did not
+    state; payoffs come as a list of {player, payoff}."""
+    stated = {k: v for k, v in data.items() if v is not None and k != "readable"}
+    payoffs = stated.get("payoffs")
+    if isinstance(payoffs, list):
+        stated["payoffs"] = {
+            str(p.get("player")): p.get("payoff") for p in payoffs if isinstance(p, dict)
+        }
+    return stated
 
 
 def _utility_request(

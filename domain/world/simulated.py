@@ -187,7 +187,7 @@ class SimulatedUtility:
         text = str(ctx.get("text", "")).lower()
         if ctx.get("kind") == "importance":
             numbers = [int(n) for n in re.findall(r"\b\d+\b", text)]
-            return json.dumps({"scores": numbers} if numbers else {"unreadable": "no scores"})
+            return json.dumps({"scores": numbers or None, "readable": bool(numbers)})
         endowment = ctx.get("endowment")
         amount: int | None = None
         if endowment is not None and re.search(r"\ball\b", text):
@@ -196,9 +196,12 @@ class SimulatedUtility:
             amount = 0
         elif found := re.findall(r"-?\d+", text):
             amount = int(found[0])
-        if amount is None:
-            return json.dumps({"unreadable": "no action stated"})
-        out: dict[str, Any] = {"action": "contribute", "amount": amount}
-        if ctx.get("react_asked"):
-            out["react"] = "continue"
+        out: dict[str, Any] = dict.fromkeys(
+            ("action", "to", "text", "amount", "payoffs", "react", "plan")
+        )
+        if amount is not None:
+            out.update(action="contribute", amount=amount)
+            if ctx.get("react_asked"):
+                out["react"] = "continue"
+        out["readable"] = amount is not None
         return json.dumps(out)

@@ -276,3 +276,36 @@ def test_rounds_open_at_a_ticks_start_after_the_last_announcement() -> None:
     assert len(announced) == 2 and opened == [0, announced[0] + 1]
     [ended] = run.of(WorldEnded)
     assert ended.tick == announced[-1] + 1  # the last tick is played out, then it ends
+
+
+def test_the_utility_agent_reads_an_announcement_in_words_or_says_it_cannot() -> None:
+    config = game()
+    clean = drive(config)
+    [announce] = [e for e in clean.of(ActionResolved) if e.kind == "announce"]
+    [outcome] = clean.of(OutcomeComputed)
+    slot = f"w/t{announce.tick}/Mod/act"
+    nothing = dict.fromkeys(("action", "to", "text", "amount", "payoffs", "react", "plan"))
+    listed = [{"player": p, "payoff": v} for p, v in outcome.payoffs.items()]
+    run = drive(
+        config,
+        scripted(
+            config,
+            {
+                f"{slot}/1": "Hmm, let me think.",
+                f"{slot}/1/extract/1": json.dumps({**nothing, "readable": False}),
+                f"{slot}/2": "Ann gets what she gets, Ben too.",
+                f"{slot}/2/extract/1": json.dumps(
+                    {
+                        **nothing,
+                        "action": "announce",
+                        "payoffs": listed,
+                        "react": "continue",
+                        "readable": True,
+                    }
+                ),
+            },
+        ),
+    )
+    assert "your answer could not be read" in run.request(f"{slot}/2").input
+    [checked] = run.of(AnnouncementChecked)
+    assert checked.matches and checked.announced == outcome.payoffs
