@@ -57,10 +57,12 @@ class SimulatedParticipant:
         if request.purpose == "importance":
             return self._scores(ctx, rng)
         wrong = rng.random() < self.error_rate
-        action = self._action(ctx, rng, wrong)
+        # One mistake per wrong answer: in the plan when one is due, else in the action.
+        planning = not ctx.get("has_plan")
+        action = self._action(ctx, rng, wrong and not planning)
         if isinstance(action, str):
             return action
-        if not ctx.get("has_plan") and "plan" not in action:
+        if planning and "plan" not in action:
             action["plan"] = self._plan(ctx, rng, wrong)
         if ctx.get("react_asked"):
             action["react"] = "continue"
@@ -101,7 +103,9 @@ class SimulatedParticipant:
         if game["turn"] == self.name and not game["contributed"]:
             if here != game["booth"]:
                 return {"action": "move", "to": game["booth"]}
-            if wrong and ctx.get("attempt") == 1:
+            # Contributions are where validation matters most: they go wrong three times as
+            # often as other answers, on a first or a second attempt.
+            if ctx.get("attempt", 1) <= 2 and rng.random() < min(1.0, 3 * self.error_rate):
                 mistake = rng.choice(("negative", "above", "words"))
                 if mistake == "words":
                     return "I will put in all of it."

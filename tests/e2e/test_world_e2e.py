@@ -120,7 +120,8 @@ def test_replay_and_verify_work_offline(recorded: tuple[Path, str], offline: lis
     summary = json.loads(as_json.stdout)
     assert summary["status"] == "completed"
     assert [a["name"] for a in summary["agents"]] == ["Alice", "Bob", "Carla", "Dan", "Mona"]
-    assert summary["announcements"] == [{"round": 1, "matches": True, "differences": []}]
+    [announced] = summary["announcements"]  # the shipped seed's moderator errs
+    assert announced["round"] == 1 and not announced["matches"] and announced["differences"]
     assert sum(summary["calls_per_tick"].values()) == summary["calls"]
     verify = runner.invoke(app, ["verify", RUN_ID, "--db", db])
     assert verify.exit_code == 0 and verify.stdout.startswith("ok:"), verify.output

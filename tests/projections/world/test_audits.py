@@ -112,8 +112,12 @@ def test_a_wrong_payoff_is_caught(events: list[Event]) -> None:
 
 
 def test_a_wrong_verdict_on_the_announcement_is_caught(events: list[Event]) -> None:
-    found = broken(tampered(events, lambda e: isinstance(e, AnnouncementChecked), matches=False))
-    assert found == {"announcement"}
+    checked = next(e for e in events if isinstance(e, AnnouncementChecked))
+    assert isinstance(checked, AnnouncementChecked)
+    flipped = tampered(
+        events, lambda e: isinstance(e, AnnouncementChecked), matches=not checked.matches
+    )
+    assert broken(flipped) == {"announcement"}
 
 
 def test_a_private_bio_in_another_agents_prompt_is_found(events: list[Event]) -> None:
@@ -150,7 +154,8 @@ def test_tables_and_event_log(events: list[Event]) -> None:
     assert {r["player"]: r["payoff"] for r in rows["payoffs"]} == outcome.payoffs
     assert sum(r["calls"] for r in rows["ticks"]) == len(rows["model_calls"])
     log = VIEWS.transcript(history(events))
-    assert "announcement of round 1: matches" in log
+    # The shipped seed's moderator announced a wrong payoff: recorded, not corrected.
+    assert "announcement of round 1: WRONG: " in log
     assert "(witnesses: " in log
     agent = VIEWS.agent_log(history(events), "Mona")
     assert set(agent["agents"]) == {"Mona"}
