@@ -107,8 +107,10 @@ class SimulatedParticipant:
             # often as other answers, on a first or a second attempt.
             if ctx.get("attempt", 1) <= 2 and rng.random() < min(1.0, 3 * self.error_rate):
                 mistake = rng.choice(("negative", "above", "words"))
-                if mistake == "words":
-                    return "I will put in all of it."
+                if mistake == "words":  # the persona's choice, in words
+                    if self.kind == "cooperative":
+                        return "I will put in all of it."
+                    return "I will put in nothing at all."
                 amount = -3 if mistake == "negative" else endowment + 5
                 return {"action": "contribute", "amount": amount}
             low, high = (0.6, 1.0) if self.kind == "cooperative" else (0.0, 0.3)
