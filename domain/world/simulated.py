@@ -196,10 +196,10 @@ class SimulatedUtility:
             return json.dumps({"scores": numbers or None, "readable": bool(numbers)})
         endowment = ctx.get("endowment")
         amount: int | None = None
-        if endowment is not None and re.search(r"\ball\b", text):
-            amount = int(endowment)
-        elif re.search(r"\b(nothing|none)\b", text):
+        if re.search(r"\b(nothing|none)\b", text):  # before "all": "nothing at all"
             amount = 0
+        elif endowment is not None and re.search(r"\ball\b", text):
+            amount = int(endowment)
         elif found := re.findall(r"-?\d+", text):
             amount = int(found[0])
         out: dict[str, Any] = dict.fromkeys(

@@ -3,8 +3,12 @@ persona says, and, in the shipped configs, making each mistake a validation path
 
 from __future__ import annotations
 
+import json
+
 from maai.domain.answers import AnswerAccepted, AnswerRejected, AnswerUndecided
+from maai.domain.calls import ModelRequest
 from maai.domain.world.events import AnnouncementChecked, ContributionRecorded
+from maai.domain.world.simulated import SimulatedUtility
 from tests.support.world_driver import drive, load
 
 
@@ -38,3 +42,22 @@ def test_the_shipped_configs_run_every_validation_path() -> None:
     free = drive(load("world_free.yaml"))
     free_reasons = [e.reason for e in free.of(AnswerRejected)]
     assert any("there is no location called 'Moon Base'" in r for r in free_reasons)
+
+
+def test_the_simulated_utility_agent_reads_a_contribution_in_words() -> None:
+    def read(text: str) -> dict[str, object]:
+        request = ModelRequest(
+            address="w/t1/Ann/act/1/extract/1",
+            agent="utility",
+            purpose="extract",
+            model="simulated",
+            system="",
+            input="",
+            context={"kind": "act", "text": text, "endowment": 20, "react_asked": False},
+        )
+        return json.loads(SimulatedUtility(1).answer(request, None))
+
+    assert read("I will put in all of it.")["amount"] == 20
+    assert read("I will put in nothing at all.")["amount"] == 0
+    assert read("Seven, I think: 7")["amount"] == 7
+    assert read("Let me think about it.")["readable"] is False
