@@ -82,7 +82,7 @@ class SimulatedParticipant:
             where = ctx["game"]["hall"]
         return {
             "location": where,
-            "description": f"spend some time in {where}",
+            "description": "look around and talk to whoever is there",
             "stop_condition": "I have talked to someone there",
             "max_ticks": rng.randint(2, 4),
         }
