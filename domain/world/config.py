@@ -1,0 +1,115 @@
+"""The world experiment's configuration (docs/world.md §1, §5, §6): the world itself (inline,
+in the world-file format), the tick limit, attempts, retrieval weights and, optionally, the
+public-goods game played on the world."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from maai.domain.config import ExperimentConfig, ModelUser, Strict
+from maai.domain.world.world import EVERYONE, AgentSpec, WorldSpec
+
+
+class Attempts(Strict):
+    action: int = Field(default=3, ge=1, le=20)
+    importance: int = Field(default=2, ge=1, le=20)
+    utility: int = Field(default=2, ge=1, le=20)
+
+
+class RetrievalConfig(Strict):
+    """Top-k memories by recency + importance + relevance, each scaled to 0–1 (§4)."""
+
+    k: int = Field(default=5, ge=0, le=100)
+    recency: float = Field(default=1.0, ge=0)
+    importance: float = Field(default=1.0, ge=0)
+    relevance: float = Field(default=1.0, ge=0)
+    decay: float = Field(default=0.9, gt=0, le=1)  # recency = decay ** ticks since
+
+
+class GameConfig(Strict):
+    """The public-goods game (docs/world.md §5)."""
+
+    kind: Literal["public_goods"] = "public_goods"
+    game_room: str = "Game Room"
+    contribution_room: str = "Contribution Room"
+    endowment: int = Field(default=20, ge=0, le=1_000_000)
+    multiplier: float = Field(default=1.6, gt=0, le=100)
+    rounds: int = Field(default=1, ge=1, le=100)
+    turn_order: list[str] | None = None  # None: drawn each round from a named stream
+
+
+class WorldConfig(ExperimentConfig):
+    experiment: Literal["world"] = "world"
+    name: str = "world"
+    language: Literal["en"] = "en"
+    world: WorldSpec
+    max_ticks: int = Field(default=20, ge=1, le=10_000)
+    plan_max_ticks: int = Field(default=10, ge=1, le=1000)  # for plans that give none
+    attempts: Attempts = Field(default_factory=Attempts)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    game: GameConfig | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> WorldConfig:
+        if self.game is not None:
+            problems = game_problems(self.world, self.game)
+            if problems:
+                raise ValueError("; ".join(problems))
+        return self
+
+    def participants(self) -> list[ModelUser]:
+        return [
+            ModelUser(who=a.name, model=a.model, provider=a.provider) for a in self.world.agents
+        ]
+
+    def agent(self, name: str) -> AgentSpec:
+        return self.world.agent(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.world.agents]
+
+    @property
+    def players(self) -> list[str]:
+        return [a.name for a in self.world.agents if a.role == "player"]
+
+    @property
+    def moderator(self) -> str | None:
+        return next((a.name for a in self.world.agents if a.role == "moderator"), None)
+
+    def endowment(self, player: str) -> int:
+        assert self.game is not None
+        own = self.agent(player).endowment
+        return self.game.endowment if own is None else own
+
+
+def game_problems(world: WorldSpec, game: GameConfig) -> list[str]:
+    """What stops the public-goods game from being played on this world (§5)."""
+    problems: list[str] = []
+    players = [a.name for a in world.agents if a.role == "player"]
+    moderators = [a.name for a in world.agents if a.role == "moderator"]
+    if len(players) < 2:
+        problems.append(f"the game needs at least 2 players (role: player), not {len(players)}")
+    if len(moderators) != 1:
+        problems.append(f"the game needs exactly one moderator, not {len(moderators)}")
+    for room in (game.game_room, game.contribution_room):
+        if not world.has_location(room):
+            problems.append(f"game room {room!r} is not a location of the world")
+    if game.game_room == game.contribution_room:
+        problems.append("the game room and the contribution room must differ")
+    if not problems:
+        hall = world.location(game.game_room)
+        if hall.allowed != EVERYONE and set(hall.allowed) != {a.name for a in world.agents}:
+            problems.append(f"everyone must be allowed in the game room {hall.name!r}")
+        booth = world.location(game.contribution_room)
+        for who in [*players, *moderators]:
+            if not booth.admits(who):
+                problems.append(f"{who!r} must be allowed in the contribution room {booth.name!r}")
+    if game.turn_order is not None and sorted(game.turn_order) != sorted(players):
+        problems.append("turn_order must name every player once: " + ", ".join(sorted(players)))
+    for a in world.agents:
+        if a.role != "player" and (a.endowment is not None or a.priming):
+            problems.append(f"agent {a.name!r} has an endowment or priming but is not a player")
+    return problems

@@ -1,0 +1,51 @@
+"""The world of locations and events, and the public-goods game on it (docs/world.md),
+behind the generic Experiment interface."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from maai.domain.config import ExperimentConfig
+from maai.domain.events import Event
+from maai.domain.experiment import Experiment, SimulatedPolicy, Summary
+from maai.domain.walk import Decision
+from maai.domain.world import protocol
+from maai.domain.world import state as world_state
+from maai.domain.world.config import WorldConfig
+from maai.domain.world.events import WORLD_EVENTS
+from maai.domain.world.prompts import PROMPTS
+from maai.domain.world.simulated import SimulatedParticipant, SimulatedUtility
+from maai.domain.world.summary import summarize
+
+
+class World(Experiment):
+    name = "world"
+    title = "A world of locations and events, with a public-goods game"
+    config_model = WorldConfig
+    events = WORLD_EVENTS
+    prompts = PROMPTS
+    default_config = "world_pgg.yaml"
+    views_module = "maai.projections.world"
+    docs = "docs/world.md"
+
+    def initial_state(self) -> world_state.State:
+        return world_state.initial_state()
+
+    def evolve(self, state: Any, event: Event) -> Any:
+        return world_state.evolve(state, event)
+
+    def decide(self, state: Any) -> Decision:
+        return protocol.decide(state)
+
+    def summarize(self, run_id: str, state: Any, status: str | None = None) -> Summary:
+        return summarize(run_id, state, status)
+
+    def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
+        assert isinstance(config, WorldConfig)
+        return SimulatedParticipant(config.agent(who), config.seed)
+
+    def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
+        return SimulatedUtility(config.seed)
+
+
+EXPERIMENT = World()

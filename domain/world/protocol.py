@@ -1,0 +1,418 @@
+"""``decide(state)``: what the world needs next, as a walk (``maai.domain.walk``;
+docs/world.md §2).
+
+A tick: the game opens a round when one is due; every agent, concurrently with the others
+and against the world as it stood at the tick's start, scores what it observed in the last
+tick (one call for all its new observations, skipped when there are none), then chooses one
+action (its reaction to the new observations and a new plan when it has none come in the same
+answer).
+Then code draws the order, applies the actions one by one (each checked against the world as
+already changed), ends expired plans and closes the tick. The walk starts at the current
+tick: every earlier tick is closed, so nothing in it can still be needed.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from maai.domain.calls import EXTRACT, ModelRequest
+from maai.domain.config import UTILITY
+from maai.domain.elicit import Elicited, Question, UtilityReading, elicit
+from maai.domain.events import RunCompleted
+from maai.domain.extraction import ExtractionFailure, json_object, nullable, schema_instructions
+from maai.domain.random_streams import shuffle
+from maai.domain.reading import Invalid, Parsed, Undecided
+from maai.domain.walk import Decision, Emit, Walk, parallel, run_walk, wait
+from maai.domain.world import render
+from maai.domain.world.apply import expired, resolve, whose_turn
+from maai.domain.world.config import WorldConfig
+from maai.domain.world.events import (
+    MemoriesScored,
+    MemoryItem,
+    OrderDrawn,
+    PlanChanged,
+    RoundStarted,
+    TickClosed,
+    WorldEnded,
+)
+from maai.domain.world.parsing import (
+    ActView,
+    check_action,
+    check_scores,
+    read_action,
+    read_scores,
+)
+from maai.domain.world.parsing import json_object as reply_object
+from maai.domain.world.prompts import PROMPTS
+from maai.domain.world.state import State, evolve
+
+# Purposes: what each call is for (the simulated participant reads it from the engine).
+ACT = "act"
+IMPORTANCE = "importance"
+
+
+def _text(description: str) -> dict[str, Any]:
+    return nullable({"type": "string", "description": description})
+
+
+# The utility agent's output: every property required, null where the text gives none
+# (strict JSON-schema mode; ``maai.domain.extraction``).
+ACTION_SCHEMA: dict[str, Any] = json_object(
+    {
+        "action": _text("move, speak, wait, done, failed, contribute or announce"),
+        "to": _text("a move's destination, or whom speech is addressed to (a name or all)"),
+        "text": _text("what is said"),
+        "amount": nullable({"type": "integer", "description": "points contributed"}),
+        "payoffs": nullable(
+            {
+                "type": "array",
+                "items": json_object({"player": {"type": "string"}, "payoff": {"type": "number"}}),
+            }
+        ),
+        "react": _text("continue, postpone or cancel"),
+        "plan": nullable(
+            json_object(
+                {
+                    "location": {"type": "string"},
+                    "description": {"type": "string"},
+                    "stop_condition": {"type": "string"},
+                    "max_ticks": nullable({"type": "integer"}),
+                }
+            )
+        ),
+        "readable": {"type": "boolean", "description": "false if the text states no action"},
+    }
+)
+SCORES_SCHEMA: dict[str, Any] = json_object(
+    {
+        "scores": nullable({"type": "array", "items": {"type": "integer"}}),
+        "readable": {"type": "boolean", "description": "false if the text gives no scores"},
+    }
+)
+
+
+def _config(state: State) -> WorldConfig:
+    assert state.config is not None, "run has not started"
+    return state.config
+
+
+def decide(state: State) -> Decision:
+    """Events derivable now (folded into ``Decision.state``) and the model calls to make."""
+    if state.started is None:
+        raise ValueError("the run has not started: record RunStarted first")
+    return run_walk(state, protocol, evolve)
+
+
+def protocol(state: State) -> Walk[None]:
+    if state.status == "completed":
+        return
+    yield from _initial_plans(state)
+    if state.ended is None:
+        yield from _tick(state)
+    yield from wait([Emit(RunCompleted())])
+
+
+def _initial_plans(state: State) -> Walk[None]:
+    config = _config(state)
+    needs = [
+        Emit(
+            PlanChanged(
+                tick=0,
+                agent=a.name,
+                index=0,
+                status="set",
+                location=a.plan.location,
+                description=a.plan.description,
+                stop_condition=a.plan.stop_condition,
+                max_ticks=a.plan.max_ticks or config.plan_max_ticks,
+            )
+        )
+        for a in config.world.agents
+        if a.plan is not None and not state.has(f"plan/{a.name}/0")
+    ]
+    if needs:
+        yield from wait(list(needs))
+
+
+def _tick(state: State) -> Walk[None]:
+    config = _config(state)
+    t = state.tick
+    game = config.game
+    # Checked at the tick's start only: the tick of the last announcement is played out.
+    if game is not None and len(state.announcements) == game.rounds and t not in state.orders:
+        yield from wait([Emit(WorldEnded(tick=t, reason="game over"))])
+    if t >= config.max_ticks:
+        yield from wait([Emit(WorldEnded(tick=t, reason="tick limit"))])
+    # A round opens at a tick's start (before its order is drawn), never mid-tick.
+    due = game is not None and state.round is None and len(state.rounds) < game.rounds
+    if due and t not in state.orders:
+        yield from wait([Emit(_round_started(state))])
+    answers = yield from parallel([_agent(state, a) for a in config.names])
+    chosen = dict(zip(config.names, answers, strict=True))
+    if t not in state.orders:
+        label = f"tick/{t}/order"
+        order = shuffle(state.seed, label, config.names)
+        yield from wait([Emit(OrderDrawn(tick=t, label=label, order=order))])
+    for position, agent in enumerate(state.orders[t].order):
+        if not state.has(f"action/{t}/{agent}"):
+            yield from wait([Emit(e) for e in resolve(state, agent, position, chosen[agent])])
+    yield from wait([*(Emit(e) for e in expired(state)), Emit(TickClosed(tick=t))])
+
+
+def _round_started(state: State) -> RoundStarted:
+    config = _config(state)
+    game = config.game
+    assert game is not None
+    r = len(state.rounds) + 1
+    if game.turn_order is not None:
+        return RoundStarted(round=r, tick=state.tick, order=list(game.turn_order))
+    label = f"pgg/round/{r}/order"
+    order = shuffle(state.seed, label, config.players)
+    return RoundStarted(round=r, tick=state.tick, order=order, label=label)
+
+
+def _agent(state: State, agent: str) -> Walk[dict[str, Any] | None]:
+    """One agent's loop in this tick, in the order of its stages (docs/world.md §4): score
+    the new observations, then choose an action. The agents run side by side; one agent's
+    calls follow each other, so its thread of events is the same in every run. Returns the
+    action read, or None when none could be read."""
+    yield from _remember(state, agent)
+    act = yield from _act(state, agent)
+    return act.value  # type: ignore[no-any-return]
+
+
+# --- remember -------------------------------------------------------------------------------
+
+
+def _remember(state: State, agent: str) -> Walk[None]:
+    t = state.tick
+    seen = render.observations(state, agent, t - 1)
+    if not seen or state.has(f"memories/{t}/{agent}"):
+        return None
+    config = _config(state)
+    items = [a.description for a in seen]
+    slot = f"w/t{t}/{agent}/importance"
+    task = partial(render.importance_input, state, agent, items)
+    question = Question(
+        agent=agent,
+        kind=IMPORTANCE,
+        slot=slot,
+        max_attempts=config.attempts.importance,
+        build=partial(_request, state, agent, IMPORTANCE, task, {"observations": items}),
+        task=task,
+        parse=partial(read_scores, count=len(items)),
+        utility=_utility(state, agent, IMPORTANCE, {"count": len(items)}),
+    )
+    got = yield from elicit(state, question)
+    scores: list[int | None] = list(got.value) if got.value is not None else [None] * len(items)
+    memories = [
+        MemoryItem(description=d, created_tick=t - 1, importance=s)
+        for d, s in zip(items, scores, strict=True)
+    ]
+    yield from wait([Emit(MemoriesScored(tick=t, agent=agent, memories=memories))])
+    return None
+
+
+# --- act ------------------------------------------------------------------------------------
+
+
+def view_of(state: State, agent: str) -> ActView:
+    config = _config(state)
+    where = state.positions[agent]
+    spec = config.agent(agent)
+    is_player = config.game is not None and spec.role == "player"
+    has_plan = state.plan_of(agent) is not None
+    new = render.observations(state, agent, state.tick - 1)
+    return ActView(
+        world=config.world,
+        agent=agent,
+        location=where,
+        present=tuple(a for a in state.present(where) if a != agent),
+        has_plan=has_plan,
+        # React is asked only of an agent with a plan that observed something new (§4).
+        react_asked=has_plan and bool(new),
+        role=spec.role if config.game is not None else None,
+        endowment=config.endowment(agent) if is_player else None,
+        players=tuple(config.players),
+    )
+
+
+def _act(state: State, agent: str) -> Walk[Elicited]:
+    config = _config(state)
+    t = state.tick
+    view = view_of(state, agent)
+    task = partial(render.tick_input, state, agent, view)
+    question = Question(
+        agent=agent,
+        kind=ACT,
+        slot=f"w/t{t}/{agent}/act",
+        max_attempts=config.attempts.action,
+        build=partial(_request, state, agent, ACT, task, _act_context(state, agent, view)),
+        task=task,
+        parse=partial(read_action, view=view),
+        utility=_utility(state, agent, ACT, _view_context(view)),
+    )
+    return (yield from elicit(state, question))
+
+
+def _view_context(view: ActView) -> dict[str, Any]:
+    return {
+        "location": view.location,
+        "present": list(view.present),
+        "has_plan": view.has_plan,
+        "react_asked": view.react_asked,
+        "role": view.role,
+        "endowment": view.endowment,
+    }
+
+
+def _act_context(state: State, agent: str, view: ActView) -> dict[str, Any]:
+    """The facts the prompt states, for the simulated participant (never the prompt text)."""
+    config = _config(state)
+    plan = state.plan_of(agent)
+    context: dict[str, Any] = {
+        "tick": state.tick,
+        **_view_context(view),
+        "places": [
+            loc.name
+            for loc in config.world.locations
+            if loc.admits(agent) and loc.name != view.location
+        ],
+        "plan": None
+        if plan is None
+        else {
+            "location": plan.location,
+            "description": plan.description,
+            "ticks": state.tick - plan.tick,
+        },
+        "observed": [a.description for a in render.observations(state, agent, state.tick - 1)],
+    }
+    game = config.game
+    r = state.round
+    if game is not None and view.role is not None and r is not None:
+        context["game"] = {
+            "round": r,
+            "turn": whose_turn(state),
+            "contributed": agent in state.contributions.get(r, {}),
+            "hall": game.game_room,
+            "booth": game.contribution_room,
+            "players": list(config.players),
+        }
+        if view.role == "moderator":
+            context["game"]["seen"] = render.witnessed_contributions(state, agent)
+            context["game"]["endowments"] = {p: config.endowment(p) for p in config.players}
+            context["game"]["multiplier"] = game.multiplier
+    return context
+
+
+# --- requests -------------------------------------------------------------------------------
+
+
+def _request(
+    state: State,
+    agent: str,
+    purpose: str,
+    task: Any,
+    context: dict[str, Any],
+    address: str,
+    attempt: int,
+    feedback: str | None,
+) -> ModelRequest:
+    config = _config(state)
+    spec = config.agent(agent)
+    return ModelRequest(
+        address=address,
+        agent=agent,
+        purpose=purpose,
+        model=spec.model,
+        system=render.system(state, agent),
+        input=task(feedback),
+        temperature=spec.temperature,
+        context={**context, "attempt": attempt, "feedback": feedback},
+    )
+
+
+HOW = {
+    ACT: "Answer with one JSON object, as the list of actions shows.",
+    IMPORTANCE: "Answer with a JSON list of whole numbers from 1 to 10, one per observation.",
+}
+WHAT = {
+    ACT: "to choose one action in a simulated world, as a JSON object with 'action' and its "
+    "fields ('to', 'text', 'amount', 'payoffs'), and optionally 'plan' and 'react'.",
+    IMPORTANCE: "to rate each of its observations from 1 to 10; restate the scores as "
+    '{"scores": [...]}.',
+}
+
+
+def _utility(state: State, agent: str, purpose: str, context: dict[str, Any]) -> UtilityReading:
+    config = _config(state)
+    return UtilityReading(
+        attempts=config.attempts.utility,
+        request=partial(_utility_request, state, agent, purpose, context),
+        judge=partial(_judge, state, agent, purpose, context),
+        how_to_answer=HOW[purpose],
+    )
+
+
+def _judge(
+    state: State, agent: str, purpose: str, context: dict[str, Any], reply: str, text: str
+) -> tuple[bool, Any] | ExtractionFailure:
+    data = reply_object(reply)
+    if data is None:
+        return ExtractionFailure(reason="no JSON object found in the reply")
+    if data.get("readable") is not True:
+        return (False, f"your answer could not be read. {HOW[purpose]}")
+    if purpose == IMPORTANCE:
+        result = check_scores(data.get("scores"), context["count"])
+    else:
+        result = check_action(_stated(data), view_of(state, agent))
+    if isinstance(result, Parsed):
+        return (True, result.value)
+    if isinstance(result, Invalid):
+        return (False, result.reason)
+    assert isinstance(result, Undecided)
+    return (False, f"{result.reason}. {HOW[purpose]}")
+
+
+def _stated(data: dict[str, Any]) -> dict[str, Any]:
+    """The utility agent's reply as an action object: nulls are what the text did not
+    state; payoffs come as a list of {player, payoff}."""
+    stated = {k: v for k, v in data.items() if v is not None and k != "readable"}
+    payoffs = stated.get("payoffs")
+    if isinstance(payoffs, list):
+        stated["payoffs"] = {
+            str(p.get("player")): p.get("payoff") for p in payoffs if isinstance(p, dict)
+        }
+    return stated
+
+
+def _utility_request(
+    state: State, agent: str, purpose: str, context: dict[str, Any], address: str, text: str
+) -> ModelRequest:
+    config = _config(state)
+    utility = config.utility
+    schema = SCORES_SCHEMA if purpose == IMPORTANCE else ACTION_SCHEMA
+    fields: dict[str, Any] = {}
+    instructions = "Answer with the JSON object only."
+    if utility.provider is None or utility.provider.json_schema:
+        fields = {"output_schema": schema, "schema_name": f"world_{purpose}"}
+    else:
+        instructions = schema_instructions(schema)
+    return ModelRequest(
+        address=address,
+        agent=UTILITY,
+        purpose=EXTRACT,
+        model=utility.model,
+        system=PROMPTS.render("extract_system", config.language),
+        input=PROMPTS.render(
+            "extract",
+            config.language,
+            what=WHAT[purpose],
+            text=text,
+            schema_instructions=instructions,
+        ),
+        temperature=utility.temperature,
+        context={"kind": purpose, "text": text, "for_agent": agent, **context},
+        **fields,
+    )

@@ -1,0 +1,246 @@
+"""What an agent reads (docs/world.md §4, information sets): its own bio, private bio,
+directives, plan and memories; of the others only the names and public bios of those present,
+and what it witnessed. Everything comes from templates in ``prompts/en``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from maai.domain.world import memory
+from maai.domain.world.apply import whose_turn
+from maai.domain.world.config import WorldConfig
+from maai.domain.world.events import ActionResolved, MemoryItem
+from maai.domain.world.prompts import PROMPTS
+from maai.domain.world.state import State
+
+
+def _config(state: State) -> WorldConfig:
+    assert state.config is not None
+    return state.config
+
+
+def _r(state: State, template: str, /, **values: Any) -> str:
+    return PROMPTS.render(template, _config(state).language, **values)
+
+
+def private_bio(config: WorldConfig, agent: str) -> str:
+    spec = config.agent(agent)
+    text = spec.private_bio
+    if config.game is not None and spec.role == "player":
+        text = f"{text} You have {config.endowment(agent)} points in each round.".strip()
+        if spec.priming:
+            text = f"{text} {spec.priming}"
+    return text
+
+
+def system(state: State, agent: str) -> str:
+    config = _config(state)
+    spec = config.agent(agent)
+    directives = (
+        _r(state, "directives", directives="\n".join(f"- {d}" for d in spec.directives)) + "\n"
+        if spec.directives
+        else ""
+    )
+    return _r(
+        state,
+        "system",
+        name=agent,
+        world=config.world.name,
+        world_description=config.world.description,
+        public_bio=spec.public_bio,
+        private_bio=private_bio(config, agent),
+        directives=directives,
+        rules=_rules(state, agent),
+        minutes=config.world.minutes_per_tick,
+    )
+
+
+def _rules(state: State, agent: str) -> str:
+    config = _config(state)
+    game = config.game
+    role = config.agent(agent).role
+    if game is None or role is None:
+        return ""
+    common = dict(
+        booth=game.contribution_room,
+        hall=game.game_room,
+        multiplier=f"{game.multiplier:g}",
+        rounds=game.rounds,
+        players=", ".join(config.players),
+        n=len(config.players),
+    )
+    if role == "player":
+        return _r(
+            state,
+            "rules_player",
+            moderator=config.moderator or "",
+            endowment=config.endowment(agent),
+            **common,
+        )
+    endowments = ", ".join(f"{p} {config.endowment(p)}" for p in config.players)
+    return _r(state, "rules_moderator", endowments=endowments, **common)
+
+
+def observations(state: State, agent: str, tick: int) -> list[ActionResolved]:
+    """What ``agent`` witnessed of the others' actions in ``tick`` (§3)."""
+    return [
+        a
+        for a in state.actions.get(tick, ())
+        if a.outcome == "applied" and a.agent != agent and agent in a.witnesses
+    ]
+
+
+def notices(state: State, agent: str, tick: int) -> list[str]:
+    """Why ``agent``'s own action of ``tick`` was refused or missing (told next tick, §2)."""
+    return [
+        a.reason or ""
+        for a in state.actions.get(tick, ())
+        if a.agent == agent and a.outcome != "applied"
+    ]
+
+
+def recalled(state: State, agent: str, tick: int) -> list[MemoryItem]:
+    """Memories from before the last tick (those of the last tick are shown as new
+    observations), ranked against the current plan."""
+    config = _config(state)
+    older = [m for m in state.memories.get(agent, ()) if m.created_tick < tick - 1]
+    plan = state.plan_of(agent)
+    query = f"{plan.description} {plan.location}" if plan else state.positions[agent]
+    return memory.retrieve(older, query, tick, config.retrieval)
+
+
+def witnessed_contributions(state: State, agent: str) -> dict[str, int]:
+    r = state.round
+    if r is None:
+        return {}
+    start = state.rounds[r].tick
+    seen: dict[str, int] = {}
+    for t in range(start, state.tick + 1):
+        for a in state.actions.get(t, ()):
+            if a.kind == "contribute" and a.outcome == "applied" and agent in a.witnesses:
+                seen[a.agent] = a.amount or 0
+    return seen
+
+
+def tick_input(state: State, agent: str, view: Any, feedback: str | None) -> str:
+    config = _config(state)
+    t = state.tick
+    where = state.positions[agent]
+    others = [a for a in state.present(where) if a != agent]
+    present = "; ".join(
+        _r(state, "present_line", name=a, bio=config.agent(a).public_bio) for a in others
+    ) or _r(state, "nobody")
+    plan = state.plan_of(agent)
+    seen = observations(state, agent, t - 1)
+    told = notices(state, agent, t - 1)
+    recalled_now = recalled(state, agent, t)
+    text = _r(
+        state,
+        "tick",
+        clock=config.world.clock(t),
+        tick=t,
+        location=where,
+        location_description=config.world.location(where).description,
+        present=present,
+        plan=_plan_text(state, plan) if plan else _r(state, "no_plan"),
+        observations="\n".join(f"- {a.description}" for a in seen) or _r(state, "nothing"),
+        notices=_r(state, "notices", notices="\n".join(f"- {n}" for n in told)) if told else "",
+        memories=(
+            _r(state, "memories", memories="\n".join(f"- {m.description}" for m in recalled_now))
+            if recalled_now
+            else ""
+        ),
+        game=_game(state, agent),
+        places=", ".join(
+            loc.name for loc in config.world.locations if loc.admits(agent) and loc.name != where
+        ),
+    )
+    text += "\n\n" + _format(state, agent, view)
+    if feedback:
+        text += "\n\n" + _r(state, "feedback", reason=feedback)
+    return text
+
+
+def _plan_text(state: State, plan: Any) -> str:
+    left = plan.max_ticks - (state.tick - plan.tick)
+    return _r(
+        state,
+        "plan_line",
+        description=plan.description,
+        location=plan.location,
+        stop_condition=plan.stop_condition or "-",
+        left=left,
+    )
+
+
+def _game(state: State, agent: str) -> str:
+    config = _config(state)
+    game = config.game
+    role = config.agent(agent).role
+    r = state.round
+    if game is None or role is None or r is None:
+        return ""
+    turn = whose_turn(state)
+    if turn == agent:
+        turn_text = _r(state, "your_turn")
+    elif turn is not None:
+        turn_text = _r(state, "turn_of", player=turn)
+    elif len(state.contributions.get(r, {})) == len(config.players):
+        turn_text = _r(state, "turn_none")
+    else:
+        turn_text = _r(state, "turn_waiting", booth=game.contribution_room)
+    order = ", ".join(state.rounds[r].order)
+    if role == "player":
+        return _r(
+            state,
+            "game_player",
+            round=r,
+            order=order,
+            turn=turn_text,
+            endowment=config.endowment(agent),
+        )
+    seen = witnessed_contributions(state, agent)
+    seen_text = ", ".join(f"{p} {c}" for p, c in seen.items()) or _r(state, "nobody")
+    return _r(state, "game_moderator", round=r, order=order, turn=turn_text, seen=seen_text)
+
+
+def _format(state: State, agent: str, view: Any) -> str:
+    config = _config(state)
+    game = config.game
+    lines = [_r(state, "action_move"), _r(state, "action_speak"), _r(state, "action_wait")]
+    if view.has_plan:
+        lines.append(_r(state, "action_done"))
+    if game is not None and view.role == "player":
+        lines.append(
+            _r(
+                state,
+                "action_contribute",
+                endowment=view.endowment,
+                booth=game.contribution_room,
+            )
+        )
+    if game is not None and view.role == "moderator":
+        lines.append(_r(state, "action_announce", hall=game.game_room))
+    return _r(
+        state,
+        "format",
+        actions="\n".join(lines),
+        plan_rule="" if view.has_plan else "\n" + _r(state, "plan_rule"),
+        react_rule="\n" + _r(state, "react_rule") if view.react_asked else "",
+    )
+
+
+def importance_input(state: State, agent: str, items: list[str], feedback: str | None) -> str:
+    config = _config(state)
+    example = "[" + ", ".join(str(3 + i % 5) for i in range(len(items))) + "]"
+    text = _r(
+        state,
+        "importance",
+        clock=config.world.clock(state.tick),
+        observations="\n".join(f"{i + 1}. {d}" for i, d in enumerate(items)),
+        count=len(items),
+        example=example,
+    )
+    if feedback:
+        text += "\n\n" + _r(state, "feedback", reason=feedback)
+    return text

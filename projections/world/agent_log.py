@@ -1,0 +1,87 @@
+"""The agent-centric log of a world run: run-level facts, then per agent its configuration,
+every prompt it saw and answer it gave (with seq/hash citations), what it did and witnessed,
+its memory stream with importance, its plans over time, and in the game its contributions
+and payoffs. Plain JSON data; the request ``context`` (facts for the simulated participant)
+is left out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from maai.domain.world.config import WorldConfig
+from maai.domain.world.events import (
+    ActionResolved,
+    ContributionRecorded,
+    MemoriesScored,
+    OutcomeComputed,
+    PlanChanged,
+    WorldEnded,
+)
+from maai.projections.calls import collect_calls
+from maai.projections.history import History, UnknownAgentError, cite, event_json
+from maai.projections.jsonout import scrub
+
+FORMAT = "maai.world_agent_log/1"
+
+
+def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
+    names = history.agent_names
+    if agent is not None and agent not in names:
+        raise UnknownAgentError(agent, names)
+    chosen = names if agent is None else [agent]
+    started = history.started
+    ended = history.of(WorldEnded)
+    return {
+        "format": FORMAT,
+        "run": {
+            "run_id": history.run_id,
+            "status": history.status,
+            "experiment": started.experiment if started else None,
+            "seed": started.seed if started else None,
+            "code_version": started.code_version if started else None,
+            "config": scrub(started.config) if started else None,
+            "agents": names,
+            "events": len(history.entries),
+            "ended": event_json(ended[-1][0]) if ended else None,
+            "outcomes": [event_json(entry) for entry, _ in history.of(OutcomeComputed)],
+        },
+        "agents": {name: _agent(history, name) for name in chosen},
+    }
+
+
+def _agent(history: History, name: str) -> dict[str, Any]:
+    config = history.config
+    spec = config.agent(name).model_dump(mode="json") if isinstance(config, WorldConfig) else None
+    calls = [c for c in collect_calls(history) if c.for_agent == name and c.completed is not None]
+    return {
+        "config": spec,
+        "calls": [
+            {
+                **cite(c.requests[-1][0]),
+                "address": c.address,
+                "purpose": c.request.purpose,
+                "system": c.request.system,
+                "input": c.request.input,
+                "answer": c.completed[1].answer.text if c.completed else None,
+            }
+            for c in calls
+        ],
+        "actions": [
+            event_json(entry) for entry, e in history.of(ActionResolved) if e.agent == name
+        ],
+        "witnessed": [
+            {**cite(entry), "tick": e.tick, "description": e.description}
+            for entry, e in history.of(ActionResolved)
+            if e.agent != name and name in e.witnesses
+        ],
+        "memories": [
+            {**cite(entry), **m.model_dump(mode="json")}
+            for entry, e in history.of(MemoriesScored)
+            if e.agent == name
+            for m in e.memories
+        ],
+        "plans": [event_json(entry) for entry, e in history.of(PlanChanged) if e.agent == name],
+        "contributions": [
+            event_json(entry) for entry, e in history.of(ContributionRecorded) if e.player == name
+        ],
+    }

@@ -1,0 +1,61 @@
+"""The world's leak audit (docs/world.md §4, information sets): no prompt of one agent holds
+another's private bio (with its priming), directives or plans. Every recorded participant
+prompt (system + input) is checked. A text is searched for only when at least ``MIN_CHARS``
+long, and not where the prompt's own agent has the same text as its own (two players may
+share a plan's wording)."""
+
+from __future__ import annotations
+
+from maai.domain.config import UTILITY
+from maai.domain.events import ModelCallRequested
+from maai.domain.world.config import WorldConfig
+from maai.domain.world.events import PlanChanged
+from maai.projections.history import History
+from maai.projections.leaks import MIN_CHARS, Item, Leak, LeakReport, TextIndex, excerpt
+
+
+def private_items(history: History, config: WorldConfig) -> list[Item]:
+    items: list[Item] = []
+    for a in config.world.agents:
+        for kind, text in (("private bio", a.private_bio), ("priming", a.priming)):
+            items.append(Item(kind, a.name, text.strip(), 1))
+        items += [Item("directive", a.name, d.strip(), 1) for d in a.directives]
+    for entry, e in history.of(PlanChanged):
+        items.append(Item("plan", e.agent, e.description.strip(), entry.seq))
+    return [i for i in items if len(i.text) >= MIN_CHARS]
+
+
+def audit_leaks(history: History) -> LeakReport:
+    config = history.config
+    if not isinstance(config, WorldConfig):
+        return LeakReport(history.run_id, 0, 0, ())
+    items = private_items(history, config)
+    own: dict[str, set[str]] = {}
+    for i in items:
+        own.setdefault(i.owner, set()).add(i.text)
+    index = TextIndex(i.text for i in items)
+    leaks: list[Leak] = []
+    checked = 0
+    for entry, e in history.of(ModelCallRequested):
+        request = e.request
+        if request.agent == UTILITY:
+            continue
+        checked += 1
+        found = index.found_in(f"{request.system}\n{request.input}")
+        for item in items:
+            if item.text not in found or item.owner == request.agent:
+                continue
+            if item.text in own.get(request.agent, set()):
+                continue
+            leaks.append(
+                Leak(
+                    agent=request.agent,
+                    address=request.address,
+                    prompt_seq=entry.seq,
+                    kind=item.kind,
+                    owner=item.owner,
+                    item_seq=item.seq,
+                    excerpt=excerpt(item.text),
+                )
+            )
+    return LeakReport(history.run_id, checked, len(items), tuple(leaks))

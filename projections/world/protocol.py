@@ -1,0 +1,237 @@
+"""The world's protocol audit (docs/world.md §9): machine-checked rules over a run's history.
+The rules recompute what they check with their own small code (positions replayed from the
+world file and the applied moves; payoffs with their own arithmetic), sharing nothing with
+``domain/world/apply.py`` or ``pgg.py``: a bug there shows up here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from maai.domain.answers import AnswerRead
+from maai.domain.world.config import WorldConfig
+from maai.domain.world.events import (
+    ActionResolved,
+    AnnouncementChecked,
+    ContributionRecorded,
+    OrderDrawn,
+    OutcomeComputed,
+)
+from maai.projections.audit import (
+    CALLS_PAIRED,
+    LIFECYCLE,
+    ProtocolReport,
+    Rule,
+    Rules,
+    Violation,
+    calls_paired,
+    lifecycle,
+    only_lifecycle,
+    run_rules,
+)
+from maai.projections.history import Entry, History
+
+RULES = Rules()
+rule = RULES.rule
+SPEC = "docs/world.md"
+
+
+class Audit:
+    def __init__(self, history: History, config: WorldConfig) -> None:
+        self.history = history
+        self.config = config
+
+    def replay(self) -> Iterator[tuple[Entry, ActionResolved, dict[str, str], dict[str, str]]]:
+        """Each action with the positions just before and just after it."""
+        positions = {a.name: a.start for a in self.config.world.agents}
+        for entry, e in self.history.of(ActionResolved):
+            before = dict(positions)
+            if e.kind == "move" and e.outcome == "applied" and e.to is not None:
+                positions[e.agent] = e.to
+            yield entry, e, before, dict(positions)
+
+
+def _at(positions: dict[str, str], where: str, names: list[str]) -> list[str]:
+    return [a for a in names if positions.get(a) == where]
+
+
+@rule("lifecycle", f"{SPEC} §2", LIFECYCLE)
+def lifecycle_rule(audit: Audit) -> Iterator[Violation]:
+    return lifecycle(audit.history)
+
+
+@rule("calls_paired", f"{SPEC} §2", CALLS_PAIRED)
+def calls_paired_rule(audit: Audit) -> Iterator[Violation]:
+    return calls_paired(audit.history)
+
+
+@rule(
+    "drawn_order",
+    f"{SPEC} §2",
+    "each tick's order is a permutation of the agents, and its actions are applied in it",
+)
+def drawn_order(audit: Audit) -> Iterator[Violation]:
+    orders = {e.tick: (entry, e) for entry, e in audit.history.of(OrderDrawn)}
+    names = sorted(audit.config.names)
+    for entry, e in orders.values():
+        if sorted(e.order) != names:
+            yield Violation("drawn_order", entry.seq, f"tick {e.tick}: order is not the agents")
+    for entry, e in audit.history.of(ActionResolved):
+        held = orders.get(e.tick)
+        if held is None:
+            yield Violation("drawn_order", entry.seq, f"tick {e.tick}: no drawn order")
+        elif held[1].order[e.position : e.position + 1] != [e.agent]:
+            yield Violation("drawn_order", entry.seq, f"{e.agent} out of the drawn order")
+
+
+@rule(
+    "witnesses",
+    f"{SPEC} §3",
+    "the witnesses of an applied action are exactly the agents present (a move: where the "
+    "agent left and where it arrived); a refused or missing action's, the actor alone",
+)
+def witnesses(audit: Audit) -> Iterator[Violation]:
+    names = audit.config.names
+    for entry, e, before, after in audit.replay():
+        if e.outcome != "applied" or e.kind in ("done", "failed"):
+            expected = {e.agent}
+        elif e.kind == "move":
+            expected = set(_at(before, e.location, names)) | set(_at(after, e.to or "", names))
+        else:
+            expected = set(_at(before, e.location, names))
+        if set(e.witnesses) != expected:
+            detail = f"{e.agent} tick {e.tick}: witnesses {sorted(e.witnesses)}, present "
+            yield Violation("witnesses", entry.seq, detail + str(sorted(expected)))
+        if before.get(e.agent) != e.location:
+            yield Violation("witnesses", entry.seq, f"{e.agent} was not in {e.location}")
+
+
+@rule("access", f"{SPEC} §1", "no agent is ever in a location it may not enter")
+def access(audit: Audit) -> Iterator[Violation]:
+    world = audit.config.world
+    for entry, e, _, after in audit.replay():
+        where = after[e.agent]
+        if not world.has_location(where) or not world.location(where).admits(e.agent):
+            yield Violation("access", entry.seq, f"{e.agent} is in {where}, not allowed")
+
+
+@rule(
+    "capacity",
+    f"{SPEC} §1, §5",
+    "no location ever holds more agents than its capacity, nor the contribution room two players",
+)
+def capacity(audit: Audit) -> Iterator[Violation]:
+    config = audit.config
+    for entry, e, _, after in audit.replay():
+        if e.kind != "move" or e.outcome != "applied" or e.to is None:
+            continue
+        inside = _at(after, e.to, config.names)
+        cap = config.world.location(e.to).capacity
+        if cap is not None and len(inside) > cap:
+            yield Violation("capacity", entry.seq, f"{e.to} holds {len(inside)} (at most {cap})")
+        game = config.game
+        if game is not None and e.to == game.contribution_room:
+            players = [a for a in inside if a in config.players]
+            if len(players) > 1:
+                yield Violation("capacity", entry.seq, f"{e.to} holds players {players}")
+
+
+@rule(
+    "attempts_bounded",
+    f"{SPEC} §4",
+    "no question is asked more often than its attempts allow",
+)
+def attempts_bounded(audit: Audit) -> Iterator[Violation]:
+    limits = {"act": audit.config.attempts.action, "importance": audit.config.attempts.importance}
+    for entry, e in audit.history.of(AnswerRead):
+        limit = limits.get(e.kind)
+        if limit is not None and e.attempt > limit:
+            yield Violation("attempts_bounded", entry.seq, f"{e.address}: attempt {e.attempt}")
+
+
+@rule(
+    "contributions",
+    f"{SPEC} §5",
+    "each contribution is a whole number 0..endowment (or missing), one per player and "
+    "round, made in the contribution room",
+)
+def contributions(audit: Audit) -> Iterator[Violation]:
+    config = audit.config
+    if config.game is None:
+        return
+    seen: set[tuple[int, str]] = set()
+    for entry, e in audit.history.of(ContributionRecorded):
+        if (e.round, e.player) in seen:
+            yield Violation("contributions", entry.seq, f"{e.player} twice in round {e.round}")
+        seen.add((e.round, e.player))
+        if e.amount is not None and not 0 <= e.amount <= config.endowment(e.player):
+            yield Violation("contributions", entry.seq, f"{e.player}: {e.amount} out of range")
+    for entry, e, before, _ in audit.replay():
+        applied = e.kind == "contribute" and e.outcome == "applied"
+        if applied and before[e.agent] != config.game.contribution_room:
+            yield Violation("contributions", entry.seq, f"{e.agent} not in the room")
+
+
+def _payoff(endowment: int, c: int, total: int, m: float, n: int) -> Decimal:
+    value = Decimal(endowment - c) + Decimal(str(m)) * Decimal(total) / Decimal(n)
+    return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN)
+
+
+@rule(
+    "payoffs",
+    f"{SPEC} §5",
+    "each round's payoffs are endowment − c + m·Σc/N (half-even, 2 decimals), from the "
+    "recorded contributions (missing counts 0)",
+)
+def payoffs(audit: Audit) -> Iterator[Violation]:
+    config = audit.config
+    if config.game is None:
+        return
+    held: dict[int, dict[str, int]] = {}
+    for _, c in audit.history.of(ContributionRecorded):
+        held.setdefault(c.round, {})[c.player] = c.amount or 0
+    for entry, e in audit.history.of(OutcomeComputed):
+        amounts = held.get(e.round, {})
+        if sorted(amounts) != sorted(config.players):
+            yield Violation("payoffs", entry.seq, f"round {e.round}: contributions incomplete")
+            continue
+        total = sum(amounts.values())
+        m, n = config.game.multiplier, len(config.players)
+        for p in config.players:
+            want = _payoff(config.endowment(p), amounts[p], total, m, n)
+            if Decimal(str(e.payoffs.get(p))) != want:
+                yield Violation("payoffs", entry.seq, f"{p}: {e.payoffs.get(p)} ≠ {want}")
+
+
+@rule(
+    "announcement",
+    f"{SPEC} §5",
+    "each announcement is checked against the computed outcome and recorded as it was said",
+)
+def announcement(audit: Audit) -> Iterator[Violation]:
+    outcomes = {e.round: e for _, e in audit.history.of(OutcomeComputed)}
+    said = [e for _, e in audit.history.of(ActionResolved) if e.kind == "announce"]
+    for entry, e in audit.history.of(AnnouncementChecked):
+        outcome = outcomes.get(e.round)
+        if outcome is None or e.computed != outcome.payoffs:
+            yield Violation("announcement", entry.seq, f"round {e.round}: not the outcome")
+            continue
+        same = all(
+            abs(Decimal(str(e.announced.get(p, "NaN"))) - Decimal(str(v))) < Decimal("0.005")
+            for p, v in outcome.payoffs.items()
+        ) and set(e.announced) <= set(outcome.payoffs)
+        if same != e.matches:
+            yield Violation("announcement", entry.seq, f"round {e.round}: verdict is wrong")
+        if not any(a.payoffs == e.announced and a.tick == e.tick for a in said):
+            yield Violation("announcement", entry.seq, f"round {e.round}: not what was said")
+
+
+def all_rules() -> list[Rule]:
+    return list(RULES.rules)
+
+
+def audit_protocol(history: History) -> ProtocolReport:
+    config = history.config
+    if not isinstance(config, WorldConfig):
+        return only_lifecycle(history)
+    return run_rules(history, all_rules(), Audit(history, config))

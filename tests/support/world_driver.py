@@ -1,0 +1,92 @@
+"""Drive the world's pure protocol in memory with a responder: no store, no runtime (the
+world counterpart of ``tests/support/driver.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from maai.domain.calls import ModelAnswer, ModelRequest, Usage
+from maai.domain.config import UTILITY
+from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.world.config import WorldConfig
+from maai.domain.world.protocol import decide
+from maai.domain.world.simulated import SimulatedParticipant, SimulatedUtility
+from maai.domain.world.state import State, evolve, initial_state
+
+Responder = Callable[[ModelRequest], str]
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def load(name: str, **overrides: Any) -> WorldConfig:
+    data = yaml.safe_load((CONFIGS / name).read_text(encoding="utf-8"))
+    data.update(overrides)
+    return WorldConfig.model_validate(data)
+
+
+@dataclass
+class Drive:
+    state: State
+    events: list[Event]
+    requests: list[ModelRequest] = field(default_factory=list)
+
+    def of(self, event_type: type[Event]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, event_type)]
+
+    def request(self, address: str) -> ModelRequest:
+        return next(r for r in self.requests if r.address == address)
+
+
+def start(config: WorldConfig) -> tuple[State, list[Event]]:
+    started = RunStarted(
+        experiment="world", config=config.model_dump(mode="json"), seed=config.seed
+    )
+    return evolve(initial_state(), started), [started]
+
+
+def drive(
+    config: WorldConfig, responder: Responder | None = None, max_steps: int = 20_000
+) -> Drive:
+    responder = responder or simulated(config)
+    state, events = start(config)
+    run = Drive(state, events)
+    for _ in range(max_steps):
+        decision = decide(state)
+        state = decision.state
+        events.extend(decision.events)
+        if decision.done:
+            run.state = state
+            return run
+        assert decision.calls, "the protocol asked for nothing"
+        for request in decision.calls:
+            digest = request.request_hash()
+            completed = ModelCallCompleted(
+                address=request.address,
+                agent=request.agent,
+                request_hash=digest,
+                model=request.model,
+                answer=ModelAnswer(
+                    text=responder(request), usage=Usage(input_tokens=10, output_tokens=5)
+                ),
+            )
+            for event in (ModelCallRequested(request=request, request_hash=digest), completed):
+                state = evolve(state, event)
+                events.append(event)
+            run.requests.append(request)
+    raise AssertionError("the protocol did not finish")
+
+
+def simulated(config: WorldConfig) -> Responder:
+    """The experiment's own simulated participants and utility agent."""
+    participants = {a.name: SimulatedParticipant(a, config.seed) for a in config.world.agents}
+    utility = SimulatedUtility(config.seed)
+
+    def respond(request: ModelRequest) -> str:
+        policy = utility if request.agent == UTILITY else participants[request.agent]
+        return policy.answer(request, request.output_schema)
+
+    return respond
