@@ -6,7 +6,7 @@ and leave the state before it untouched."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from immutables import Map
 
@@ -77,3 +77,51 @@ def evolve_core(core: Core, event: Event) -> tuple[Core, bool]:
         # A resumed run appends new domain events after its failure: it is running again.
         return replace(core, records=records, status="running", failure=None), True
     return replace(core, records=records), True
+
+
+class OnCore:
+    """What generic code reads of an experiment's state (``maai.domain.experiment.RunState``,
+    ``maai.domain.elicit``), read from the ``core`` field the state keeps: an experiment's
+    state dataclass inherits this and holds ``core: Core``."""
+
+    __slots__ = ()
+    core: Core
+
+    @property
+    def started(self) -> RunStarted | None:
+        return self.core.started
+
+    @property
+    def status(self) -> str:
+        return self.core.status
+
+    @property
+    def failure(self) -> str | None:
+        return self.core.failure
+
+    @property
+    def requested(self) -> Any:
+        return self.core.requested
+
+    @property
+    def answers(self) -> Any:
+        return self.core.answers
+
+    @property
+    def records(self) -> Any:
+        return self.core.records
+
+    @property
+    def totals(self) -> CallTotals:
+        return self.core.totals
+
+    @property
+    def seed(self) -> int:
+        assert self.core.started is not None, "run has not started"
+        return self.core.started.seed
+
+    def has(self, key: str) -> bool:
+        return key in self.core.records
+
+    def answer(self, address: str) -> ModelAnswer | None:
+        return self.core.answers.get(address)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from maai.domain.calls import ModelAnswer
 from maai.domain.collaboration.config import CollaborationConfig
 from maai.domain.collaboration.events import (
     BeliefStated,
@@ -15,12 +13,12 @@ from maai.domain.collaboration.events import (
     PartnerDrawn,
     PointsAwarded,
 )
-from maai.domain.core import CallTotals, Core, evolve_core
+from maai.domain.core import Core, OnCore, evolve_core
 from maai.domain.events import Event, RunStarted
 
 
 @dataclass(frozen=True, slots=True)
-class State:
+class State(OnCore):
     core: Core = field(default_factory=Core)
     config: CollaborationConfig | None = None
     beliefs: dict[str, tuple[BeliefStated, ...]] = field(default_factory=dict)
@@ -29,46 +27,6 @@ class State:
     partner: PartnerDrawn | None = None
     points: PointsAwarded | None = None
     ended: GameEnded | None = None
-
-    # What generic code reads (maai.domain.experiment.RunState, maai.domain.elicit).
-    @property
-    def started(self) -> RunStarted | None:
-        return self.core.started
-
-    @property
-    def status(self) -> str:
-        return self.core.status
-
-    @property
-    def failure(self) -> str | None:
-        return self.core.failure
-
-    @property
-    def requested(self) -> Any:
-        return self.core.requested
-
-    @property
-    def answers(self) -> Any:
-        return self.core.answers
-
-    @property
-    def records(self) -> Any:
-        return self.core.records
-
-    @property
-    def totals(self) -> CallTotals:
-        return self.core.totals
-
-    @property
-    def seed(self) -> int:
-        assert self.core.started is not None, "run has not started"
-        return self.core.started.seed
-
-    def has(self, key: str) -> bool:
-        return key in self.core.records
-
-    def answer(self, address: str) -> ModelAnswer | None:
-        return self.core.answers.get(address)
 
     def latest_belief(self, agent: str) -> BeliefStated | None:
         stated = self.beliefs.get(agent, ())

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from maai.domain.calls import ModelAnswer
-from maai.domain.core import CallTotals, Core, evolve_core
+from maai.domain.core import Core, OnCore, evolve_core
 from maai.domain.events import Event, RunStarted
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import (
@@ -25,7 +23,7 @@ from maai.domain.world.events import (
 
 
 @dataclass(frozen=True, slots=True)
-class State:
+class State(OnCore):
     core: Core = field(default_factory=Core)
     config: WorldConfig | None = None
     tick: int = 0  # the tick being played: the number of closed ticks
@@ -40,46 +38,6 @@ class State:
     outcomes: dict[int, OutcomeComputed] = field(default_factory=dict)
     announcements: dict[int, AnnouncementChecked] = field(default_factory=dict)
     ended: WorldEnded | None = None
-
-    # What generic code reads (maai.domain.experiment.RunState, maai.domain.elicit).
-    @property
-    def started(self) -> RunStarted | None:
-        return self.core.started
-
-    @property
-    def status(self) -> str:
-        return self.core.status
-
-    @property
-    def failure(self) -> str | None:
-        return self.core.failure
-
-    @property
-    def requested(self) -> Any:
-        return self.core.requested
-
-    @property
-    def answers(self) -> Any:
-        return self.core.answers
-
-    @property
-    def records(self) -> Any:
-        return self.core.records
-
-    @property
-    def totals(self) -> CallTotals:
-        return self.core.totals
-
-    @property
-    def seed(self) -> int:
-        assert self.core.started is not None, "run has not started"
-        return self.core.started.seed
-
-    def has(self, key: str) -> bool:
-        return key in self.core.records
-
-    def answer(self, address: str) -> ModelAnswer | None:
-        return self.core.answers.get(address)
 
     def plan_of(self, agent: str) -> PlanChanged | None:
         stack = self.plans.get(agent, ())
