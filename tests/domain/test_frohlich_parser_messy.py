@@ -24,7 +24,7 @@ from maai.domain.frohlich.parsing import (
     parse_ranking,
     parse_vote_proposal,
 )
-from maai.domain.frohlich.types import Certainty, Principle, PrincipleChoice, Ranking
+from tests.domain.notation import choice_of, ranking_of
 
 CORPUS: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "parser_corpus_messy.yaml").read_text(encoding="utf-8")
@@ -39,11 +39,9 @@ PARSERS = {
 
 def _expected_value(parser: str, value: Any) -> Any:
     if parser == "ranking":
-        order, certainty = value.split("/")
-        return Ranking(order=tuple(Principle(c) for c in order), certainty=Certainty(certainty))
+        return ranking_of(value)
     if parser in ("choice", "ballot"):
-        letter, _, amount = str(value).partition(":")
-        return PrincipleChoice(principle=Principle(letter), amount=int(amount) if amount else None)
+        return choice_of(value)
     return value
 
 

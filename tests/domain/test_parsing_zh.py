@@ -21,19 +21,16 @@ from maai.domain.frohlich.parsing import (
     parse_ranking,
     parse_vote_proposal,
 )
-from maai.domain.frohlich.types import Certainty, Principle, PrincipleChoice, Ranking
+from maai.domain.frohlich.types import PrincipleChoice, Ranking
+from tests.domain.notation import choice_of, ranking_of
 
 
 def _choice(value: str) -> Parsed[PrincipleChoice]:
-    letter, _, amount = value.partition(":")
-    return Parsed(
-        PrincipleChoice(principle=Principle(letter), amount=int(amount) if amount else None)
-    )
+    return Parsed(choice_of(value))
 
 
 def _ranking(value: str) -> Parsed[Ranking]:
-    order, certainty = value.split("/")
-    return Parsed(Ranking(order=tuple(Principle(c) for c in order), certainty=Certainty(certainty)))
+    return Parsed(ranking_of(value))
 
 
 # ------------------------------------------------------------------------------ choices
