@@ -54,7 +54,7 @@ RunArg = Annotated[str, typer.Argument(metavar="RUN_ID", help="The run (a unique
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
-def _load(store: EventStore, run_id: str) -> History:
+def load_history(store: EventStore, run_id: str) -> History:
     with exit_on_ledger_error():
         info = store.get_run(run_id)
         try:
@@ -71,7 +71,7 @@ def _views(history: History) -> ExperimentViews:
     return history.experiment.views()
 
 
-def _refuse_to_overwrite(output: Path | None, out_dir: Path | None) -> None:
+def refuse_to_overwrite(output: Path | None, out_dir: Path | None) -> None:
     """Checked before anything is read or written: one line naming the file or folder."""
     if output is not None and (output.exists() or output.is_symlink()):
         if output.is_dir():
@@ -91,7 +91,7 @@ def _refuse_to_overwrite(output: Path | None, out_dir: Path | None) -> None:
             )
 
 
-def _write(path: Path, text: str) -> None:
+def write_file(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8", newline="\n")
@@ -103,7 +103,7 @@ def _emit(text: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=False)
     else:
-        _write(output, text)
+        write_file(output, text)
 
 
 def _emit_json(value: Any, output: Path | None) -> None:
@@ -186,14 +186,14 @@ def export(
     if agent is not None and fmt is not Format.JSON:
         fail("--agent works with --format json only")
     if not force:
-        _refuse_to_overwrite(output, out_dir)
+        refuse_to_overwrite(output, out_dir)
 
     with open_store_or_exit(db) as store:
         if fmt is Format.TABLES:
             assert out_dir is not None
             with exit_on_ledger_error():
                 ids = ids or [run.run_id for run in store.list_runs()]
-            histories = [_load(store, run_id) for run_id in ids]
+            histories = [load_history(store, run_id) for run_id in ids]
             if all_runs:
                 _export_all(out_dir, histories)
                 return
@@ -207,11 +207,11 @@ def export(
                 folder = out_dir if len(by_experiment) == 1 else out_dir / name
                 files = _views(group[0]).tables(group)
                 for file_name, text in files.items():
-                    _write(folder / file_name, text)
+                    write_file(folder / file_name, text)
                 written += len(files)
             typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
             return
-        history = _load(store, ids[0])
+        history = load_history(store, ids[0])
     if fmt is Format.TRANSCRIPT:
         _emit(_views(history).transcript(history), output)
         return
@@ -229,7 +229,7 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
     with its event seq and hash. The tallies, consensus and poll outcomes are recounted from
     the ballots and answers: exits 1 when they disagree (the inconsistencies on stderr)."""
     with open_store_or_exit(db) as store:
-        history = _load(store, run_id)
+        history = load_history(store, run_id)
     views = _views(history)
     report = views.audit_votes(history)
     if report is None:
@@ -260,7 +260,7 @@ def audit_leaks_command(run_id: RunArg, db: DbOption = None, as_json: JsonFlag =
     ballots, bank balance; the Phase-2 payment table before the discussion ended; see
     docs/frohlich.md). Exits 1 when anything leaked."""
     with open_store_or_exit(db) as store:
-        history = _load(store, run_id)
+        history = load_history(store, run_id)
     report = _views(history).audit_leaks(history)
     if as_json:
         typer.echo(dumps(report.to_json()), nl=False)
@@ -289,7 +289,7 @@ def audit_protocol_command(
     rounds, tables, multipliers, payoffs, balances, speaking orders, polls, ballots,
     consensus, attempts, memory limits, randomness). Exits 1 on any violation."""
     with open_store_or_exit(db) as store:
-        history = _load(store, run_id)
+        history = load_history(store, run_id)
     views = _views(history)
     report = views.audit_protocol(history)
     if as_json:

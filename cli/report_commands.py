@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from maai.cli.common import DbOption, fail, open_store_or_exit
-from maai.cli.export_commands import RunArg, _load, _refuse_to_overwrite
+from maai.cli.export_commands import RunArg, load_history, refuse_to_overwrite
 from maai.projections.report import run_report
 
 
@@ -48,13 +48,13 @@ def report(
     inline style and SVG plots, no script, font or image from elsewhere. The same events
     give the same bytes. See docs/projections.md ("Reports")."""
     if output is not None and not force:
-        _refuse_to_overwrite(output, None)
+        refuse_to_overwrite(output, None)
     with open_store_or_exit(db) as store:
-        history = _load(store, run_id)
+        history = load_history(store, run_id)
     # The default name needs the full run id, known only once the prefix is resolved.
     target = output if output is not None else Path(f"{history.run_id}.html")
     if output is None and not force:
-        _refuse_to_overwrite(target, None)
+        refuse_to_overwrite(target, None)
     if target.is_dir():
         fail(f"{target}: is a folder; -o names the file to write")
     write_whole(target, run_report(history))

@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.export_commands import refuse_to_overwrite, write_file
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
@@ -241,8 +242,8 @@ def export_command(
     """The study's tables: `runs.csv` (one row per run, with its factor values) and the
     experiment's tables stacked over the runs, each as CSV and, with the `analysis` extra
     installed, Parquet; with their data dictionaries."""
-    if out_dir.exists() and not force and any(out_dir.iterdir()):
-        fail(f"{out_dir}: the folder is not empty; give --force to write into it")
+    if not force:
+        refuse_to_overwrite(None, out_dir)
     with open_store_or_exit(db) as store:
         _, infos, _ = _study_infos(store, study_arg)
         histories: list[History] = []
@@ -261,7 +262,7 @@ def write_study_tables(out_dir: Path, histories: list[History]) -> int:
     written = 0
     for name, content in study_tables(histories).items():
         text = to_csv(content[1], content[0]) if isinstance(content, tuple) else content
-        _write(out_dir / name, text)
+        write_file(out_dir / name, text)
         written += 1
         if name.endswith(".csv") and _parquet(out_dir / name, text):
             written += 1
@@ -290,7 +291,6 @@ def report_command(
     target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs).
     Give the study file (not its name) for its reference distribution. See docs/studies.md
     ("Report")."""
-    from maai.cli.export_commands import _refuse_to_overwrite
     from maai.cli.report_commands import write_whole
     from maai.projections.study_report import study_report
 
@@ -298,7 +298,7 @@ def report_command(
         name, infos, study = _study_infos(store, study_arg)
         target = output if output is not None else Path(f"{name}.html")
         if not force:
-            _refuse_to_overwrite(target, None)
+            refuse_to_overwrite(target, None)
         if target.is_dir():
             fail(f"{target}: is a folder; -o names the file to write")
         with exit_on_ledger_error():
@@ -311,14 +311,6 @@ def report_command(
     )
     write_whole(target, page)
     err.print(f"wrote {target} ({len(histories)} run(s))")
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")
-    except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror or exc}")
 
 
 def _parquet(csv_path: Path, text: str) -> bool:

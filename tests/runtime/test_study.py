@@ -123,6 +123,8 @@ def test_one_command_runs_the_study_and_its_table_has_a_row_per_run(tmp_path: Pa
     assert result.exit_code == 0, result.output
     rows = _runs_csv(tmp_path / "out")
     assert len(rows) == 24
+    again = invoke("study", "export", "grid", "--db", db, "--out", str(tmp_path / "out"))
+    assert again.exit_code == 2 and "the folder is not empty; give --force" in again.output
     assert {r["status"] for r in rows} == {"completed"}
     assert {(r["agents.u_value"], r["exchanges"], r["disclose_initial_belief"]) for r in rows} == {
         (u, e, d) for u in ("0.25", "0.5", "0.9") for e in ("1", "2") for d in ("true", "false")
