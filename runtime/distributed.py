@@ -51,25 +51,23 @@ def libpq_dsn(location: StoreLocation) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def ensure_queue_schema(location: StoreLocation) -> None:
-    """Create procrastinate's tables in the ledger's database once (under a lock, so that
-    several workers starting together do not race)."""
+def _queue_tables_exist(location: StoreLocation) -> bool:
     engine = create_engine(location.url, poolclass=NullPool)
     try:
         with engine.connect() as conn:
-            present = conn.execute(text("SELECT to_regclass('procrastinate_jobs')")).scalar()
+            found = conn.execute(text("SELECT to_regclass('procrastinate_jobs')")).scalar()
     finally:
         engine.dispose()
-    if present is not None:
+    return found is not None
+
+
+def ensure_queue_schema(location: StoreLocation) -> None:
+    """Create procrastinate's tables in the ledger's database once (under a lock, so that
+    several workers starting together do not race)."""
+    if _queue_tables_exist(location):
         return
     with named_lock(location, "queue-schema", "the task queue's setup"):
-        engine = create_engine(location.url, poolclass=NullPool)
-        try:
-            with engine.connect() as conn:
-                present = conn.execute(text("SELECT to_regclass('procrastinate_jobs')")).scalar()
-        finally:
-            engine.dispose()
-        if present is None:
+        if not _queue_tables_exist(location):  # another process may have made them meanwhile
             app = App(connector=PsycopgConnector(conninfo=libpq_dsn(location)))
             with app.open():
                 app.schema_manager.apply_schema()
