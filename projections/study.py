@@ -11,32 +11,28 @@ from typing import Any
 
 from maai.domain.costs import usage_of
 from maai.projections.history import History
-from maai.projections.tables import Table, label_columns, labels_of, render_tables
+from maai.projections.tables import label_columns, labels_of
 
-RUNS = Table(
-    "runs",
-    "One row per run of the study.",
+RUN_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("run_id", "The run's id (`STUDY.cCELL.rREPLICATE`)."),
+    ("experiment", "The experiment the run belongs to."),
+    ("status", "The run's status: completed, failed, interrupted, running or created."),
+    ("outcome", "The run's outcome in words (the experiment's summary)."),
+    ("rounds", "Discussion rounds or exchanges used, where the experiment counts them."),
+    ("events", "Events in the run's ledger."),
+    ("calls", "Model calls made."),
+    ("input_tokens", "Input tokens over every call."),
+    ("output_tokens", "Output tokens over every call."),
     (
-        ("run_id", "The run's id (`STUDY.cCELL.rREPLICATE`)."),
-        ("experiment", "The experiment the run belongs to."),
-        ("status", "The run's status: completed, failed, interrupted, running or created."),
-        ("outcome", "The run's outcome in words (the experiment's summary)."),
-        ("rounds", "Discussion rounds or exchanges used, where the experiment counts them."),
-        ("events", "Events in the run's ledger."),
-        ("calls", "Model calls made."),
-        ("input_tokens", "Input tokens over every call."),
-        ("output_tokens", "Output tokens over every call."),
-        (
-            "cost_usd",
-            "What the calls cost in US dollars at the run's `prices`; empty when a"
-            " model used has no price (the simulated model is free).",
-        ),
-        ("started_at", "When the run's first event was recorded (UTC, ISO 8601)."),
-        ("ended_at", "When its last event was recorded (UTC, ISO 8601)."),
-        ("wall_s", "Seconds between the two."),
+        "cost_usd",
+        "What the calls cost in US dollars at the run's `prices`; empty when a"
+        " model used has no price (the simulated model is free).",
     ),
-    lambda history: iter(()),  # built by ``run_rows``: it needs the fold
+    ("started_at", "When the run's first event was recorded (UTC, ISO 8601)."),
+    ("ended_at", "When its last event was recorded (UTC, ISO 8601)."),
+    ("wall_s", "Seconds between the two."),
 )
+"""The runs table's columns after the labels, with their meaning (``run_row`` builds a row)."""
 
 
 def run_row(history: History) -> dict[str, Any]:
@@ -68,7 +64,7 @@ def study_tables(histories: Sequence[History]) -> dict[str, list[dict[str, Any]]
     """File name → rows (``.csv`` tables) or text: the runs table, its dictionary, and each
     experiment's tables (a folder per experiment when the study mixes them)."""
     labels = label_columns(histories)
-    columns = ["run_id", *labels, *RUNS.column_names[1:]]
+    columns = ["run_id", *labels, *[name for name, _ in RUN_COLUMNS[1:]]]
     files: dict[str, Any] = {
         "runs.csv": ([run_row(h) for h in histories], columns),
     }
@@ -96,9 +92,9 @@ def runs_dictionary(labels: Sequence[str]) -> str:
         "",
         "| column | meaning |",
         "|---|---|",
-        "| `run_id` | " + RUNS.columns[0][1] + " |",
+        "| `run_id` | " + RUN_COLUMNS[0][1] + " |",
         *(f"| `{label}` | label (a factor, or the study's own) |" for label in labels),
-        *(f"| `{name}` | {meaning} |" for name, meaning in RUNS.columns[1:]),
+        *(f"| `{name}` | {meaning} |" for name, meaning in RUN_COLUMNS[1:]),
         "",
         "The experiment's own tables are stacked over the study's runs, each with the same",
         "label columns; see `data_dictionary.md`.",
@@ -107,4 +103,4 @@ def runs_dictionary(labels: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["RUNS", "render_tables", "run_row", "runs_dictionary", "study_tables"]
+__all__ = ["RUN_COLUMNS", "run_row", "runs_dictionary", "study_tables"]
