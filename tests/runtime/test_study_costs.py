@@ -7,8 +7,11 @@ import csv
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from maai.domain.costs import Price, Usage
 from maai.ledger import EventStore
+from maai.runtime import study as study_module
 from maai.runtime.limits import CallLimits, PerMinute, ProviderLimit, provider_key
 from tests.runtime.test_study import invoke, write_study
 
@@ -125,15 +128,45 @@ def test_calls_per_minute_wait_for_the_window() -> None:
     assert all(s > 0 for s in slept)
 
 
-def test_a_study_with_limits_finishes(tmp_path: Path) -> None:
-    limits: dict[str, Any] = {"calls": 1, "providers": {"simulated": {"concurrency": 1}}}
-    study = write_study(tmp_path, factors={"exchanges": [1]}, replicates=3, limits=limits)
-    result = invoke("study", "run", str(study), "--db", str(tmp_path / "l.db"), "-q")
-    assert result.exit_code == 0, result.output
-    assert "done 3" in result.output
+def test_a_study_s_calls_wait_for_its_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[CallLimits] = []
+
+    class Recorded(CallLimits):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            made.append(self)
+
+    monkeypatch.setattr(study_module, "CallLimits", Recorded)
+    for limits, most in (({"calls": 1}, 1), ({}, None)):
+        folder = tmp_path / str(len(made))
+        folder.mkdir()
+        study = write_study(folder, factors={"exchanges": [1]}, replicates=3, limits=limits)
+        result = invoke("study", "run", str(study), "--db", str(folder / "l.db"), "-q")
+        assert result.exit_code == 0, result.output
+        assert "done 3" in result.output
+        if most is not None:
+            assert made[-1].most_in_flight == most
+        else:  # three runs at once, unlimited: their calls overlap
+            assert made[-1].most_in_flight > 1
 
 
 def test_the_provider_of_a_model() -> None:
     assert provider_key("simulated", None) == "simulated"
     assert provider_key("openai:gpt-4o", None) == "openai"
     assert provider_key("llama3", "http://localhost:11434/v1/") == "http://localhost:11434/v1"
+
+
+def test_corrected_prices_do_not_count_as_a_changed_study(tmp_path: Path) -> None:
+    db = str(tmp_path / "l.db")
+    study = write_study(tmp_path, factors={"exchanges": [1]}, replicates=1, prices=PRICES)
+    assert invoke("study", "run", str(study), "--db", db, "-q").exit_code == 0
+    cheaper = {"simulated": {"input": 1.0, "output": 5.0}}
+    study = write_study(tmp_path, factors={"exchanges": [1]}, replicates=2, prices=cheaper)
+    result = invoke("study", "run", str(study), "--db", db, "-q")
+    assert result.exit_code == 0, result.output
+    assert "1 run(s) were already completed" in result.output
+    with EventStore.open(db) as store:  # each run keeps the prices it started with
+        prices = {i.run_id: i.config["prices"]["simulated"]["input"] for i in store.list_runs()}
+    assert prices == {"grid.c1.r1": 2.0, "grid.c1.r2": 1.0}
