@@ -117,7 +117,8 @@ class Experiment(ABC):
 
     @abstractmethod
     def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
-        """The offline stand-in for participant ``who``."""
+        """The offline stand-in for participant ``who`` (or for ``embedder``, where the
+        config names an embeddings model: ``maai.domain.embeddings.SimulatedEmbedder``)."""
 
     @abstractmethod
     def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:

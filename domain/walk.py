@@ -53,8 +53,22 @@ def parallel(walks: list[Walk[T]]) -> Walk[list[T]]:
         finally:
             walk.close()
     if needs:
-        yield from wait(needs)
+        yield from wait(_once(needs))
     return results
+
+
+def _once(needs: list[Need]) -> list[Need]:
+    """The needs without repeats of one call: walks side by side may need the same
+    content-addressed call (an embedding of a text two agents rank), which is made once."""
+    seen: set[str] = set()
+    unique: list[Need] = []
+    for need in needs:
+        if isinstance(need, Call):
+            if need.request.address in seen:
+                continue
+            seen.add(need.request.address)
+        unique.append(need)
+    return unique
 
 
 class Scope:

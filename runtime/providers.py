@@ -32,6 +32,7 @@ from agents.models.openai_responses import OpenAIResponsesModel
 from openai import AsyncOpenAI
 
 from maai.domain.config import UTILITY, ExperimentConfig, ProviderConfig
+from maai.domain.embeddings import EMBEDDER
 
 SIMULATED = "simulated"
 OPENAI_PREFIX = "openai:"
@@ -66,7 +67,10 @@ class ModelRoute:
 
 
 def describe_who(who: str) -> str:
-    """``alice`` -> ``agent alice``; the reserved ``utility`` -> ``utility agent``."""
+    """``alice`` -> ``agent alice``; the reserved ``utility`` -> ``utility agent``,
+    ``embedder`` -> ``embeddings model``."""
+    if who == EMBEDDER:
+        return "embeddings model"
     return "utility agent" if who == UTILITY else f"agent {who}"
 
 
@@ -101,30 +105,42 @@ def build_model(
     env: Mapping[str, str] = os.environ,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Model:
-    """Build the SDK model for one agent (``who`` is its name, or ``utility``). The simulated
-    model is not built here: it is an experiment's policy (``LiveExecutor`` builds it)."""
+    """Build the SDK model for one agent (``who`` is its name, ``utility``, or ``embedder``:
+    the embeddings endpoint, ``runtime.embeddings``). The simulated model is not built here:
+    it is an experiment's policy (``LiveExecutor`` builds it)."""
     route = resolve_route(model, provider, who=who)
     if route.kind == "simulated":
         raise ProviderSetupError(
             f"{describe_who(who)}: the simulated model is built from the experiment's policy, "
             "not by a provider"
         )
-    api_key = _api_key(route, env, who=who, model=model)
+    client = _client(route, _api_key(route, env, who=who, model=model), env, timeout_s)
+    if who == EMBEDDER:
+        from maai.runtime.embeddings import EmbeddingsModel
+
+        return EmbeddingsModel(route.name, client)
     if route.kind == "openai":
-        client = AsyncOpenAI(
+        return OpenAIResponsesModel(model=route.name, openai_client=client)
+    return OpenAIChatCompletionsModel(model=route.name, openai_client=client)
+
+
+def _client(
+    route: ModelRoute, api_key: str, env: Mapping[str, str], timeout_s: float
+) -> AsyncOpenAI:
+    if route.kind == "openai":
+        return AsyncOpenAI(
             api_key=api_key,
             # Explicit, so the base URL comes from the same mapping as the key.
             base_url=env.get(OPENAI_BASE_URL_ENV) or OPENAI_DEFAULT_BASE_URL,
             max_retries=0,
             timeout=timeout_s,
         )
-        return OpenAIResponsesModel(model=route.name, openai_client=client)
     client = AsyncOpenAI(api_key=api_key, base_url=route.base_url, max_retries=0, timeout=timeout_s)
     # The client reads OPENAI_ORG_ID / OPENAI_PROJECT_ID from os.environ and would send them
     # as headers to the third-party server; they belong to OpenAI only.
     client.organization = None
     client.project = None
-    return OpenAIChatCompletionsModel(model=route.name, openai_client=client)
+    return client
 
 
 def _api_key(route: ModelRoute, env: Mapping[str, str], *, who: str, model: str) -> str:

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from maai.domain.config import ExperimentConfig, ModelUser, Strict
+from maai.domain.embeddings import EMBEDDER, EmbeddingsConfig
 from maai.domain.world.world import EVERYONE, AgentSpec, WorldSpec
 
 
@@ -49,6 +50,8 @@ class WorldConfig(ExperimentConfig):
     plan_max_ticks: int = Field(default=10, ge=1, le=1000)  # for plans that give none
     attempts: Attempts = Field(default_factory=Attempts)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    # None: relevance by the local text vector, no calls (§4).
+    embeddings: EmbeddingsConfig | None = None
     game: GameConfig | None = None
 
     @model_validator(mode="after")
@@ -63,6 +66,13 @@ class WorldConfig(ExperimentConfig):
         return [
             ModelUser(who=a.name, model=a.model, provider=a.provider) for a in self.world.agents
         ]
+
+    def model_users(self) -> list[ModelUser]:
+        users = super().model_users()
+        if self.embeddings is not None:
+            e = self.embeddings
+            users.append(ModelUser(who=EMBEDDER, model=e.model, provider=e.provider))
+        return users
 
     def agent(self, name: str) -> AgentSpec:
         return self.world.agent(name)

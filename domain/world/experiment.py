@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
+from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
 from maai.domain.events import Event
 from maai.domain.experiment import Experiment, SimulatedPolicy, Summary
 from maai.domain.walk import Decision
@@ -42,6 +43,8 @@ class World(Experiment):
 
     def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
         assert isinstance(config, WorldConfig)
+        if who == EMBEDDER and config.embeddings is not None:
+            return SimulatedEmbedder(config.embeddings.latency_ms)
         return SimulatedParticipant(config.agent(who), config.seed)
 
     def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:

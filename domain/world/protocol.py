@@ -19,12 +19,13 @@ from typing import Any
 from maai.domain.calls import EXTRACT, ModelRequest
 from maai.domain.config import UTILITY
 from maai.domain.elicit import Elicited, Question, UtilityReading, elicit
+from maai.domain.embeddings import embedding_address, embedding_request
 from maai.domain.events import RunCompleted
 from maai.domain.extraction import ExtractionFailure, json_object, nullable, schema_instructions
 from maai.domain.random_streams import shuffle
 from maai.domain.reading import Invalid, Parsed, Undecided
-from maai.domain.walk import Decision, Emit, Walk, parallel, run_walk, wait
-from maai.domain.world import render
+from maai.domain.walk import Call, Decision, Emit, Walk, parallel, run_walk, wait
+from maai.domain.world import memory, render
 from maai.domain.world.apply import expired, resolve, whose_turn
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import (
@@ -177,9 +178,29 @@ def _agent(state: State, agent: str) -> Walk[dict[str, Any] | None]:
     the new observations, then choose an action. The agents run side by side; one agent's
     calls follow each other, so its thread of events is the same in every run. Returns the
     action read, or None when none could be read."""
-    yield from _remember(state, agent)
+    yield from parallel([_remember(state, agent), _vectors(state, agent)])
     act = yield from _act(state, agent)
     return act.value  # type: ignore[no-any-return]
+
+
+def _vectors(state: State, agent: str) -> Walk[None]:
+    """The embeddings the act prompt's retrieval ranks (§4), asked for alongside the
+    importance call: one call per text not embedded yet in the run (an address per text, so
+    two agents ranking the same memory share the call)."""
+    config = _config(state)
+    if config.embeddings is None or config.retrieval.k == 0 or not config.retrieval.relevance:
+        return None
+    older, query = render.ranked(state, agent, state.tick)
+    if not older:
+        return None
+    calls = [
+        Call(embedding_request(text, config.embeddings))
+        for text in memory.ranked_texts(older, query)
+        if state.answer(embedding_address(text)) is None
+    ]
+    if calls:
+        yield from wait(list(calls))
+    return None
 
 
 # --- remember -------------------------------------------------------------------------------

@@ -4,8 +4,10 @@ and what it witnessed. Everything comes from templates in ``prompts/en``."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from maai.domain.embeddings import decode_vector, embedding_address
 from maai.domain.world import memory
 from maai.domain.world.apply import whose_turn
 from maai.domain.world.config import WorldConfig
@@ -99,14 +101,33 @@ def notices(state: State, agent: str, tick: int) -> list[str]:
     ]
 
 
-def recalled(state: State, agent: str, tick: int) -> list[MemoryItem]:
-    """Memories from before the last tick (those of the last tick are shown as new
-    observations), ranked against the current plan."""
-    config = _config(state)
+def ranked(state: State, agent: str, tick: int) -> tuple[list[MemoryItem], str]:
+    """The memories retrieval ranks for ``agent`` in ``tick``, those from before the last
+    tick (the last tick's are shown as new observations), and the query they are ranked
+    against: the current plan, or where the agent is."""
     older = [m for m in state.memories.get(agent, ()) if m.created_tick < tick - 1]
     plan = state.plan_of(agent)
     query = f"{plan.description} {plan.location}" if plan else state.positions[agent]
-    return memory.retrieve(older, query, tick, config.retrieval)
+    return older, query
+
+
+def recalled(state: State, agent: str, tick: int) -> list[MemoryItem]:
+    """The memories shown, ranked against the current plan: with the recorded embeddings
+    when the config has ``embeddings:``, else with the local vector."""
+    config = _config(state)
+    older, query = ranked(state, agent, tick)
+    embedded = config.embeddings is not None and config.retrieval.relevance > 0
+    vector_of = partial(recorded_vector, state) if embedded else None
+    return memory.retrieve(older, query, tick, config.retrieval, vector_of)
+
+
+def recorded_vector(state: State, text: str) -> tuple[float, ...]:
+    """The embedding of ``text`` as recorded; the walk asks for every one it ranks before
+    it renders the prompt, so a missing one is a bug, not a gap to fill with a default."""
+    answer = state.answer(embedding_address(text))
+    if answer is None:
+        raise LookupError(f"no recorded embedding of {text!r}")
+    return decode_vector(answer.text)
 
 
 def witnessed_contributions(state: State, agent: str) -> dict[str, int]:

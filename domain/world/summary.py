@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from maai.domain.embeddings import ADDRESS_PREFIX
 from maai.domain.experiment import Summary, SummaryTable
 from maai.domain.world.state import State
 
@@ -59,6 +60,8 @@ def summarize(run_id: str, state: State, status: str | None = None) -> Summary:
             [name, _cell(record["role"]), _cell(record["location"]), str(record["memories"])] + game
         )
     per_tick = calls_per_tick(state.requested.keys())
+    # Content-addressed (one per text in the run), so asked by no tick in particular.
+    embeddings = sum(1 for a in state.requested if a.startswith(ADDRESS_PREFIX))
     totals = state.totals
     data = {
         "run_id": run_id,
@@ -71,6 +74,7 @@ def summarize(run_id: str, state: State, status: str | None = None) -> Summary:
             for a in state.announcements.values()
         ],
         "calls_per_tick": {str(t): n for t, n in per_tick.items()},
+        "embedding_calls": embeddings,
         "calls": totals.calls,
         "input_tokens": totals.input_tokens,
         "output_tokens": totals.output_tokens,
@@ -78,8 +82,9 @@ def summarize(run_id: str, state: State, status: str | None = None) -> Summary:
         "failure": state.failure,
     }
     spread = ", ".join(f"{t}:{n}" for t, n in per_tick.items())
+    embedded = f"{embeddings} embeddings, " if embeddings else ""
     footer = [
-        f"model calls: {totals.calls} (per tick {spread}); tokens in/out: "
+        f"model calls: {totals.calls} ({embedded}per tick {spread}); tokens in/out: "
         f"{totals.input_tokens}/{totals.output_tokens}; failed attempts: "
         f"{totals.failed_attempts}"
     ]

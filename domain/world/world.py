@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from maai.domain.config import UTILITY, ProviderConfig, Strict
+from maai.domain.embeddings import EMBEDDER
 
 Name = Annotated[str, Field(min_length=1, max_length=64)]
 AgentName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z][A-Za-z0-9_\-]*$")]
@@ -120,6 +121,8 @@ def world_problems(world: WorldSpec) -> list[str]:
             problems.append(f"{kind} name {name!r} is used twice")
     if any(a.lower() == UTILITY for a in agents):
         problems.append("'utility' is reserved for the utility agent")
+    if any(a.lower() == EMBEDDER for a in agents):
+        problems.append("'embedder' is reserved for the model that embeds texts")
     known = set(locations)
     for loc in world.locations:
         if loc.allowed != EVERYONE:

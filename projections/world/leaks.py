@@ -1,12 +1,13 @@
 """The world's leak audit (docs/world.md §4, information sets): no prompt of one agent holds
 another's private bio (with its priming), directives or plans. Every recorded participant
-prompt (system + input) is checked. A text is searched for only when at least ``MIN_CHARS``
-long, and not where the prompt's own agent has the same text as its own (two players may
-share a plan's wording)."""
+prompt (system + input) is checked; not the texts sent to be embedded, which no agent reads.
+A text is searched for only when at least ``MIN_CHARS`` long, and not where the prompt's own
+agent has the same text as its own (two players may share a plan's wording)."""
 
 from __future__ import annotations
 
 from maai.domain.config import UTILITY
+from maai.domain.embeddings import EMBEDDER
 from maai.domain.events import ModelCallRequested
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import PlanChanged
@@ -38,7 +39,9 @@ def audit_leaks(history: History) -> LeakReport:
     checked = 0
     for entry, e in history.of(ModelCallRequested):
         request = e.request
-        if request.agent == UTILITY:
+        # Neither is an agent: the utility agent reads one agent's answer for that agent, and
+        # the embedder receives the texts the agents' retrieval ranks, not a prompt.
+        if request.agent in (UTILITY, EMBEDDER):
             continue
         checked += 1
         found = index.found_in(f"{request.system}\n{request.input}")

@@ -194,3 +194,35 @@ def test_scrub_removes_registered_keys_and_key_shapes() -> None:
 )
 def test_scrub_never_lets_a_given_secret_through(secret: str, before: str, after: str) -> None:
     assert secret not in scrub(before + secret + after, extra=[secret])
+
+
+def test_an_embeddings_model_without_its_key_is_named_before_the_run() -> None:
+    import yaml
+
+    from maai.domain.world.config import WorldConfig
+    from tests.support.world_driver import CONFIGS
+
+    data = yaml.safe_load((CONFIGS / "world_pgg.yaml").read_text(encoding="utf-8"))
+    data["embeddings"] = {"model": "openai:text-embedding-3-small"}
+    world = WorldConfig.model_validate(data)
+    with pytest.raises(
+        ProviderSetupError,
+        match=r"OPENAI_API_KEY is not set \(needed by "
+        r"embeddings model\)",
+    ):
+        check_credentials(world, env={})
+    check_credentials(world, env={"OPENAI_API_KEY": "sk-test"})
+
+
+def test_the_embedder_is_built_as_an_embeddings_endpoint_not_a_chat_model() -> None:
+    from maai.domain.embeddings import EMBEDDER
+    from maai.runtime.embeddings import EmbeddingsModel
+
+    model = build_model(
+        "nomic-embed-text",
+        ProviderConfig(base_url="http://127.0.0.1:1/v1"),
+        who=EMBEDDER,
+        env={},
+    )
+    assert isinstance(model, EmbeddingsModel) and model.model == "nomic-embed-text"
+    assert model.client.max_retries == 0

@@ -12,6 +12,7 @@ import yaml
 
 from maai.domain.calls import ModelAnswer, ModelRequest, Usage
 from maai.domain.config import UTILITY
+from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
 from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.protocol import decide
@@ -84,8 +85,11 @@ def simulated(config: WorldConfig) -> Responder:
     """The experiment's own simulated participants and utility agent."""
     participants = {a.name: SimulatedParticipant(a, config.seed) for a in config.world.agents}
     utility = SimulatedUtility(config.seed)
+    embedder = SimulatedEmbedder()
 
     def respond(request: ModelRequest) -> str:
+        if request.agent == EMBEDDER:
+            return embedder.answer(request, None)
         policy = utility if request.agent == UTILITY else participants[request.agent]
         return policy.answer(request, request.output_schema)
 
