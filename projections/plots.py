@@ -21,6 +21,7 @@ from html import escape
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000")
 
+LEVEL_COLOUR = "#a40000"
 WIDTH = 640
 HEIGHT = 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 40, 56
@@ -55,6 +56,15 @@ class Rule:
     """A labelled vertical reference line across a line chart at ``x`` (e.g. a threshold)."""
 
     x: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Level:
+    """A horizontal reference line across a bar chart at ``y`` (e.g. the endowment a
+    contribution is out of), dashed, named in the legend; the y axis widens to show it."""
+
+    y: float
     label: str
 
 
@@ -206,6 +216,24 @@ class _Frame:
             f'y="{num(self.height - 8)}" text-anchor="middle">{escape(label)}</text>'
         )
 
+    def level(self, level: Level) -> None:
+        """A dashed horizontal line at ``level.y`` (the legend names it)."""
+        y = num(self.y(level.y))
+        self.parts.append(
+            f'<line class="level" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y}" y2="{y}" '
+            f'stroke="{LEVEL_COLOUR}" stroke-width="1.5" stroke-dasharray="5 3">'
+            f"<title>{escape(level.label)}</title></line>"
+        )
+
+    def value_label(self, x: float, value: float) -> None:
+        """``value`` written just above the end of its bar at ``x`` (below, for a negative),
+        with a halo of the background so that a level line behind it does not cross it."""
+        y = self.y(value) + (12 if value < 0 else -4)
+        self.parts.append(
+            f'<text class="value" x="{num(x)}" y="{num(y)}" text-anchor="middle" '
+            f'paint-order="stroke" stroke="#fcfcfc" stroke-width="3">{num(value)}</text>'
+        )
+
     def svg(self) -> str:
         return _svg(self.name, self.title, self.height, self.parts)
 
@@ -235,9 +263,13 @@ def bar_chart(
     y_label: str,
     whole: bool = False,
     y_max: float | None = None,
+    levels: Sequence[Level] = (),
+    label_every: int = 1,
+    show_values: bool = False,
 ) -> str:
     """One bar per label (negative values hang below zero); ``whole``: counts, so the
-    ticks are whole numbers; ``y_max`` as for :func:`grouped_bars`."""
+    ticks are whole numbers; ``y_max``, ``levels``, ``label_every`` and ``show_values`` as
+    for :func:`grouped_bars`."""
     return grouped_bars(
         name,
         title,
@@ -247,6 +279,9 @@ def bar_chart(
         y_label=y_label,
         whole=whole,
         y_max=y_max,
+        levels=levels,
+        label_every=label_every,
+        show_values=show_values,
     )
 
 
@@ -261,10 +296,17 @@ def grouped_bars(
     stacked: bool = False,
     whole: bool = False,
     y_max: float | None = None,
+    levels: Sequence[Level] = (),
+    label_every: int = 1,
+    show_values: bool = False,
 ) -> str:
     """Bars per group, one per series side by side (or stacked, for parts of a total);
     ``whole``: counts, so the ticks are whole numbers; ``y_max``: the axis reaches at least
-    this high (e.g. 1 for shares, so small shares look small)."""
+    this high (e.g. 1 for shares, so small shares look small); ``levels``: dashed horizontal
+    reference lines; ``label_every``: name only every n-th group under the axis (many narrow
+    groups, e.g. ticks, would write their names over each other; each bar's hover text
+    still names its group); ``show_values``: write each value over its bar (side-by-side
+    bars only), a zero too, at the axis, so that a zero reads apart from no value."""
     # A zero draws nothing (a hairline bar reads as an axis glitch); its group keeps its place.
     present = [v for s in series for v in s.values if v]
     if not groups or not present:
@@ -279,9 +321,17 @@ def grouped_bars(
         low, high = _value_range(present)
     if y_max is not None:
         high = max(high, y_max)
+    if levels:
+        low = min(low, *(level.y for level in levels))
+        high = max(high, *(level.y for level in levels))
     keys = [Key(s.label, PALETTE[i % len(PALETTE)]) for i, s in enumerate(series)]
-    frame = _Frame(name, title, low, high, keys if len(series) > 1 else (), whole=whole)
+    keys = keys if len(series) > 1 else []
+    keys += [Key(level.label, LEVEL_COLOUR, dashed=True) for level in levels]
+    frame = _Frame(name, title, low, high, keys, whole=whole)
     frame.y_axis(y_label)
+    # Behind the bars: a bar reaching past a level hides it, the gaps between bars show it.
+    for level in levels:
+        frame.level(level)
     slot = frame.plot_width / len(groups)
     across = 1 if stacked else len(series)
     # Few groups would make slabs of bars: no bar is wider than MAX_BAR, the group centred.
@@ -289,10 +339,13 @@ def grouped_bars(
     ticks: list[tuple[float, str]] = []
     for g, group in enumerate(groups):
         start = LEFT + slot * g + (slot - bar * across) / 2
-        ticks.append((LEFT + slot * (g + 0.5), group))
+        if g % max(label_every, 1) == 0:
+            ticks.append((LEFT + slot * (g + 0.5), group))
         below = above = 0.0
         for s, one in enumerate(series):
             value = one.values[g] if g < len(one.values) else None
+            if show_values and not stacked and value is not None:
+                frame.value_label(start + bar * (s + 0.5), value)
             if not value:
                 continue
             if stacked:
