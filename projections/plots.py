@@ -117,6 +117,20 @@ def nice_ticks(low: float, high: float, count: int = 5, *, whole: bool = False) 
     return ticks
 
 
+def label_step(count: int, longest: int) -> int:
+    """For ``label_every`` of a bar chart: name every n-th of ``count`` groups so that names
+    of ``longest`` characters do not run into each other; n is 1, 2 or 5 times a power of
+    ten, so the named groups fall on round places."""
+    slot = (WIDTH - LEFT - RIGHT) / max(count, 1)
+    need = math.ceil((CHAR_WIDTH * longest + 8) / slot)
+    power = 1
+    while True:
+        for m in (1, 2, 5):
+            if m * power >= need:
+                return m * power
+        power *= 10
+
+
 def no_data(title: str, reason: str = "nothing to plot") -> str:
     return f'<p class="no-data">{escape(title)}: {escape(reason)}.</p>'
 
@@ -306,7 +320,8 @@ def grouped_bars(
     reference lines; ``label_every``: name only every n-th group under the axis (many narrow
     groups, e.g. ticks, would write their names over each other; each bar's hover text
     still names its group); ``show_values``: write each value over its bar (side-by-side
-    bars only), a zero too, at the axis, so that a zero reads apart from no value."""
+    bars wide enough to hold them), a zero too, at the axis, so that a zero reads apart from
+    no value."""
     # A zero draws nothing (a hairline bar reads as an axis glitch); its group keeps its place.
     present = [v for s in series for v in s.values if v]
     if not groups or not present:
@@ -336,6 +351,9 @@ def grouped_bars(
     across = 1 if stacked else len(series)
     # Few groups would make slabs of bars: no bar is wider than MAX_BAR, the group centred.
     bar = min(slot * 0.8 / across, MAX_BAR)
+    # Values are written only where every one fits over its bar (many narrow bars: none).
+    widest = max((len(num(v)) for s in series for v in s.values if v is not None), default=0)
+    show_values = show_values and not stacked and bar >= CHAR_WIDTH * widest
     ticks: list[tuple[float, str]] = []
     for g, group in enumerate(groups):
         start = LEFT + slot * g + (slot - bar * across) / 2
@@ -344,7 +362,7 @@ def grouped_bars(
         below = above = 0.0
         for s, one in enumerate(series):
             value = one.values[g] if g < len(one.values) else None
-            if show_values and not stacked and value is not None:
+            if show_values and value is not None:
                 frame.value_label(start + bar * (s + 0.5), value)
             if not value:
                 continue

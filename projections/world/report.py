@@ -16,7 +16,7 @@ from maai.domain.world.events import ActionResolved, WorldEnded
 from maai.domain.world.world import EVERYONE
 from maai.projections.history import History
 from maai.projections.markup import Markup, facts, figures, flag, join, paragraph, table
-from maai.projections.plots import Level, Series, grouped_bars
+from maai.projections.plots import Level, Series, grouped_bars, label_step
 from maai.projections.report import Section
 from maai.projections.world.game import GameRound, game_rounds
 from maai.projections.world.report_log import calls_section, event_log_section, plans_section
@@ -122,6 +122,7 @@ def game_section(config: WorldConfig, rounds: list[GameRound]) -> Section:
         return Section("The public-goods game", paragraph("No round has begun yet.", "no-data"))
     assert config.game is not None
     labels = [f"round {r.number}" for r in rounds]
+    every = label_step(len(labels), max(len(label) for label in labels))
     players = config.players
     endowments = {p.endowment for r in rounds for p in r.players}
     # One endowment for everyone: a line at it shows how much of it each player gave.
@@ -135,6 +136,7 @@ def game_section(config: WorldConfig, rounds: list[GameRound]) -> Section:
         y_label="points contributed",
         levels=levels,
         show_values=True,
+        label_every=every,
     )
     paid = grouped_bars(
         "payoffs",
@@ -145,6 +147,7 @@ def game_section(config: WorldConfig, rounds: list[GameRound]) -> Section:
         y_label="payoff (points)",
         levels=levels,
         show_values=True,
+        label_every=every,
     )
     return Section(
         "The public-goods game",

@@ -8,7 +8,6 @@ per agent, so the page stays short until a reader opens what they look for."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,25 +26,12 @@ from maai.domain.world.events import (
 )
 from maai.projections.history import History
 from maai.projections.markup import Markup, details, facts, figures, flag, join, paragraph, table
-from maai.projections.plots import CHAR_WIDTH, LEFT, RIGHT, WIDTH, Series, grouped_bars
+from maai.projections.plots import Series, grouped_bars, label_step
 from maai.projections.report import Section
 from maai.projections.world.table_rows import tick_of
 
 Row = dict[str, Any]
 PURPOSES = ("act", "importance", "extract")
-
-
-def label_step(count: int, longest: int) -> int:
-    """Name every n-th of ``count`` groups under a bar chart's axis so that names of
-    ``longest`` characters do not overlap: n is 1, 2 or 5 times a power of ten."""
-    slot = (WIDTH - LEFT - RIGHT) / max(count, 1)
-    need = math.ceil((CHAR_WIDTH * longest + 8) / slot)
-    power = 1
-    while True:
-        for m in (1, 2, 5):
-            if m * power >= need:
-                return m * power
-        power *= 10
 
 
 def calls_section(call_rows: list[Row]) -> Section:

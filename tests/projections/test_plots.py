@@ -16,6 +16,7 @@ from maai.projections.plots import (
     Span,
     bar_chart,
     grouped_bars,
+    label_step,
     line_chart,
     nice_ticks,
     timeline,
@@ -198,3 +199,10 @@ def test_many_groups_name_only_every_nth_under_the_axis() -> None:
     assert len(marks(svg)) == 30  # every group is still drawn, its hover naming it
     named = re.findall(r'<text class="tick" x="[\d.]+" y="[\d.]+" text-anchor="middle">(\d+)<', svg)
     assert named == ["0", "5", "10", "15", "20", "25"]
+
+
+def test_the_label_step_keeps_names_apart_on_round_places() -> None:
+    assert label_step(4, 7) == 1  # "round 1" .. "round 4": room for every name
+    assert label_step(30, 2) == 2  # ticks 0..29: 18.7 px each, a name needs 21
+    assert label_step(100, 3) == 5
+    assert label_step(1000, 3) == 50
