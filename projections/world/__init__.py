@@ -1,5 +1,5 @@
 """The world's read models: agent log, event log (transcript), tables, protocol and leak
-audits, the sections of the run report and progress lines, as ``VIEWS``
+audits, the sections of the run and study reports and progress lines, as ``VIEWS``
 (``maai.domain.experiment.ExperimentViews``). The world has no votes: ``audit_votes`` gives
 ``None``."""
 
@@ -57,6 +57,11 @@ class WorldViews:
         from maai.projections.world.report import report
 
         return report(history)
+
+    def study_report(self, runs: Sequence[Any], reference: Any) -> list[Any]:
+        from maai.projections.world.study_report import study_report
+
+        return study_report(runs, reference)
 
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.world.progress import Progress
