@@ -395,11 +395,14 @@ def line_chart(
     y_range: tuple[float, float] | None = None,
     x_ticks: Sequence[tuple[float, str]] | None = None,
     rules: Sequence[Rule] = (),
+    dodge: float = 0,
 ) -> str:
     """Lines through each series' points, a marker at every point, error bars where a line
     gives intervals. ``y_range`` fixes the scale (e.g. 0 to 100 for beliefs); ``x_ticks``
     places labelled ticks (default: the distinct x values); ``rules`` draws dashed vertical
-    reference lines (the x axis widens to show them)."""
+    reference lines (the x axis widens to show them); ``dodge``: pixels between the lines
+    at one x, so that error bars of lines sharing their x values (rounds, conditions) stand
+    side by side instead of over each other (each point's hover text keeps its x)."""
     xs = sorted({x for line in lines for x, _ in line.points})
     if not xs:
         return no_data(title)
@@ -430,18 +433,19 @@ def line_chart(
             f'stroke-dasharray="4 3"/><text class="rule-label" x="{x}" '
             f'y="{num(frame.top - 3)}" text-anchor="middle">{escape(rule.label)}</text>'
         )
-    for line, colour in zip(lines, colours, strict=True):
+    for index, (line, colour) in enumerate(zip(lines, colours, strict=True)):
+        shift = dodge * (index - (len(lines) - 1) / 2)  # the lines centred on each x
         for x, low_end, high_end in line.intervals:
-            at, y0, y1 = num(x_at(x)), num(frame.y(low_end)), num(frame.y(high_end))
+            at, y0, y1 = num(x_at(x) + shift), num(frame.y(low_end)), num(frame.y(high_end))
             frame.parts.append(
-                f'<path class="interval" d="M{at} {y0}V{y1}M{num(x_at(x) - 5)} {y0}h10'
-                f'M{num(x_at(x) - 5)} {y1}h10" stroke="{colour}" stroke-width="1.5" '
+                f'<path class="interval" d="M{at} {y0}V{y1}M{num(x_at(x) + shift - 5)} {y0}h10'
+                f'M{num(x_at(x) + shift - 5)} {y1}h10" stroke="{colour}" stroke-width="1.5" '
                 f'fill="none"><title>{escape(line.label)} at {escape(x_label)} {num(x)}: '
                 f"{num(low_end)} to {num(high_end)}</title></path>"
             )
         points = sorted(line.points)
         if len(points) > 1:
-            path = " ".join(f"{num(x_at(x))},{num(frame.y(y))}" for x, y in points)
+            path = " ".join(f"{num(x_at(x) + shift)},{num(frame.y(y))}" for x, y in points)
             dash = ' stroke-dasharray="6 4"' if line.dashed else ""
             frame.parts.append(
                 f'<polyline class="line" points="{path}" fill="none" stroke="{colour}" '
@@ -449,7 +453,7 @@ def line_chart(
             )
         for x, y in points:
             frame.parts.append(
-                f'<circle class="mark" cx="{num(x_at(x))}" cy="{num(frame.y(y))}" r="4" '
+                f'<circle class="mark" cx="{num(x_at(x) + shift)}" cy="{num(frame.y(y))}" r="4" '
                 f'fill="{colour}"><title>{escape(line.label)}: {num(y)} at {escape(x_label)} '
                 f"{num(x)}</title></circle>"
             )

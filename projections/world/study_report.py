@@ -158,6 +158,7 @@ def _share_plot(name: str, title: str, groups: list[Group]) -> str:
         y_label="mean contribution (share of endowment)",
         y_range=(0, 1),
         x_ticks=[(float(n), str(n)) for n in rounds],
+        dodge=10,
     )
 
 

@@ -206,3 +206,20 @@ def test_the_label_step_keeps_names_apart_on_round_places() -> None:
     assert label_step(30, 2) == 2  # ticks 0..29: 18.7 px each, a name needs 21
     assert label_step(100, 3) == 5
     assert label_step(1000, 3) == 50
+
+
+def test_dodged_lines_stand_side_by_side_at_a_shared_x() -> None:
+    lines = [
+        Line(name, [(1, 0.4), (2, 0.5)], intervals=[(1, 0.2, 0.6), (2, 0.3, 0.7)])
+        for name in ("a", "b")
+    ]
+    plain = line_chart("s", "S", lines, x_label="round", y_label="share", y_range=(0, 1))
+    dodged = line_chart("s", "S", lines, x_label="round", y_label="share", y_range=(0, 1), dodge=10)
+    centres = [attribute(m, "cx") for m in marks(plain)]
+    assert centres[:2] == centres[2:]  # undodged, b's points hide a's
+    a1, a2, b1, b2 = (attribute(m, "cx") for m in marks(dodged))
+    assert (b1 - a1, b2 - a2) == (pytest.approx(10), pytest.approx(10))
+    assert a1 == pytest.approx(centres[0] - 5) and b1 == pytest.approx(centres[0] + 5)
+    bars = [float(x) for x in re.findall(r'<path class="interval" d="M([\d.]+) ', dodged)]
+    assert bars == pytest.approx([a1, a2, b1, b2])  # each error bar with its point
+    assert "a: 0.4 at round 1</title>" in dodged  # the hover keeps the true x
