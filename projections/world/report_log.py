@@ -83,13 +83,16 @@ def _notes_by_tick(history: History) -> dict[int, list[Note]]:
         e = entry.event
         if isinstance(e, OrderDrawn | ActionResolved | ContributionRecorded):
             tick = e.tick
-        note, at = _note(e), tick
-        if isinstance(e, RoundStarted | ContributionRecorded | AnnouncementChecked):
+        note = _note(e)
+        if note is None:
+            continue
+        at = tick
+        if isinstance(e, RoundStarted | AnnouncementChecked):
             at = e.tick
         elif isinstance(e, AnswerRejected | AnswerMissing):
-            at = tick_of(e.slot) if tick_of(e.slot) is not None else tick
-        if note is not None:
-            notes.setdefault(at, []).append(note)
+            asked = tick_of(e.slot)  # the tick whose call was answered
+            at = tick if asked is None else asked
+        notes.setdefault(at, []).append(note)
     return notes
 
 
@@ -128,7 +131,8 @@ def _summary(tick: int, clock: str, actions: list[Row], notes: list[Note]) -> Ma
         chosen = [n for n in notes if n.headline and n.at_start == at_start]
         return [flag(n.headline) if n.flagged else escape(n.headline) for n in chosen]
 
-    parts = [escape(f"Tick {tick} · {clock} · {len(actions)} actions"), *headlines(True)]
+    count = f"{len(actions)} action" + ("" if len(actions) == 1 else "s")
+    parts = [escape(f"Tick {tick} · {clock} · {count}"), *headlines(True)]
     applied = [a for a in actions if a["outcome"] == "applied"]
     parts += [escape(f"{a['actor']} → {a['to']}") for a in applied if a["kind"] == "move"]
     parts += [escape(a["description"]) for a in applied if a["kind"] == "contribute"]

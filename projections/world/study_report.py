@@ -50,10 +50,6 @@ class Group:
     missing: int = 0
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def pool(group: Group, game: GameRun, chosen: Collection[str]) -> None:
     """Add one run to ``group``: per round the mean share of the ``chosen`` players, over
     every round the mean of all their shares (each left out where nothing was given)."""
