@@ -50,9 +50,10 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Cell]]) -> Markup:
 
 
 def details(summary: str, body: str, *, open_: bool = False) -> Markup:
-    """A collapsible block (closed unless ``open_``)."""
+    """A collapsible block (closed unless ``open_``); ``summary`` is text, or :class:`Markup`
+    (e.g. with a flagged part)."""
     state = " open" if open_ else ""
-    return Markup(f"<details{state}><summary>{escape(summary)}</summary>{body}</details>")
+    return Markup(f"<details{state}><summary>{text(summary)}</summary>{body}</details>")
 
 
 def quote(speaker: str, words: str, note: str = "") -> Markup:
@@ -66,6 +67,11 @@ def quote(speaker: str, words: str, note: str = "") -> Markup:
 
 def preformatted(words: str) -> Markup:
     return Markup(f"<pre>{escape(words)}</pre>")
+
+
+def flag(words: str) -> Markup:
+    """Words a reader must not miss (a wrong announcement, a missing answer), in red."""
+    return Markup(f'<span class="flag">{escape(words)}</span>')
 
 
 def join(parts: Iterable[str]) -> Markup:

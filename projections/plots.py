@@ -21,6 +21,7 @@ from html import escape
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000")
 
+LEVEL_COLOUR = "#a40000"
 WIDTH = 640
 HEIGHT = 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 40, 56
@@ -55,6 +56,15 @@ class Rule:
     """A labelled vertical reference line across a line chart at ``x`` (e.g. a threshold)."""
 
     x: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Level:
+    """A horizontal reference line across a bar chart at ``y`` (e.g. the endowment a
+    contribution is out of), dashed, named in the legend; the y axis widens to show it."""
+
+    y: float
     label: str
 
 
@@ -105,6 +115,20 @@ def nice_ticks(low: float, high: float, count: int = 5, *, whole: bool = False) 
         ticks.append(round(value, 10))
         value += step
     return ticks
+
+
+def label_step(count: int, longest: int) -> int:
+    """For ``label_every`` of a bar chart: name every n-th of ``count`` groups so that names
+    of ``longest`` characters do not run into each other; n is 1, 2 or 5 times a power of
+    ten, so the named groups fall on round places."""
+    slot = (WIDTH - LEFT - RIGHT) / max(count, 1)
+    need = math.ceil((CHAR_WIDTH * longest + 8) / slot)
+    power = 1
+    while True:
+        for m in (1, 2, 5):
+            if m * power >= need:
+                return m * power
+        power *= 10
 
 
 def no_data(title: str, reason: str = "nothing to plot") -> str:
@@ -206,6 +230,24 @@ class _Frame:
             f'y="{num(self.height - 8)}" text-anchor="middle">{escape(label)}</text>'
         )
 
+    def level(self, level: Level) -> None:
+        """A dashed horizontal line at ``level.y`` (the legend names it)."""
+        y = num(self.y(level.y))
+        self.parts.append(
+            f'<line class="level" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y}" y2="{y}" '
+            f'stroke="{LEVEL_COLOUR}" stroke-width="1.5" stroke-dasharray="5 3">'
+            f"<title>{escape(level.label)}</title></line>"
+        )
+
+    def value_label(self, x: float, value: float) -> None:
+        """``value`` written just above the end of its bar at ``x`` (below, for a negative),
+        with a halo of the background so that a level line behind it does not cross it."""
+        y = self.y(value) + (12 if value < 0 else -4)
+        self.parts.append(
+            f'<text class="value" x="{num(x)}" y="{num(y)}" text-anchor="middle" '
+            f'paint-order="stroke" stroke="#fcfcfc" stroke-width="3">{num(value)}</text>'
+        )
+
     def svg(self) -> str:
         return _svg(self.name, self.title, self.height, self.parts)
 
@@ -235,9 +277,13 @@ def bar_chart(
     y_label: str,
     whole: bool = False,
     y_max: float | None = None,
+    levels: Sequence[Level] = (),
+    label_every: int = 1,
+    show_values: bool = False,
 ) -> str:
     """One bar per label (negative values hang below zero); ``whole``: counts, so the
-    ticks are whole numbers; ``y_max`` as for :func:`grouped_bars`."""
+    ticks are whole numbers; ``y_max``, ``levels``, ``label_every`` and ``show_values`` as
+    for :func:`grouped_bars`."""
     return grouped_bars(
         name,
         title,
@@ -247,6 +293,9 @@ def bar_chart(
         y_label=y_label,
         whole=whole,
         y_max=y_max,
+        levels=levels,
+        label_every=label_every,
+        show_values=show_values,
     )
 
 
@@ -261,10 +310,18 @@ def grouped_bars(
     stacked: bool = False,
     whole: bool = False,
     y_max: float | None = None,
+    levels: Sequence[Level] = (),
+    label_every: int = 1,
+    show_values: bool = False,
 ) -> str:
     """Bars per group, one per series side by side (or stacked, for parts of a total);
     ``whole``: counts, so the ticks are whole numbers; ``y_max``: the axis reaches at least
-    this high (e.g. 1 for shares, so small shares look small)."""
+    this high (e.g. 1 for shares, so small shares look small); ``levels``: dashed horizontal
+    reference lines; ``label_every``: name only every n-th group under the axis (many narrow
+    groups, e.g. ticks, would write their names over each other; each bar's hover text
+    still names its group); ``show_values``: write each value over its bar (side-by-side
+    bars wide enough to hold them), a zero too, at the axis, so that a zero reads apart from
+    no value."""
     # A zero draws nothing (a hairline bar reads as an axis glitch); its group keeps its place.
     present = [v for s in series for v in s.values if v]
     if not groups or not present:
@@ -279,20 +336,34 @@ def grouped_bars(
         low, high = _value_range(present)
     if y_max is not None:
         high = max(high, y_max)
+    if levels:
+        low = min(low, *(level.y for level in levels))
+        high = max(high, *(level.y for level in levels))
     keys = [Key(s.label, PALETTE[i % len(PALETTE)]) for i, s in enumerate(series)]
-    frame = _Frame(name, title, low, high, keys if len(series) > 1 else (), whole=whole)
+    keys = keys if len(series) > 1 else []
+    keys += [Key(level.label, LEVEL_COLOUR, dashed=True) for level in levels]
+    frame = _Frame(name, title, low, high, keys, whole=whole)
     frame.y_axis(y_label)
+    # Behind the bars: a bar reaching past a level hides it, the gaps between bars show it.
+    for level in levels:
+        frame.level(level)
     slot = frame.plot_width / len(groups)
     across = 1 if stacked else len(series)
     # Few groups would make slabs of bars: no bar is wider than MAX_BAR, the group centred.
     bar = min(slot * 0.8 / across, MAX_BAR)
+    # Values are written only where every one fits over its bar (many narrow bars: none).
+    widest = max((len(num(v)) for s in series for v in s.values if v is not None), default=0)
+    show_values = show_values and not stacked and bar >= CHAR_WIDTH * widest
     ticks: list[tuple[float, str]] = []
     for g, group in enumerate(groups):
         start = LEFT + slot * g + (slot - bar * across) / 2
-        ticks.append((LEFT + slot * (g + 0.5), group))
+        if g % max(label_every, 1) == 0:
+            ticks.append((LEFT + slot * (g + 0.5), group))
         below = above = 0.0
         for s, one in enumerate(series):
             value = one.values[g] if g < len(one.values) else None
+            if show_values and value is not None:
+                frame.value_label(start + bar * (s + 0.5), value)
             if not value:
                 continue
             if stacked:
@@ -324,11 +395,14 @@ def line_chart(
     y_range: tuple[float, float] | None = None,
     x_ticks: Sequence[tuple[float, str]] | None = None,
     rules: Sequence[Rule] = (),
+    dodge: float = 0,
 ) -> str:
     """Lines through each series' points, a marker at every point, error bars where a line
     gives intervals. ``y_range`` fixes the scale (e.g. 0 to 100 for beliefs); ``x_ticks``
     places labelled ticks (default: the distinct x values); ``rules`` draws dashed vertical
-    reference lines (the x axis widens to show them)."""
+    reference lines (the x axis widens to show them); ``dodge``: pixels between the lines
+    at one x, so that error bars of lines sharing their x values (rounds, conditions) stand
+    side by side instead of over each other (each point's hover text keeps its x)."""
     xs = sorted({x for line in lines for x, _ in line.points})
     if not xs:
         return no_data(title)
@@ -359,18 +433,19 @@ def line_chart(
             f'stroke-dasharray="4 3"/><text class="rule-label" x="{x}" '
             f'y="{num(frame.top - 3)}" text-anchor="middle">{escape(rule.label)}</text>'
         )
-    for line, colour in zip(lines, colours, strict=True):
+    for index, (line, colour) in enumerate(zip(lines, colours, strict=True)):
+        shift = dodge * (index - (len(lines) - 1) / 2)  # the lines centred on each x
         for x, low_end, high_end in line.intervals:
-            at, y0, y1 = num(x_at(x)), num(frame.y(low_end)), num(frame.y(high_end))
+            at, y0, y1 = num(x_at(x) + shift), num(frame.y(low_end)), num(frame.y(high_end))
             frame.parts.append(
-                f'<path class="interval" d="M{at} {y0}V{y1}M{num(x_at(x) - 5)} {y0}h10'
-                f'M{num(x_at(x) - 5)} {y1}h10" stroke="{colour}" stroke-width="1.5" '
+                f'<path class="interval" d="M{at} {y0}V{y1}M{num(x_at(x) + shift - 5)} {y0}h10'
+                f'M{num(x_at(x) + shift - 5)} {y1}h10" stroke="{colour}" stroke-width="1.5" '
                 f'fill="none"><title>{escape(line.label)} at {escape(x_label)} {num(x)}: '
                 f"{num(low_end)} to {num(high_end)}</title></path>"
             )
         points = sorted(line.points)
         if len(points) > 1:
-            path = " ".join(f"{num(x_at(x))},{num(frame.y(y))}" for x, y in points)
+            path = " ".join(f"{num(x_at(x) + shift)},{num(frame.y(y))}" for x, y in points)
             dash = ' stroke-dasharray="6 4"' if line.dashed else ""
             frame.parts.append(
                 f'<polyline class="line" points="{path}" fill="none" stroke="{colour}" '
@@ -378,7 +453,7 @@ def line_chart(
             )
         for x, y in points:
             frame.parts.append(
-                f'<circle class="mark" cx="{num(x_at(x))}" cy="{num(frame.y(y))}" r="4" '
+                f'<circle class="mark" cx="{num(x_at(x) + shift)}" cy="{num(frame.y(y))}" r="4" '
                 f'fill="{colour}"><title>{escape(line.label)}: {num(y)} at {escape(x_label)} '
                 f"{num(x)}</title></circle>"
             )

@@ -142,6 +142,7 @@ svg text{font-family:inherit;font-size:11px;fill:#333}
 svg .plot-title{font-size:13px;font-weight:600}svg .axis-label{font-size:12px}
 svg .lane{font-size:12px;font-weight:600}svg .span-label{font-size:11px;fill:#00704f}
 svg .mark-label{font-size:10px}svg .rule-label{font-size:10px;fill:#a40000}
+svg .value{font-size:10px}
 .utterance{margin:8px 0}.speaker{font-weight:600}.note{color:#666;font-size:.9rem}
 blockquote{margin:2px 0 0 16px;padding:4px 10px;border-left:3px solid #ccc;
 white-space:pre-wrap}
@@ -149,6 +150,6 @@ pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85rem}
 details{margin:8px 0;border:1px solid #ddd;border-radius:4px;padding:4px 10px}
 summary{cursor:pointer;font-weight:600}
 .no-data{color:#666;font-style:italic}
-.flag{color:#a40000}
+.flag{color:#a40000;font-weight:600}
 footer{margin-top:48px;color:#666;font-size:.85rem}
 """

@@ -5,12 +5,14 @@
 - :func:`chi_square_test`: Pearson's χ² goodness-of-fit test of observed counts against a
   reference distribution, by ``scipy.stats.chisquare`` (the ``analysis`` extra, imported only
   here, on use). Without scipy the result says so instead of failing.
+- :func:`mean_interval`: a mean with Student's t interval; the t quantile comes from scipy,
+  and without it the mean comes with no interval and a note saying why.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -106,3 +108,35 @@ def chi_square_test(observed: Mapping[str, int], reference: Mapping[str, float])
         p_value=float(fitted.pvalue),
         note=note,
     )
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """The mean of ``n`` values and its confidence interval (``low``/``high`` ``None``, with
+    ``note`` saying why, where none can be given)."""
+
+    n: int
+    mean: float
+    low: float | None = None
+    high: float | None = None
+    note: str | None = None
+
+
+def mean_interval(values: Sequence[float], confidence: float = 0.95) -> MeanInterval:
+    """Student's t interval for the mean of independent values: x̄ ± t·s/√n, s the sample
+    standard deviation (n − 1 in its denominator) and t the quantile of the t distribution
+    with n − 1 degrees of freedom at 1 − (1 − confidence)/2 (scipy). ``values`` must not be
+    empty. One value has no spread: no interval."""
+    n = len(values)
+    if n == 0:
+        raise ValueError("need at least one value for a mean")
+    mean = math.fsum(values) / n
+    if n == 1:
+        return MeanInterval(n, mean, note="one value: no interval")
+    try:
+        from scipy.stats import t
+    except ImportError:
+        return MeanInterval(n, mean, note=NO_SCIPY)
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    half = float(t.ppf(1 - (1 - confidence) / 2, n - 1)) * spread / math.sqrt(n)
+    return MeanInterval(n, mean, mean - half, mean + half)

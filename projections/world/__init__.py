@@ -1,6 +1,7 @@
 """The world's read models: agent log, event log (transcript), tables, protocol and leak
-audits and progress lines, as ``VIEWS`` (``maai.domain.experiment.ExperimentViews``). The
-world has no votes: ``audit_votes`` gives ``None``."""
+audits, the sections of the run and study reports and progress lines, as ``VIEWS``
+(``maai.domain.experiment.ExperimentViews``). The world has no votes: ``audit_votes`` gives
+``None``."""
 
 from __future__ import annotations
 
@@ -51,6 +52,16 @@ class WorldViews:
 
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         return None
+
+    def report(self, history: History) -> list[Any]:
+        from maai.projections.world.report import report
+
+        return report(history)
+
+    def study_report(self, runs: Sequence[Any], reference: Any) -> list[Any]:
+        from maai.projections.world.study_report import study_report
+
+        return study_report(runs, reference)
 
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.world.progress import Progress

@@ -119,10 +119,11 @@ def ticks(history: History) -> Iterator[Row]:
 
 
 def model_calls(history: History) -> Iterator[Row]:
-    return call_rows(collect_calls(history), lambda address: {"tick": _tick_of(address)})
+    return call_rows(collect_calls(history), lambda address: {"tick": tick_of(address)})
 
 
-def _tick_of(address: str) -> int | None:
+def tick_of(address: str) -> int | None:
+    """The tick a call's address (``w/t3/Ann/act/1``) or slot (``w/t3/Ann/act``) belongs to."""
     head = address.split("/")
     if len(head) > 1 and head[0] == "w" and head[1].startswith("t") and head[1][1:].isdigit():
         return int(head[1][1:])

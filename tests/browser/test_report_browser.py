@@ -47,7 +47,7 @@ def artifacts() -> Path:
     return folder
 
 
-CONFIGS = ("default", "collaboration")
+CONFIGS = ("default", "collaboration", "world", "world_free")
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +125,8 @@ class Visit:
     [
         ("default", ["first-places", "phase1-choices", "payoffs", "vote-timeline"]),
         ("collaboration", ["beliefs", "predictions", "points"]),
+        ("world", ["contributions", "payoffs", "calls-per-tick"]),
+        ("world_free", ["calls-per-tick"]),
     ],
 )
 def test_the_report_of_a_run_opens_offline_with_every_plot_drawn(
@@ -158,3 +160,38 @@ def test_markup_a_participant_wrote_shows_as_text_and_never_runs(
     assert visit.requests == [visit.url]  # the planted image was never fetched
     assert visit.page.locator("img, script").count() == 0
     assert HOSTILE in visit.page.inner_text("main")
+
+
+def test_the_world_report_flags_the_wrong_announcement_and_folds_the_log(
+    browser: Any, reports: dict[str, tuple[str, Path]]
+) -> None:
+    """world_pgg.yaml's moderator announces a wrong payoff (docs/world.md §7): the reader
+    sees it in red above the plots; the event log is one closed block per tick, and opening
+    one shows its actions with their witnesses."""
+    _, path = reports["world"]
+    visit = Visit(browser, path)
+    page = visit.page
+
+    warning = page.locator("section .flag", has_text="announcement was wrong").first
+    assert warning.is_visible()
+    assert warning.evaluate("e => getComputedStyle(e).color") == "rgb(164, 0, 0)"
+    title = page.locator("svg[data-plot=contributions] text.plot-title")
+    assert title.text_content() == "Contribution per player and round" and title.is_visible()
+    assert page.locator("svg[data-plot=contributions] line.level").count() == 1
+
+    ticks = page.locator("section details", has=page.locator("summary", has_text="Tick "))
+    assert ticks.count() >= 10
+    first = ticks.first
+    assert not first.locator("table").is_visible()  # closed until the reader opens it
+    first.locator("summary").click()
+    assert first.locator("table").is_visible()
+    assert first.locator("th", has_text="witnesses").is_visible()
+    wrong = page.locator("summary", has_text="WRONG announcement")
+    assert wrong.count() == 1 and wrong.locator(".flag").is_visible()
+    wrong.click()
+    assert page.get_by_text("is WRONG: Alice: announced 18.4, computed 17.40").is_visible()
+    opened = artifacts() / "report-world-ticks-opened.png"
+    page.screenshot(path=str(opened), full_page=True)
+    plot = artifacts() / "report-world-contributions.png"
+    page.locator("svg[data-plot=contributions]").screenshot(path=str(plot))
+    assert opened.stat().st_size > 10_000 and plot.stat().st_size > 5_000

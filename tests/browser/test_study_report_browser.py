@@ -8,22 +8,24 @@ screenshots (as first seen, and with every collapsed block opened) are kept in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.test_report_browser import CHROMIUM, Visit, sync_api
+from tests.browser.test_report_browser import CHROMIUM, Visit, artifacts, sync_api
 from tests.projections.studies import (
     COLLABORATION,
     FROHLICH,
     HOSTILE_COMPANY,
+    WORLD,
     run_study,
     write_report,
 )
 
-STUDIES = {"collaboration": COLLABORATION, "frohlich": FROHLICH}
+STUDIES = {"collaboration": COLLABORATION, "frohlich": FROHLICH, "world": WORLD}
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +67,10 @@ def browser(pages: dict[str, Path]) -> Iterator[Any]:
                 "target-adoption",
             ],
         ),
+        (
+            "world",
+            ["contributions-by-condition", "contributions-by-priming", "payoffs-by-condition"],
+        ),
     ],
 )
 def test_the_study_report_opens_offline_with_every_plot_drawn(
@@ -94,3 +100,21 @@ def test_markup_in_a_factor_value_shows_as_text_and_never_runs(
     assert visit.page.evaluate("window.__pwned") is None
     assert visit.page.locator("main script, main b").count() == 0
     assert HOSTILE_COMPANY in visit.page.inner_text("main")
+
+
+def test_the_world_study_report_shows_contributions_by_condition_and_priming(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    visit = Visit(browser, pages["world"])
+    page = visit.page
+    for heading in ("Contributions by round and condition", "Contributions by priming"):
+        assert page.locator("h2", has_text=heading).is_visible()
+    # One line per condition, one point per round, an error bar at each point with n > 1.
+    plot = page.locator("svg[data-plot=contributions-by-condition]")
+    assert plot.locator("polyline.line").count() == 2
+    assert plot.locator(".mark").count() == 4 and plot.locator("path.interval").count() == 4
+    table = page.locator("section", has=page.locator("h2", has_text="by round and condition"))
+    assert table.locator("th", has_text="round 2").first.is_visible()
+    cell = re.compile(r"\d\.\d\d \[-?\d\.\d\d, \d\.\d\d\], n=2")  # mean [95% CI], n
+    assert table.get_by_text(cell).first.is_visible()
+    plot.screenshot(path=str(artifacts() / "study-report-world-contributions.png"))

@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from maai.cli.app import app
 
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
 HOSTILE_COMPANY = '<script>window.__pwned=1</script> & "Bricks" <b>'
 """A factor value that would be markup if it were not escaped."""
 
@@ -45,6 +47,27 @@ FROHLICH: dict[str, Any] = {
         "source": "an illustrative reference <i>not</i> a published one",
     },
 }
+
+
+def _world_pgg_priming(rounds: int, max_ticks: int) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((CONFIGS / "world_pgg_priming.yaml").read_text())
+    data["game"]["rounds"] = rounds
+    return {**data, "max_ticks": max_ticks}
+
+
+# The public-goods game with two primings (in each run two players read one story, two the
+# other), two rounds, at two multipliers: every cell and round has a mean over two runs.
+WORLD: dict[str, Any] = {
+    "study": "world-small",
+    "config": _world_pgg_priming(rounds=2, max_ticks=40),
+    "factors": {"game.multiplier": [1.2, 2.0]},
+    "replicates": 2,
+    "seed": 4,
+    "concurrency": 4,
+}
+
+# A free world, no game: the study report lists its run as such.
+WORLD_FREE: dict[str, Any] = {"study": "world-free", "base": "world_free"}
 
 
 def run_study(folder: Path, study: dict[str, Any]) -> tuple[str, Path]:

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from maai.projections.plots import (
+    Level,
     Line,
     Mark,
     Rule,
@@ -15,6 +16,7 @@ from maai.projections.plots import (
     Span,
     bar_chart,
     grouped_bars,
+    label_step,
     line_chart,
     nice_ticks,
     timeline,
@@ -158,3 +160,66 @@ def test_bars_that_are_all_zero_say_so() -> None:
     assert svg == '<p class="no-data">Rates: 0 in every group.</p>'
     drawn = bar_chart("x", "Rates", ["a", "b"], [0.2, 0], x_label="", y_label="", y_max=1)
     assert ">1</text>" in drawn  # the axis reaches 1, so a share of 0.2 looks small
+
+
+def test_a_level_is_drawn_where_its_y_is_and_named_in_the_legend() -> None:
+    svg = grouped_bars(
+        "given",
+        "Given",
+        ["round 1"],
+        [Series("Ann", [5]), Series("Ben", [10])],
+        x_label="round",
+        y_label="points",
+        levels=[Level(20, "endowment 20")],
+    )
+    level = re.search(r'<line class="level"[^>]* y1="([\d.]+)"', svg)
+    ann, ben = marks(svg)
+    assert level is not None and ">endowment 20</text>" in svg  # the axis widened to 20
+    base = attribute(ben, "y") + attribute(ben, "height")
+    # 10 is half of 20: Ben's bar reaches halfway from the axis to the level, Ann's a quarter.
+    assert base - attribute(ben, "y") == pytest.approx((base - float(level[1])) / 2, abs=0.02)
+    assert attribute(ann, "height") == pytest.approx(attribute(ben, "height") / 2, abs=0.02)
+
+
+def test_shown_values_are_written_over_their_bars_a_zero_too() -> None:
+    svg = bar_chart(
+        "given", "Given", ["a", "b", "c"], [7, 0, None], x_label="", y_label="", show_values=True
+    )
+    (seven,) = marks(svg)  # the zero and the missing value draw no bar
+    values = re.findall(r'<text class="value" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)<', svg)
+    assert [v for _, _, v in values] == ["7", "0"]  # nothing where there is no value
+    assert float(values[0][1]) < attribute(seven, "y")  # above its bar
+    middle = attribute(seven, "x") + attribute(seven, "width") / 2
+    assert float(values[0][0]) == pytest.approx(middle, abs=0.01)
+
+
+def test_many_groups_name_only_every_nth_under_the_axis() -> None:
+    ticks = [str(t) for t in range(30)]
+    svg = bar_chart("calls", "Calls", ticks, [1] * 30, x_label="tick", y_label="", label_every=5)
+    assert len(marks(svg)) == 30  # every group is still drawn, its hover naming it
+    named = re.findall(r'<text class="tick" x="[\d.]+" y="[\d.]+" text-anchor="middle">(\d+)<', svg)
+    assert named == ["0", "5", "10", "15", "20", "25"]
+
+
+def test_the_label_step_keeps_names_apart_on_round_places() -> None:
+    assert label_step(4, 7) == 1  # "round 1" .. "round 4": room for every name
+    assert label_step(30, 2) == 2  # ticks 0..29: 18.7 px each, a name needs 21
+    assert label_step(100, 3) == 5
+    assert label_step(1000, 3) == 50
+
+
+def test_dodged_lines_stand_side_by_side_at_a_shared_x() -> None:
+    lines = [
+        Line(name, [(1, 0.4), (2, 0.5)], intervals=[(1, 0.2, 0.6), (2, 0.3, 0.7)])
+        for name in ("a", "b")
+    ]
+    plain = line_chart("s", "S", lines, x_label="round", y_label="share", y_range=(0, 1))
+    dodged = line_chart("s", "S", lines, x_label="round", y_label="share", y_range=(0, 1), dodge=10)
+    centres = [attribute(m, "cx") for m in marks(plain)]
+    assert centres[:2] == centres[2:]  # undodged, b's points hide a's
+    a1, a2, b1, b2 = (attribute(m, "cx") for m in marks(dodged))
+    assert (b1 - a1, b2 - a2) == (pytest.approx(10), pytest.approx(10))
+    assert a1 == pytest.approx(centres[0] - 5) and b1 == pytest.approx(centres[0] + 5)
+    bars = [float(x) for x in re.findall(r'<path class="interval" d="M([\d.]+) ', dodged)]
+    assert bars == pytest.approx([a1, a2, b1, b2])  # each error bar with its point
+    assert "a: 0.4 at round 1</title>" in dodged  # the hover keeps the true x

@@ -21,6 +21,7 @@ from maai.projections.report import run_report
 from tests.projections.collaboration.recording import golden_history as collaboration_golden
 from tests.projections.conftest import ENGINE_RUN
 from tests.projections.hostile import HOSTILE, planted
+from tests.projections.world.recording import golden_history as world_golden
 
 runner = CliRunner()
 
@@ -44,9 +45,16 @@ def parsed(page: str) -> _Page:
     return parser
 
 
-@pytest.mark.parametrize("which", ["frohlich", "collaboration"])
+def golden_of(which: str, golden: History) -> History:
+    """The golden run of an experiment (Frohlich's from its fixture)."""
+    return {"frohlich": lambda: golden, "collaboration": collaboration_golden}.get(
+        which, world_golden
+    )()
+
+
+@pytest.mark.parametrize("which", ["frohlich", "collaboration", "world"])
 def test_the_page_references_nothing_outside_itself(golden: History, which: str) -> None:
-    history = planted(golden) if which == "frohlich" else collaboration_golden()
+    history = planted(golden) if which == "frohlich" else golden_of(which, golden)
     page = run_report(history)
     found = parsed(page)
     assert not {"script", "link", "img", "iframe", "object", "embed"} & set(found.tags)
@@ -79,6 +87,7 @@ def test_the_same_events_give_the_same_bytes(golden: History) -> None:
     second = run_report(history_from_events(list(events), "same"))
     assert first == second
     assert run_report(collaboration_golden()) == run_report(collaboration_golden())
+    assert run_report(world_golden()) == run_report(world_golden())
 
 
 def test_the_frohlich_page_has_its_sections_and_plots(golden: History) -> None:
@@ -149,11 +158,11 @@ def test_an_unknown_run_is_one_line_and_exit_2(engine_ledger: str, tmp_path: Pat
     assert not (tmp_path / "r.html").exists()
 
 
-@pytest.mark.parametrize("which", ["frohlich", "collaboration"])
+@pytest.mark.parametrize("which", ["frohlich", "collaboration", "world"])
 def test_a_run_cut_short_anywhere_still_has_a_report(golden: History, which: str) -> None:
     """An interrupted or running run is reported as far as its events go (every projection
     works on unfinished runs): the page is whole and says the run is not finished."""
-    source = golden if which == "frohlich" else collaboration_golden()
+    source = golden_of(which, golden)
     events = [entry.event for entry in source.entries]
     for end in range(1, len(events), 11):
         page = run_report(history_from_events(events[:end], "cut"))

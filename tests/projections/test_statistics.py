@@ -7,7 +7,12 @@ import sys
 
 import pytest
 
-from maai.projections.statistics import NO_SCIPY, chi_square_test, wilson_interval
+from maai.projections.statistics import (
+    NO_SCIPY,
+    chi_square_test,
+    mean_interval,
+    wilson_interval,
+)
 
 Z95 = 1.959963984540054  # the normal distribution's 0.975 quantile
 
@@ -91,3 +96,28 @@ def test_without_scipy_the_test_asks_for_the_analysis_extra(
     test = chi_square_test({"a": 3, "b": 5}, {"a": 0.5, "b": 0.5})
     assert test.statistic is None and test.not_applicable == NO_SCIPY
     assert "maai[analysis]" in NO_SCIPY
+
+
+def test_the_t_interval_of_three_values_by_hand() -> None:
+    # Mean 0.5; s² = (0.09 + 0.01 + 0.16) / 2 = 0.13; t(0.975, 2 df) = 4.302653 (tables);
+    # half-width 4.302653 × √0.13 / √3 = 0.895669.
+    result = mean_interval([0.2, 0.4, 0.9])
+    assert result.n == 3 and result.mean == pytest.approx(0.5)
+    assert result.low == pytest.approx(0.5 - 0.895669, abs=1e-6)
+    assert result.high == pytest.approx(0.5 + 0.895669, abs=1e-6)
+
+
+def test_one_value_has_a_mean_and_no_interval() -> None:
+    result = mean_interval([0.7])
+    assert result.mean == 0.7 and result.low is None and result.high is None
+    assert "one value" in (result.note or "")
+    equal = mean_interval([0.25, 0.25])  # no spread: the interval is the point
+    assert (equal.low, equal.high) == (0.25, 0.25)
+    with pytest.raises(ValueError):
+        mean_interval([])
+
+
+def test_without_scipy_the_mean_comes_without_an_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    result = mean_interval([0.2, 0.4])
+    assert result.mean == pytest.approx(0.3) and result.low is None and result.note == NO_SCIPY

@@ -264,7 +264,11 @@ def test_a_study_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
 def test_the_example_studies_plan() -> None:
     folder = Path(__file__).parents[2] / "configs" / "studies"
     sizes = {p.name: len(load_study(p).runs) for p in sorted(folder.glob("*.yaml"))}
-    assert sizes == {"frohlich_conditions.yaml": 16, "u_sweep.yaml": 40}
+    assert sizes == {
+        "frohlich_conditions.yaml": 16,
+        "u_sweep.yaml": 40,
+        "world_pgg_priming.yaml": 6,
+    }
 
 
 def test_ctrl_c_leaves_no_run_running_and_the_study_continues(tmp_path: Path) -> None:
