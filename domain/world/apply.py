@@ -28,6 +28,15 @@ def resolve(state: State, agent: str, position: int, value: dict[str, Any] | Non
     t = state.tick
     where = state.positions[agent]
     if value is None:
+        missing = _missing_contribution(state, agent)
+        # A missing contribution is a game event the moderator in the room must learn of (it
+        # announces the payoffs once every contribution is in, §5); any other missing action
+        # concerns the actor alone.
+        description = (
+            f"{agent} stated no contribution (recorded as missing, counted as 0)"
+            if missing
+            else f"{agent} did nothing (no readable action)"
+        )
         events: list[Event] = [
             ActionResolved(
                 tick=t,
@@ -37,11 +46,11 @@ def resolve(state: State, agent: str, position: int, value: dict[str, Any] | Non
                 outcome="missing",
                 location=where,
                 reason=f"no readable action within {config.attempts.action} attempts",
-                description=f"{agent} did nothing (no readable action)",
-                witnesses=[agent],
+                description=description,
+                witnesses=state.present(where) if missing else [agent],
             )
         ]
-        return events + _missing_contribution(state, agent)
+        return events + missing
     events = _plan_changes(state, agent, value)
     kind = value["action"]
     refusal = refusal_of(state, agent, value)

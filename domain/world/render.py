@@ -84,11 +84,12 @@ def _rules(state: State, agent: str) -> str:
 
 
 def observations(state: State, agent: str, tick: int) -> list[ActionResolved]:
-    """What ``agent`` witnessed of the others' actions in ``tick`` (§3)."""
+    """What ``agent`` witnessed of the others' actions in ``tick`` (§3): their applied
+    actions, and a missing contribution in its presence."""
     return [
         a
         for a in state.actions.get(tick, ())
-        if a.outcome == "applied" and a.agent != agent and agent in a.witnesses
+        if a.outcome != "refused" and a.agent != agent and agent in a.witnesses
     ]
 
 
@@ -138,8 +139,12 @@ def witnessed_contributions(state: State, agent: str) -> dict[str, int]:
     seen: dict[str, int] = {}
     for t in range(start, state.tick + 1):
         for a in state.actions.get(t, ()):
-            if a.kind == "contribute" and a.outcome == "applied" and agent in a.witnesses:
+            if agent not in a.witnesses:
+                continue
+            if a.kind == "contribute" and a.outcome == "applied":
                 seen[a.agent] = a.amount or 0
+            elif a.kind == "missing" and a.agent != agent:  # a missing contribution: 0
+                seen[a.agent] = 0
     return seen
 
 

@@ -88,12 +88,18 @@ def drawn_order(audit: Audit) -> Iterator[Violation]:
     "witnesses",
     f"{SPEC} §3",
     "the witnesses of an applied action are exactly the agents present (a move: where the "
-    "agent left and where it arrived); a refused or missing action's, the actor alone",
+    "agent left and where it arrived), as are a missing contribution's; a refused or other "
+    "missing action's, the actor alone",
 )
 def witnesses(audit: Audit) -> Iterator[Violation]:
     names = audit.config.names
+    missing_contributions = {
+        (e.player, e.tick) for _, e in audit.history.of(ContributionRecorded) if e.amount is None
+    }
     for entry, e, before, after in audit.replay():
-        if e.outcome != "applied" or e.kind in ("done", "failed"):
+        if e.kind == "missing" and (e.agent, e.tick) in missing_contributions:
+            expected = set(_at(before, e.location, names))
+        elif e.outcome != "applied" or e.kind in ("done", "failed"):
             expected = {e.agent}
         elif e.kind == "move":
             expected = set(_at(before, e.location, names)) | set(_at(after, e.to or "", names))

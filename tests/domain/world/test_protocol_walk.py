@@ -172,6 +172,13 @@ def test_a_contribution_never_made_valid_is_missing_counted_as_zero_and_flagged(
     assert ann.amount is None
     [outcome] = run.of(OutcomeComputed)
     assert outcome.missing == ["Ann"] and outcome.contributions["Ann"] == 0
+    # The moderator in the room witnesses it, learns of it next tick, and can announce.
+    [stated] = [e for e in run.of(ActionResolved) if e.agent == "Ann" and e.kind == "missing"]
+    assert stated.witnesses == ["Ann", "Mod"] and "no contribution" in stated.description
+    told = [r for r in run.requests if r.address == f"w/t{t + 1}/Mod/act/1"]
+    assert told and stated.description in told[0].input
+    [checked] = run.of(AnnouncementChecked)
+    assert checked.computed == outcome.payoffs
 
 
 def test_a_wrong_announcement_is_recorded_as_wrong_and_the_outcome_stands() -> None:

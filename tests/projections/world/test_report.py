@@ -162,8 +162,9 @@ def test_a_missing_contribution_is_flagged_and_counts_zero() -> None:
     tick = missing[0].tick
     log = section(page, "Event log")
     assert re.search(rf"<summary>Tick {tick} [^\n]*?Bob&#x27;s contribution missing", log)
-    # No announcement came (the moderator never witnessed the missing contribution).
-    assert "not yet announced" in words(game)
+    # The moderator witnessed it as a missing contribution and announced the round.
+    assert "not yet announced" not in words(game)
+    assert [e.round for _, e in history.of(AnnouncementChecked)] == [1]
 
 
 def test_model_calls_per_tick_are_the_recorded_calls(golden: History) -> None:
