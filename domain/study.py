@@ -23,7 +23,9 @@ from maai.domain.seeds import derive_seed
 STUDY_LABELS = ("study", "cell", "replicate")
 """Labels every run of a study carries besides its factor values."""
 
-_PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+)\]|\.")
+_PATH_TOKEN = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+|[A-Za-z_][A-Za-z0-9_]*=[^\]]+)\]|\."
+)
 
 SUM_TOLERANCE = 1e-6
 
@@ -132,9 +134,28 @@ class PlannedRun:
     config: ExperimentConfig
 
 
-def parse_path(path: str) -> list[str | int]:
-    """``agents[*].model`` → ``["agents", "*", "model"]``; ``agents[0]`` → ``["agents", 0]``."""
-    tokens: list[str | int] = []
+@dataclass(frozen=True)
+class Where:
+    """``[key=value]`` in a factor path: the items of a list whose ``key`` is ``value``
+    (``world.agents[role=player].priming``: every player's priming, not the moderator's)."""
+
+    key: str
+    value: str
+
+    def picks(self, item: Any) -> bool:
+        return isinstance(item, dict) and str(item.get(self.key)) == self.value
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}"
+
+
+Step = str | int | Where
+
+
+def parse_path(path: str) -> list[Step]:
+    """``agents[*].model`` → ``["agents", "*", "model"]``; ``agents[0]`` → ``["agents", 0]``;
+    ``agents[role=player]`` → ``["agents", Where("role", "player")]``."""
+    tokens: list[Step] = []
     position = 0
     expect_key = True
     while position < len(path):
@@ -150,7 +171,11 @@ def parse_path(path: str) -> list[str | int]:
         elif index is not None:
             if expect_key:
                 raise ValueError(f"factor path {path!r}: '[{index}]' must follow a key")
-            tokens.append("*" if index == "*" else int(index))
+            if "=" in index:
+                key_name, _, wanted = index.partition("=")
+                tokens.append(Where(key_name, wanted))
+            else:
+                tokens.append("*" if index == "*" else int(index))
         else:
             if expect_key:
                 raise ValueError(f"factor path {path!r}: a key must come before '.'")
@@ -166,12 +191,17 @@ def set_path(data: Any, path: str, value: Any) -> None:
     a ``ValueError`` names the first step that does not."""
     tokens = parse_path(path)
 
-    def walk(node: Any, rest: list[str | int], where: str) -> None:
+    def walk(node: Any, rest: list[Step], where: str) -> None:
         token, *tail = rest
-        if token == "*" or isinstance(token, int):
+        if token == "*" or isinstance(token, int | Where):
             if not isinstance(node, list):
                 raise ValueError(f"{where} is not a list")
-            indexes = range(len(node)) if token == "*" else [token]
+            if isinstance(token, Where):
+                indexes: Any = [i for i, item in enumerate(node) if token.picks(item)]
+                if not indexes:
+                    raise ValueError(f"no item of {where} has {token.key} = {token.value!r}")
+            else:
+                indexes = range(len(node)) if token == "*" else [token]
             if isinstance(token, int) and token >= len(node):
                 raise ValueError(f"{where} has {len(node)} item(s), no [{token}]")
             for i in indexes:
@@ -196,7 +226,8 @@ def set_path(data: Any, path: str, value: Any) -> None:
 
 def label_key(path: str) -> str:
     """A factor path as a label (a table column): ``agents[*].model`` → ``agents.model``,
-    ``agents[0].model`` → ``agents.0.model``."""
+    ``agents[0].model`` → ``agents.0.model``, ``agents[role=player].x`` → ``agents.player.x``."""
+    path = re.sub(r"\[[A-Za-z_][A-Za-z0-9_]*=([^\]]+)\]", r".\1", path)
     return re.sub(r"\[(\d+)\]", r".\1", path.replace("[*]", ""))
 
 

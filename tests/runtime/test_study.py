@@ -103,9 +103,24 @@ def test_factor_paths() -> None:
     set_path(data, "agents[*].m", 9)
     set_path(data, "x.y", [1])
     assert data == {"agents": [{"m": 9}, {"m": 9}], "x": {"y": [1]}}
-    for bad in ("agents[*]model", ".x", "x.", "[0]", "a..b", "a[x]"):
+    for bad in ("agents[*]model", ".x", "x.", "[0]", "a..b", "a[x]", "a[=x]", "a[k=]"):
         with pytest.raises(ValueError):
             parse_path(bad)
+
+
+def test_a_factor_path_can_pick_the_items_of_a_list_by_a_key() -> None:
+    world = {
+        "agents": [
+            {"name": "Ann", "role": "player", "priming": ""},
+            {"name": "Mod", "role": "moderator"},
+            {"name": "Ben", "role": "player", "priming": ""},
+        ]
+    }
+    set_path(world, "agents[role=player].priming", "Sharing pays.")
+    assert [a.get("priming") for a in world["agents"]] == ["Sharing pays.", None, "Sharing pays."]
+    assert label_key("world.agents[role=player].priming") == "world.agents.player.priming"
+    with pytest.raises(ValueError, match="no item of agents has role = 'judge'"):
+        set_path(world, "agents[role=judge].priming", "x")
 
 
 def _runs_csv(folder: Path) -> list[dict[str, str]]:
