@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Protocol
 
+from pydantic import TypeAdapter, ValidationError
+
 from maai.domain.calls import ModelRequest
-from maai.domain.config import ExperimentConfig, validate_config
+from maai.domain.config import ConfigError, ExperimentConfig, validate_config, validation_lines
 from maai.domain.events import Event, RunStarted
 from maai.domain.prompts import PromptSet
 from maai.domain.registry import EventRegistry, Upcaster
@@ -90,6 +92,11 @@ class Experiment(ABC):
     """The statistics a study file's ``reference:`` may give a distribution of, each with
     its categories (docs/studies.md, "Report"): what the experiment's study report
     compares with a published result."""
+    config_files: ClassVar[Mapping[str, str]] = {}
+    """Config keys whose value may name a file that holds the key's content instead (docs/
+    experiments.md, "Files named in a config"): key -> the folder of the packaged examples
+    (``maai.configs``) where a bare name is looked up. The loader puts the file's content in
+    its place before validation, so the config a run records holds it whole."""
 
     @cached_property
     def registry(self) -> EventRegistry:
@@ -97,6 +104,16 @@ class Experiment(ABC):
 
     def parse_config(self, data: Any, source: str = "config") -> ExperimentConfig:
         return validate_config(self.config_model, data, source)
+
+    def check_config_file(self, key: str, data: Any, source: str) -> None:
+        """Validate the content of a file named under ``key`` (one of ``config_files``) on
+        its own, before it joins the config, so that its mistakes name that file
+        (``source``): a ``ConfigError``, one line per problem."""
+        annotation = self.config_model.model_fields[key].annotation
+        try:
+            TypeAdapter(annotation).validate_python(data)
+        except ValidationError as exc:
+            raise ConfigError("\n".join(validation_lines(exc, source))) from None
 
     def config_of(self, started: RunStarted) -> ExperimentConfig:
         return self.config_model.model_validate(started.config)

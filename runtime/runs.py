@@ -9,49 +9,21 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from maai.domain import experiments
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.events import RunStarted
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
 from maai.ledger import ConcurrencyError, EventStore
+from maai.runtime.config_files import read_config
 from maai.runtime.engine import to_new_event
 from maai.runtime.provenance import provenance
 
 
-def read_config_file(path: str | Path | Traversable) -> Any:
-    """The YAML data of a config file (a path, or a packaged example); errors name the file
-    (and the line)."""
-    if isinstance(path, str):
-        path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a folder, not a config file") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte {exc.start + 1}); save the config as UTF-8"
-        ) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ConfigError(f"{path}: {problem}{where}") from None
-
-
 def load_config(path: str | Path | Traversable, *, seed: int | None = None) -> ExperimentConfig:
-    """Read and validate a YAML config of any experiment (its ``experiment:`` key)."""
-    data = read_config_file(path)
+    """Read and validate a YAML config of any experiment (its ``experiment:`` key), with the
+    files it names read in (``config_files.read_config``)."""
+    data = read_config(path)
     if isinstance(data, dict) and seed is not None:
         data = {**data, "seed": seed}
     _, config = experiments.parse_config(data, source=str(path))

@@ -22,7 +22,7 @@ from maai.ledger.locks import named_lock
 from maai.runtime import config_files
 from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.limits import CallLimits, LimitedExecutor, ProviderLimit
-from maai.runtime.runs import config_snapshot, ensure_started, read_config_file, start_run
+from maai.runtime.runs import config_snapshot, ensure_started, start_run
 from maai.runtime.signing import Signer
 
 DONE = "completed"
@@ -39,15 +39,18 @@ def load_study(path: str | Path) -> Study:
     """Read, validate and plan a study file; every problem is a ``ConfigError`` naming the
     file and the key or factor at fault."""
     path = Path(path)
-    data = read_config_file(path)
+    data = config_files.read_config_file(path)
     study = parse_study(data, str(path))
     if study.base is not None:
         beside = path.parent / study.base
         base_path = beside if beside.exists() else config_files.resolve(study.base)
-        base_data = read_config_file(base_path)
+        base_data = config_files.read_config(base_path)
         _, base = experiments.parse_config(base_data, source=str(base_path))
     else:
-        _, base = experiments.parse_config(study.config, source=f"{path}: config")
+        # An inline base config names its files (a world file) relative to the study file.
+        source = f"{path}: config"
+        inline = config_files.inline_files(study.config, path.parent, source)
+        _, base = experiments.parse_config(inline, source=source)
     return Study(study, plan_study(study, base, str(path)), str(path))
 
 

@@ -26,6 +26,9 @@ class World(Experiment):
     events = WORLD_EVENTS
     prompts = PROMPTS
     default_config = "world_pgg.yaml"
+    # `world: worlds/village_hall.yaml` (beside the config) or `world: village_hall` (packaged
+    # in maai.configs/worlds): the world file is read into the config (docs/world.md §1).
+    config_files = {"world": "worlds"}
     views_module = "maai.projections.world"
     docs = "docs/world.md"
 

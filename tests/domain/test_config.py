@@ -9,6 +9,7 @@ import yaml
 
 from maai.domain.frohlich.config import ConfigError, parse_config
 from maai.domain.frohlich.types import IncomeClass
+from maai.runtime.config_files import read_config
 from maai.runtime.runs import load_config
 from tests.support.driver import make_config
 
@@ -100,7 +101,7 @@ def test_api_keys_are_named_not_given():
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_every_shipped_config_is_valid(path: Path):
     config = load_config(path)
-    raw = yaml.safe_load(path.read_text())
+    raw = read_config(path)  # with the files it names (a world file) read in
     assert config.experiment == raw["experiment"]
     # The world keeps its agents in its world (docs/world.md §1); the others at the top.
     listed = raw["agents"] if "agents" in raw else raw["world"]["agents"]

@@ -24,6 +24,7 @@ from maai.domain.events import ModelCallRequested
 from maai.domain.world import prompts
 from maai.domain.world.state import State
 from maai.ledger import EventStore
+from maai.runtime.config_files import read_config
 from maai.runtime.executors import RecordedExecutor
 from maai.runtime.replay import ReplayCaller
 from maai.runtime.runs import load_config
@@ -44,7 +45,7 @@ PLANS: list[list[Mark]] = [
 
 
 def write(path: Path, latency_ms: float) -> Path:
-    data = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
+    data = read_config(CONFIG)  # the world file read in: the copy stands alone
     for agent in data["world"]["agents"]:
         agent.setdefault("persona", {})["latency_ms"] = latency_ms
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from maai.cli.app import app
 from maai.domain.embeddings import EMBEDDER, decode_vector, local_vector
 from maai.ledger import EventStore
+from maai.runtime.config_files import read_config
 from tests.e2e.history import decode
 from tests.e2e.runs import REPO, run_in_process
 from tests.runtime.loopback_http import LoopbackServer, Received, Reply, error_body
@@ -50,7 +51,7 @@ def server() -> Iterator[LoopbackServer]:
 @pytest.fixture(scope="module")
 def recorded(server: LoopbackServer, tmp_path_factory: pytest.TempPathFactory) -> str:
     folder = tmp_path_factory.mktemp("world-embeddings")
-    data = yaml.safe_load((REPO / "configs" / "world_pgg.yaml").read_text(encoding="utf-8"))
+    data = read_config(REPO / "configs" / "world_pgg.yaml")  # its world file read in
     data["embeddings"] = {"model": MODEL, "provider": {"base_url": server.base_url}}
     data["retry"] = {"base_delay_s": 0.01, "max_delay_s": 0.02}
     config = folder / "world.yaml"

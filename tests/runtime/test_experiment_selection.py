@@ -103,8 +103,10 @@ def test_an_unknown_config_name_lists_what_there_is(tmp_path: Path) -> None:
 def test_maai_init_writes_the_examples_and_never_overwrites(tmp_path: Path) -> None:
     result = runner.invoke(app, ["init", str(tmp_path / "examples")])
     assert result.exit_code == 0, result.output
-    written = sorted(p.name for p in (tmp_path / "examples").iterdir())
-    assert {"default.yaml", "collaboration.yaml"} <= set(written)
+    written = sorted(p.name for p in (tmp_path / "examples").glob("*.yaml"))
+    assert {"default.yaml", "collaboration.yaml", "world_free.yaml"} <= set(written)
+    # The world files the world configs name are copied beside them, so the copies stand alone.
+    assert (tmp_path / "examples" / "worlds" / "little_town.json").is_file()
     for name in written:
         load_config(tmp_path / "examples" / name)  # every example is a valid config
     again = runner.invoke(app, ["init", str(tmp_path / "examples")])

@@ -20,6 +20,7 @@ import yaml
 from typer.testing import CliRunner
 
 from maai.cli.app import app
+from maai.runtime.config_files import read_config
 from tests.e2e.runs import REPO, run_in_process
 
 # experiment -> (config, changes to it, run id, an agent whose own export is kept)
@@ -54,7 +55,7 @@ def record(experiment: str, folder: Path) -> None:
     golden = folder / "golden"
     golden.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as tmp:
-        data = yaml.safe_load((REPO / "configs" / name).read_text(encoding="utf-8"))
+        data = read_config(REPO / "configs" / name)  # with the files it names read in
         data.update(changes)
         config = Path(tmp) / name
         config.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")

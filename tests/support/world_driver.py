@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from maai.domain.calls import ModelAnswer, ModelRequest, Usage
 from maai.domain.config import UTILITY
 from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
@@ -18,13 +16,15 @@ from maai.domain.world.config import WorldConfig
 from maai.domain.world.protocol import decide
 from maai.domain.world.simulated import SimulatedParticipant, SimulatedUtility
 from maai.domain.world.state import State, evolve, initial_state
+from maai.runtime.config_files import read_config
 
 Responder = Callable[[ModelRequest], str]
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def load(name: str, **overrides: Any) -> WorldConfig:
-    data = yaml.safe_load((CONFIGS / name).read_text(encoding="utf-8"))
+    """A packaged world config, its world file read in, with ``overrides`` at the top level."""
+    data = read_config(CONFIGS / name)
     data.update(overrides)
     return WorldConfig.model_validate(data)
 

@@ -1,0 +1,1 @@
+"""World files (docs/world.md §1) that the packaged world configs name."""
