@@ -15,8 +15,8 @@ from maai.domain.world.events import (
     AnnouncementChecked,
     ContributionRecorded,
     OutcomeComputed,
-    PlanChanged,
 )
+from maai.domain.world.plans import answered
 from maai.domain.world.state import State
 
 
@@ -51,7 +51,8 @@ def resolve(state: State, agent: str, position: int, value: dict[str, Any] | Non
             )
         ]
         return events + missing
-    events = _plan_changes(state, agent, value)
+    plans = answered(state, agent, value)
+    events = list(plans.events)
     kind = value["action"]
     refusal = refusal_of(state, agent, value)
     common: dict[str, Any] = dict(tick=t, position=position, agent=agent, kind=kind, location=where)
@@ -83,9 +84,8 @@ def resolve(state: State, agent: str, position: int, value: dict[str, Any] | Non
             witnesses=witnesses,
         )
     )
-    plan = _current_after(state, agent, events)
-    if kind in ("done", "failed") and plan is not None:
-        events.append(_ended(state, agent, plan, kind, len(_changes(events))))
+    if kind in ("done", "failed") and plans.current is not None:
+        events += plans.end(kind)
     return events + _game_consequences(state, agent, value)
 
 
@@ -223,80 +223,6 @@ def outcome(config: WorldConfig, r: int, held: dict[str, ContributionRecorded]) 
         share=pgg.rounded_share(amounts, m),
         payoffs=pgg.payoffs(amounts, endowments, m),
     )
-
-
-# --- plans ----------------------------------------------------------------------------------
-
-
-def _changes(events: list[Event]) -> list[PlanChanged]:
-    return [e for e in events if isinstance(e, PlanChanged)]
-
-
-def _plan_changes(state: State, agent: str, value: dict[str, Any]) -> list[Event]:
-    """The plan changes an answer asks for (§4, stages 3–4): cancel drops the current plan;
-    postpone puts the new plan first; a new plan without a current one is set."""
-    config = state.config
-    assert config is not None
-    events: list[Event] = []
-    current = state.plan_of(agent)
-    react = value.get("react", "continue")
-    plan = value.get("plan")
-    if react == "cancel" and current is not None:
-        events.append(_ended(state, agent, current, "cancelled", 0))
-        current = None
-    if plan is not None:
-        status = "postponed" if react == "postpone" and current is not None else "set"
-        index = state.plan_changes.get(agent, 0) + len(events)
-        events.append(
-            PlanChanged(
-                tick=state.tick,
-                agent=agent,
-                index=index,
-                status=status,
-                location=plan["location"],
-                description=plan["description"],
-                stop_condition=plan.get("stop_condition") or "",
-                max_ticks=plan.get("max_ticks") or config.plan_max_ticks,
-            )
-        )
-    return events
-
-
-def _current_after(state: State, agent: str, events: list[Event]) -> PlanChanged | None:
-    stack = list(state.plans.get(agent, ()))
-    for e in _changes(events):
-        if e.status == "set":
-            stack.append(e)
-        elif e.status == "postponed":
-            stack.insert(0, e)
-        elif stack:
-            stack.pop(0)
-    return stack[0] if stack else None
-
-
-def _ended(state: State, agent: str, plan: PlanChanged, status: Any, offset: int) -> PlanChanged:
-    return PlanChanged(
-        tick=state.tick,
-        agent=agent,
-        index=state.plan_changes.get(agent, 0) + offset,
-        status=status,
-        location=plan.location,
-        description=plan.description,
-        stop_condition=plan.stop_condition,
-        max_ticks=plan.max_ticks,
-    )
-
-
-def expired(state: State) -> list[PlanChanged]:
-    """Plans whose max ticks are spent at the end of this tick (enforced by code, §4)."""
-    config = state.config
-    assert config is not None
-    ended = []
-    for agent in config.names:
-        plan = state.plan_of(agent)
-        if plan is not None and state.tick - plan.tick + 1 >= plan.max_ticks:
-            ended.append(_ended(state, agent, plan, "expired", 0))
-    return ended
 
 
 # --- words ----------------------------------------------------------------------------------

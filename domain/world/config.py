@@ -4,7 +4,7 @@ public-goods game played on the world."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -48,6 +48,9 @@ class WorldConfig(ExperimentConfig):
     world: WorldSpec
     max_ticks: int = Field(default=20, ge=1, le=10_000)
     plan_max_ticks: int = Field(default=10, ge=1, le=1000)  # for plans that give none
+    # The plans one planning answer may give (§4). None: one plan object per answer and no
+    # queue recorded, the protocol from before plan lists, as runs recorded then replay.
+    max_plans: int | None = Field(default=3, ge=1, le=20)
     attempts: Attempts = Field(default_factory=Attempts)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     # None: relevance by the local text vector, no calls (§4).
@@ -78,6 +81,11 @@ class WorldConfig(ExperimentConfig):
         return self.world.agent(name)
 
     @property
+    def plan_lists(self) -> bool:
+        """Whether answers give lists of plans, queued as events (§4), or one plan each."""
+        return self.max_plans is not None
+
+    @property
     def names(self) -> list[str]:
         return [a.name for a in self.world.agents]
 
@@ -93,6 +101,15 @@ class WorldConfig(ExperimentConfig):
         assert self.game is not None
         own = self.agent(player).endowment
         return self.game.endowment if own is None else own
+
+
+def recorded_config(snapshot: dict[str, Any]) -> WorldConfig:
+    """The config of a run as ``run.started`` recorded it. A run recorded before plan lists
+    has no ``max_plans``: it gets none, not the default of today, so that it replays and
+    verifies as it ran (docs/world.md §4)."""
+    if "max_plans" not in snapshot:
+        snapshot = {**snapshot, "max_plans": None}
+    return WorldConfig.model_validate(snapshot)
 
 
 def game_problems(world: WorldSpec, game: GameConfig) -> list[str]:

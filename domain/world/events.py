@@ -4,9 +4,9 @@ recorded here as the facts they establish."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from maai.domain.answers import ANSWER_EVENTS
 from maai.domain.events import Event
@@ -56,13 +56,23 @@ class ActionResolved(Event):
         return f"action/{self.tick}/{self.agent}"
 
 
-PlanStatus = Literal["set", "postponed", "cancelled", "done", "failed", "expired"]
+PlanStatus = Literal["set", "postponed", "promoted", "cancelled", "done", "failed", "expired"]
 
 
 class PlanChanged(Event):
-    """A change to an agent's plans (§4): a new plan set (``set``, or ``postponed`` when it
-    goes before the current one), or the current plan ended (done or failed as the agent
-    said, cancelled by its reaction, or expired at its max ticks, enforced by code)."""
+    """A change to an agent's plans (§4). Its plans form a queue, the current plan first: a
+    new plan is queued (``set``: at the end, so the first of a planning answer's plans is
+    current when there was none; ``postponed``: before the current plan, which resumes after
+    the new ones), the current plan ends (``done`` or ``failed`` as the agent said,
+    ``cancelled`` by its reaction, ``expired`` at its max ticks, enforced by code), and the
+    next plan in the queue becomes current (``promoted``: its max ticks count from here).
+
+    ``place`` (a new plan) is its place in the queue once added (0: current); ``plan`` is
+    the plan's number, the ``index`` of the change that queued it, so that the changes of one
+    plan can be told apart from another's with the same words. Before plan lists
+    (``max_plans: null``, and runs recorded then) there is neither, and no promotion: a set
+    plan went last and a postponed one first. Both are left out of the JSON when absent, so
+    those runs' events encode as they were stored."""
 
     TYPE: ClassVar[str] = "world.plan_changed"
     tick: int
@@ -73,6 +83,17 @@ class PlanChanged(Event):
     description: str
     stop_condition: str = ""
     max_ticks: int
+    place: int | None = None
+    plan: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_queue_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in ("place", "plan"):
+                if data.get(name) is None:
+                    data.pop(name, None)
+        return data
 
     @property
     def key(self) -> str:

@@ -7,12 +7,12 @@ from typing import Any
 
 from maai.domain.config import ExperimentConfig
 from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
-from maai.domain.events import Event
+from maai.domain.events import Event, RunStarted
 from maai.domain.experiment import Experiment, SimulatedPolicy, Summary
 from maai.domain.walk import Decision
 from maai.domain.world import protocol
 from maai.domain.world import state as world_state
-from maai.domain.world.config import WorldConfig
+from maai.domain.world.config import WorldConfig, recorded_config
 from maai.domain.world.events import WORLD_EVENTS
 from maai.domain.world.prompts import PROMPTS
 from maai.domain.world.simulated import SimulatedParticipant, SimulatedUtility
@@ -31,6 +31,9 @@ class World(Experiment):
     config_files = {"world": "worlds"}
     views_module = "maai.projections.world"
     docs = "docs/world.md"
+
+    def config_of(self, started: RunStarted) -> ExperimentConfig:
+        return recorded_config(started.config)  # a run from before plan lists as it ran
 
     def initial_state(self) -> world_state.State:
         return world_state.initial_state()

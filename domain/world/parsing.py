@@ -37,6 +37,7 @@ class ActView:
     role: str | None
     endowment: int | None
     players: tuple[str, ...]
+    max_plans: int | None  # plans one answer may give; None: one 'plan' (before plan lists)
 
 
 def json_object(text: str) -> dict[str, Any] | None:
@@ -72,9 +73,45 @@ def check_action(data: dict[str, Any], view: ActView) -> ParseResult[dict[str, A
     problem = _check_kind(kind, data, view, value)
     if isinstance(problem, (Invalid, Undecided)):
         return problem
+    if view.max_plans is None:
+        return _with_single_plan(data, view, value)
+    return _with_plan_list(data, view, value, view.max_plans)
+
+
+def _with_plan_list(
+    data: dict[str, Any], view: ActView, value: dict[str, Any], max_plans: int
+) -> ParseResult[dict[str, Any]]:
+    """The plans and reaction of an answer (§4): up to ``max_plans`` plans."""
+    kind = value["action"]
+    plans = _check_plans(data, view, max_plans)
+    if isinstance(plans, Invalid):
+        return plans
+    if plans:
+        value["plans"] = plans
+    elif not view.has_plan:
+        return Invalid("you have no current plan: include 'plans' with what you will do next")
+    if view.react_asked:
+        react = data.get("react")
+        if react not in REACTIONS:
+            return Invalid("'react' must be one of: " + ", ".join(REACTIONS))
+        if react == "postpone" and not plans:
+            return Invalid("to postpone your plan, give the new 'plans' that go first")
+        if kind in ("done", "failed") and react != "continue":
+            # 'done' and 'failed' are about the plan the prompt showed as current; postponing
+            # or cancelling it in the same answer would leave them about another plan.
+            return Invalid(f"'{kind}' ends your current plan: with it, 'react' must be 'continue'")
+        value["react"] = react
+    return Parsed(value)
+
+
+def _with_single_plan(
+    data: dict[str, Any], view: ActView, value: dict[str, Any]
+) -> ParseResult[dict[str, Any]]:
+    """The plan and reaction of an answer as read before plan lists (``max_plans: null``,
+    and runs recorded then, which must read the same): one 'plan' object."""
     plan = data.get("plan")
     if plan is not None:
-        checked = _check_plan(plan, view)
+        checked = _check_plan(plan, view, "plan")
         if isinstance(checked, Invalid):
             return checked
         value["plan"] = checked
@@ -173,20 +210,49 @@ def location_problem(name: Any, view: ActView) -> str | None:
     return None
 
 
-def _check_plan(plan: Any, view: ActView) -> dict[str, Any] | Invalid:
+def _check_plans(
+    data: dict[str, Any], view: ActView, max_plans: int
+) -> list[dict[str, Any]] | Invalid:
+    """The answer's plans, in order (§4): a list under ``plans`` (``plan`` is taken as a
+    list too, or as a single plan object); an empty list is no plans. Each is checked, and
+    the reason names the plan at fault."""
+    single, many = data.get("plan"), data.get("plans")
+    if single is not None and many is not None:
+        return Invalid("give your plans once, as 'plans' (a list), not both 'plan' and 'plans'")
+    raw = many if many is not None else single
+    if raw is None:
+        return []
+    if isinstance(raw, dict):
+        checked = _check_plan(raw, view, "plan")
+        return checked if isinstance(checked, Invalid) else [checked]
+    if not isinstance(raw, list):
+        return Invalid("'plans' must be a list of plans, each with location and description")
+    if len(raw) > max_plans:
+        return Invalid(f"give at most {max_plans} plans at a time, not {len(raw)}")
+    plans = []
+    for number, plan in enumerate(raw, 1):
+        checked = _check_plan(plan, view, f"plan {number}")
+        if isinstance(checked, Invalid):
+            return checked
+        plans.append(checked)
+    return plans
+
+
+def _check_plan(plan: Any, view: ActView, which: str) -> dict[str, Any] | Invalid:
     if not isinstance(plan, dict):
-        return Invalid("'plan' must be an object with location, description, stop_condition")
+        named = f"'{which}'" if which == "plan" else which  # the key, or its place in the list
+        return Invalid(f"{named} must be an object with location, description, stop_condition")
     reason = location_problem(plan.get("location"), view)
     if reason is not None:
-        return Invalid(f"plan: {reason}")
+        return Invalid(f"{which}: {reason}")
     description = plan.get("description")
     if not isinstance(description, str) or not description.strip():
-        return Invalid("plan: give a description")
+        return Invalid(f"{which}: give a description")
     max_ticks = plan.get("max_ticks")
     if max_ticks is not None and (
         isinstance(max_ticks, bool) or not isinstance(max_ticks, int) or not 1 <= max_ticks <= 1000
     ):
-        return Invalid("plan: max_ticks must be a whole number from 1 to 1000")
+        return Invalid(f"{which}: max_ticks must be a whole number from 1 to 1000")
     stop = plan.get("stop_condition", "")
     return {
         "location": plan["location"],

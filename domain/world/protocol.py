@@ -26,7 +26,7 @@ from maai.domain.random_streams import shuffle
 from maai.domain.reading import Invalid, Parsed, Undecided
 from maai.domain.walk import Call, Decision, Emit, Walk, parallel, run_walk, wait
 from maai.domain.world import memory, render
-from maai.domain.world.apply import expired, resolve, whose_turn
+from maai.domain.world.apply import resolve, whose_turn
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import (
     MemoriesScored,
@@ -45,6 +45,7 @@ from maai.domain.world.parsing import (
     read_scores,
 )
 from maai.domain.world.parsing import json_object as reply_object
+from maai.domain.world.plans import expired
 from maai.domain.world.prompts import PROMPTS
 from maai.domain.world.state import State, evolve
 
@@ -57,34 +58,49 @@ def _text(description: str) -> dict[str, Any]:
     return nullable({"type": "string", "description": description})
 
 
-# The utility agent's output: every property required, null where the text gives none
-# (strict JSON-schema mode; ``maai.domain.extraction``).
-ACTION_SCHEMA: dict[str, Any] = json_object(
+_PLAN: dict[str, Any] = json_object(
     {
-        "action": _text("move, speak, wait, done, failed, contribute or announce"),
-        "to": _text("a move's destination, or whom speech is addressed to (a name or all)"),
-        "text": _text("what is said"),
-        "amount": nullable({"type": "integer", "description": "points contributed"}),
-        "payoffs": nullable(
-            {
-                "type": "array",
-                "items": json_object({"player": {"type": "string"}, "payoff": {"type": "number"}}),
-            }
-        ),
-        "react": _text("continue, postpone or cancel"),
-        "plan": nullable(
-            json_object(
-                {
-                    "location": {"type": "string"},
-                    "description": {"type": "string"},
-                    "stop_condition": {"type": "string"},
-                    "max_ticks": nullable({"type": "integer"}),
-                }
-            )
-        ),
-        "readable": {"type": "boolean", "description": "false if the text states no action"},
+        "location": {"type": "string"},
+        "description": {"type": "string"},
+        "stop_condition": {"type": "string"},
+        "max_ticks": nullable({"type": "integer"}),
     }
 )
+
+
+def _action_schema(plans: dict[str, Any]) -> dict[str, Any]:
+    # The utility agent's output: every property required, null where the text gives none
+    # (strict JSON-schema mode; ``maai.domain.extraction``).
+    return json_object(
+        {
+            "action": _text("move, speak, wait, done, failed, contribute or announce"),
+            "to": _text("a move's destination, or whom speech is addressed to (a name or all)"),
+            "text": _text("what is said"),
+            "amount": nullable({"type": "integer", "description": "points contributed"}),
+            "payoffs": nullable(
+                {
+                    "type": "array",
+                    "items": json_object(
+                        {"player": {"type": "string"}, "payoff": {"type": "number"}}
+                    ),
+                }
+            ),
+            "react": _text("continue, postpone or cancel"),
+            **plans,
+            "readable": {"type": "boolean", "description": "false if the text states no action"},
+        }
+    )
+
+
+ACTION_SCHEMA = _action_schema(
+    {
+        "plans": nullable(
+            {"type": "array", "description": "the new plans, in the order given", "items": _PLAN}
+        )
+    }
+)
+# Before plan lists (``max_plans: null``, and runs recorded then): one plan object.
+SINGLE_PLAN_ACTION_SCHEMA = _action_schema({"plan": nullable(_PLAN)})
 SCORES_SCHEMA: dict[str, Any] = json_object(
     {
         "scores": nullable({"type": "array", "items": {"type": "integer"}}),
@@ -127,6 +143,8 @@ def _initial_plans(state: State) -> Walk[None]:
                 description=a.plan.description,
                 stop_condition=a.plan.stop_condition,
                 max_ticks=a.plan.max_ticks or config.plan_max_ticks,
+                # The first of its queue (not recorded before plan lists).
+                **({"place": 0, "plan": 0} if config.plan_lists else {}),
             )
         )
         for a in config.world.agents
@@ -256,6 +274,7 @@ def view_of(state: State, agent: str) -> ActView:
         role=spec.role if config.game is not None else None,
         endowment=config.endowment(agent) if is_player else None,
         players=tuple(config.players),
+        max_plans=config.max_plans,
     )
 
 
@@ -291,7 +310,8 @@ def _view_context(view: ActView) -> dict[str, Any]:
 def _act_context(state: State, agent: str, view: ActView) -> dict[str, Any]:
     """The facts the prompt states, for the simulated participant (never the prompt text)."""
     config = _config(state)
-    plan = state.plan_of(agent)
+    queue = state.plans.get(agent, ())  # the current plan first, then those queued after it
+    plan = queue[0] if queue else None
     context: dict[str, Any] = {
         "tick": state.tick,
         **_view_context(view),
@@ -309,6 +329,11 @@ def _act_context(state: State, agent: str, view: ActView) -> dict[str, Any]:
         },
         "observed": [a.description for a in render.observations(state, agent, state.tick - 1)],
     }
+    if config.plan_lists:  # the prompt shows the queued plans and asks for up to max_plans
+        context["queued"] = [
+            {"location": p.location, "description": p.description} for p in queue[1:]
+        ]
+        context["max_plans"] = config.max_plans
     game = config.game
     r = state.round
     if game is not None and view.role is not None and r is not None:
@@ -360,10 +385,15 @@ HOW = {
 }
 WHAT = {
     ACT: "to choose one action in a simulated world, as a JSON object with 'action' and its "
-    "fields ('to', 'text', 'amount', 'payoffs'), and optionally 'plan' and 'react'.",
+    "fields ('to', 'text', 'amount', 'payoffs'), and optionally 'plans' (a list) and 'react'.",
     IMPORTANCE: "to rate each of its observations from 1 to 10; restate the scores as "
     '{"scores": [...]}.',
 }
+# Before plan lists (``max_plans: null``): one 'plan'.
+WHAT_SINGLE_PLAN = (
+    "to choose one action in a simulated world, as a JSON object with 'action' and its "
+    "fields ('to', 'text', 'amount', 'payoffs'), and optionally 'plan' and 'react'."
+)
 
 
 def _utility(state: State, agent: str, purpose: str, context: dict[str, Any]) -> UtilityReading:
@@ -414,6 +444,9 @@ def _utility_request(
     config = _config(state)
     utility = config.utility
     schema = SCORES_SCHEMA if purpose == IMPORTANCE else ACTION_SCHEMA
+    what = WHAT[purpose]
+    if purpose == ACT and not config.plan_lists:
+        schema, what = SINGLE_PLAN_ACTION_SCHEMA, WHAT_SINGLE_PLAN
     fields: dict[str, Any] = {}
     instructions = "Answer with the JSON object only."
     if utility.provider is None or utility.provider.json_schema:
@@ -429,7 +462,7 @@ def _utility_request(
         input=PROMPTS.render(
             "extract",
             config.language,
-            what=WHAT[purpose],
+            what=what,
             text=text,
             schema_instructions=instructions,
         ),

@@ -11,7 +11,7 @@ from maai.domain.embeddings import decode_vector, embedding_address
 from maai.domain.world import memory
 from maai.domain.world.apply import whose_turn
 from maai.domain.world.config import WorldConfig
-from maai.domain.world.events import ActionResolved, MemoryItem
+from maai.domain.world.events import ActionResolved, MemoryItem, PlanChanged
 from maai.domain.world.prompts import PROMPTS
 from maai.domain.world.state import State
 
@@ -157,6 +157,8 @@ def tick_input(state: State, agent: str, view: Any, feedback: str | None) -> str
         _r(state, "present_line", name=a, bio=config.agent(a).public_bio) for a in others
     ) or _r(state, "nobody")
     plan = state.plan_of(agent)
+    # Its own plans after the current one (§4); not shown before plan lists.
+    queued = state.plans.get(agent, ())[1:] if config.plan_lists else ()
     seen = observations(state, agent, t - 1)
     told = notices(state, agent, t - 1)
     recalled_now = recalled(state, agent, t)
@@ -169,6 +171,7 @@ def tick_input(state: State, agent: str, view: Any, feedback: str | None) -> str
         location_description=config.world.location(where).description,
         present=present,
         plan=_plan_text(state, plan) if plan else _r(state, "no_plan"),
+        queued=_queued_text(state, queued) if queued else "",
         observations="\n".join(f"- {a.description}" for a in seen) or _r(state, "nothing"),
         notices=_r(state, "notices", notices="\n".join(f"- {n}" for n in told)) if told else "",
         memories=(
@@ -197,6 +200,21 @@ def _plan_text(state: State, plan: Any) -> str:
         stop_condition=plan.stop_condition or "-",
         left=left,
     )
+
+
+def _queued_text(state: State, queued: tuple[PlanChanged, ...]) -> str:
+    lines = [
+        _r(
+            state,
+            "queued_line",
+            description=p.description,
+            location=p.location,
+            stop_condition=p.stop_condition or "-",
+            max_ticks=p.max_ticks,
+        )
+        for p in queued
+    ]
+    return _r(state, "queued", plans="\n".join(lines))
 
 
 def _game(state: State, agent: str) -> str:
@@ -247,12 +265,18 @@ def _format(state: State, agent: str, view: Any) -> str:
         )
     if game is not None and view.role == "moderator":
         lines.append(_r(state, "action_announce", hall=game.game_room))
+    if view.max_plans is None:  # before plan lists: one 'plan'
+        plan_rule, react_rule = _r(state, "plan_rule"), _r(state, "react_rule")
+    else:
+        plans_format = _r(state, "plans_format", max_plans=view.max_plans)
+        plan_rule = _r(state, "plan_list_rule", plans_format=plans_format)
+        react_rule = _r(state, "react_list_rule", plans_format=plans_format)
     return _r(
         state,
         "format",
         actions="\n".join(lines),
-        plan_rule="" if view.has_plan else "\n" + _r(state, "plan_rule"),
-        react_rule="\n" + _r(state, "react_rule") if view.react_asked else "",
+        plan_rule="" if view.has_plan else "\n" + plan_rule,
+        react_rule="\n" + react_rule if view.react_asked else "",
     )
 
 

@@ -1,8 +1,9 @@
 """The world's simulated participants and utility agent (docs/world.md §7): seeded personas
-that answer in JSON, now and then with a mistake (a plan to a place that does not exist,
-speech to someone absent, a contribution of -3, one above the endowment, or "all of it" in
-words) so that every validation path runs offline. Pure: an answer depends on the run's seed,
-the persona and the request (its address, purpose and context), never on the prompt text.
+that answer in JSON, now and then with a mistake (a plan to a place that does not exist, the
+last of a wanderer's plans; speech to someone absent; a contribution of -3, one above the
+endowment, or "all of it" in words) so that every validation path runs offline. Pure: an
+answer depends on the run's seed, the persona and the request (its address, purpose and
+context), never on the prompt text.
 
 - cooperative player: goes to the contribution room on its turn, contributes most of its
   endowment, returns to the game room;
@@ -10,7 +11,8 @@ the persona and the request (its address, purpose and context), never on the pro
 - moderator: waits in the contribution room while players contribute, then announces the
   payoffs it computes from the contributions it witnessed (now and then off by a point, so
   the announcement check has something to catch);
-- wanderer (the free world): walks between the places it may enter, talks, ends plans.
+- wanderer (the free world): makes one to three plans at a time, walks to them, talks, ends
+  plans, and now and then postpones its plan to answer what it saw.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ from maai.domain.calls import EXTRACT, ModelRequest
 from maai.domain.random_streams import stream
 from maai.domain.world.world import AgentSpec, PersonaSpec
 
+ERRANDS = (
+    "look around and talk to whoever is there",
+    "sit for a while and watch",
+    "find a quiet corner to think",
+)
+ACTION_KEYS = ("action", "to", "text", "amount", "payoffs", "react", "plans")
 GREETINGS = (
     "Good to see you here.",
     "Lovely day, isn't it?",
@@ -57,16 +65,40 @@ class SimulatedParticipant:
         if request.purpose == "importance":
             return self._scores(ctx, rng)
         wrong = rng.random() < self.error_rate
-        # One mistake per wrong answer: in the plan when one is due, else in the action.
+        # One mistake per wrong answer: in the plans when they are due, else in the action.
         planning = not ctx.get("has_plan")
         action = self._action(ctx, rng, wrong and not planning)
         if isinstance(action, str):
             return action
-        if planning and "plan" not in action:
-            action["plan"] = self._plan(ctx, rng, wrong)
+        if planning:
+            self._add_plans(action, ctx, rng, wrong)
         if ctx.get("react_asked"):
             action["react"] = "continue"
+            # A wanderer now and then stops what it does for what it just saw, staying where it
+            # is, and resumes its plan after (not while ending it: 'done' goes with 'continue').
+            ending = action["action"] in ("done", "failed")
+            if self.kind == "wanderer" and not ending and rng.random() < 0.25:
+                action = self._chat(ctx, rng, False)
+                action["react"] = "postpone"
+                plan = self._plan(ctx, rng, False, here=True)
+                if "max_plans" in ctx:
+                    action["plans"] = [plan]
+                else:  # before plan lists: one plan object
+                    action["plan"] = plan
         return json.dumps(action)
+
+    def _add_plans(
+        self, action: dict[str, Any], ctx: dict[str, Any], rng: random.Random, wrong: bool
+    ) -> None:
+        """Players and the moderator give one plan, as a single object (as everyone did before
+        plan lists: no ``max_plans`` in the context); a wanderer a list of one to three (at
+        most ``max_plans``), the wrong one last."""
+        if self.kind != "wanderer" or "max_plans" not in ctx:
+            action["plan"] = self._plan(ctx, rng, wrong)
+            return
+        count = min(rng.choice((1, 1, 2, 3)), int(ctx["max_plans"]))
+        plans = [self._plan(ctx, rng, False) for _ in range(count - 1)]
+        action["plans"] = [*plans, self._plan(ctx, rng, wrong)]
 
     def _scores(self, ctx: dict[str, Any], rng: random.Random) -> str:
         observed: list[str] = ctx.get("observations", [])
@@ -75,15 +107,20 @@ class SimulatedParticipant:
             scores = scores[:-1] or [11]  # a wrong count, or out of range
         return f"My ratings: {json.dumps(scores)}"
 
-    def _plan(self, ctx: dict[str, Any], rng: random.Random, wrong: bool) -> dict[str, Any]:
+    def _plan(
+        self, ctx: dict[str, Any], rng: random.Random, wrong: bool, *, here: bool = False
+    ) -> dict[str, Any]:
         places: list[str] = ctx.get("places") or [ctx["location"]]
         where = "Moon Base" if wrong and ctx.get("attempt") == 1 else rng.choice(places)
+        errand = rng.choice(ERRANDS)
+        if here:  # postponing its plan to answer what it just saw, where it is
+            where, errand = ctx["location"], "answer whoever spoke to me"
         if ctx.get("game"):
             where = ctx["game"]["hall"]
         return {
             "location": where,
-            "description": "look around and talk to whoever is there",
-            "stop_condition": "I have talked to someone there",
+            "description": errand,
+            "stop_condition": "I have done it",
             "max_ticks": rng.randint(2, 4),
         }
 
@@ -202,9 +239,9 @@ class SimulatedUtility:
             amount = int(endowment)
         elif found := re.findall(r"-?\d+", text):
             amount = int(found[0])
-        out: dict[str, Any] = dict.fromkeys(
-            ("action", "to", "text", "amount", "payoffs", "react", "plan")
-        )
+        # The keys of the schema asked for ('plan' before plan lists, else 'plans').
+        keys = (schema or {}).get("properties") or ACTION_KEYS
+        out: dict[str, Any] = {key: None for key in keys if key != "readable"}
         if amount is not None:
             out.update(action="contribute", amount=amount)
             if ctx.get("react_asked"):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from maai.domain.core import Core, OnCore, evolve_core
 from maai.domain.events import Event, RunStarted
-from maai.domain.world.config import WorldConfig
+from maai.domain.world.config import WorldConfig, recorded_config
 from maai.domain.world.events import (
     ActionResolved,
     AnnouncementChecked,
@@ -63,7 +63,7 @@ def evolve(state: State, event: Event) -> State:
     core, is_domain = evolve_core(state.core, event)
     state = replace(state, core=core)
     if isinstance(event, RunStarted):
-        config = WorldConfig.model_validate(event.config)
+        config = recorded_config(event.config)
         positions = {a.name: a.start for a in config.world.agents}
         return replace(state, config=config, positions=positions)
     if not is_domain:
@@ -109,15 +109,21 @@ def evolve(state: State, event: Event) -> State:
 
 
 def _plan(state: State, event: PlanChanged) -> State:
-    stack = state.plans.get(event.agent, ())
-    if event.status == "set":
-        stack = (*stack, event) if stack else (event,)
-    elif event.status == "postponed":
-        stack = (event, *stack)
-    else:  # the current plan ended
-        stack = stack[1:]
+    queue = requeue(state.plans.get(event.agent, ()), event)
     return replace(
         state,
-        plans={**state.plans, event.agent: stack},
+        plans={**state.plans, event.agent: queue},
         plan_changes={**state.plan_changes, event.agent: event.index + 1},
     )
+
+
+def requeue(queue: tuple[PlanChanged, ...], event: PlanChanged) -> tuple[PlanChanged, ...]:
+    """An agent's plan queue (current first) after ``event`` (docs/world.md §4)."""
+    if event.status in ("set", "postponed"):
+        place = event.place
+        if place is None:  # recorded before queues: a set plan went last, a postponed one first
+            place = len(queue) if event.status == "set" else 0
+        return (*queue[:place], event, *queue[place:])
+    if event.status == "promoted":  # the next plan, current from now on: its ticks count anew
+        return (event, *queue[1:])
+    return queue[1:]  # the current plan ended

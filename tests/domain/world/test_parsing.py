@@ -38,6 +38,7 @@ PLAYER = ActView(
     role="player",
     endowment=20,
     players=("Ann", "Ben"),
+    max_plans=3,
 )
 
 
@@ -125,26 +126,85 @@ def test_actions_follow_the_role() -> None:
     )
 
 
+def plan(location: str, description: str = "do something there") -> dict[str, Any]:
+    return {"location": location, "description": description}
+
+
+def checked(location: str, description: str = "do something there") -> dict[str, Any]:
+    return {
+        "location": location,
+        "description": description,
+        "stop_condition": "",
+        "max_ticks": None,
+    }
+
+
 def test_an_agent_without_a_plan_must_make_one_somewhere_it_may_go() -> None:
     planless = replace(PLAYER, has_plan=False)
     assert read({"action": "wait"}, planless) == Invalid(
-        "you have no current plan: include a 'plan' for what you will do next"
+        "you have no current plan: include 'plans' with what you will do next"
     )
-    bad = {"action": "wait", "plan": {"location": "Office", "description": "sneak in"}}
+    bad = {"action": "wait", "plan": plan("Office", "sneak in")}
     assert read(bad, planless) == Invalid("plan: you may not enter Office")
-    good = {"action": "wait", "plan": {"location": "Booth", "description": "contribute"}}
+    # A single plan object is still accepted: a list of one.
+    good = {"action": "wait", "plan": plan("Booth", "contribute")}
     assert read(good, planless) == Parsed(
-        {
-            "action": "wait",
-            "plan": {
-                "location": "Booth",
-                "description": "contribute",
-                "stop_condition": "",
-                "max_ticks": None,
-            },
-        }
+        {"action": "wait", "plans": [checked("Booth", "contribute")]}
     )
     assert isinstance(read({"action": "done"}, planless), Invalid)  # no plan to end
+
+
+def test_a_planning_answer_gives_up_to_max_plans_plans_in_order() -> None:
+    planless = replace(PLAYER, has_plan=False)
+    three = {"action": "wait", "plans": [plan("Booth"), plan("Hall", "rest"), plan("Booth")]}
+    assert read(three, planless) == Parsed(
+        {"action": "wait", "plans": [checked("Booth"), checked("Hall", "rest"), checked("Booth")]}
+    )
+    # 'plan' holding a list is read as the list.
+    listed = {"action": "wait", "plan": [plan("Hall", "rest")]}
+    assert read(listed, planless) == Parsed({"action": "wait", "plans": [checked("Hall", "rest")]})
+
+
+@pytest.mark.parametrize(
+    ("plans", "reason"),
+    [
+        (
+            [plan("Hall"), plan("Moon"), plan("Booth")],
+            "plan 2: there is no location called 'Moon' (the locations are: Hall, Booth, Office)",
+        ),
+        ([plan("Hall"), plan("Office")], "plan 2: you may not enter Office"),
+        ([plan("Hall"), {"location": "Hall"}], "plan 2: give a description"),
+        (
+            [plan("Hall"), "go home"],
+            "plan 2 must be an object with location, description, stop_condition",
+        ),
+        (
+            [{**plan("Hall"), "max_ticks": 0}],
+            "plan 1: max_ticks must be a whole number from 1 to 1000",
+        ),
+        ([plan("Hall")] * 4, "give at most 3 plans at a time, not 4"),
+        ([], "you have no current plan: include 'plans' with what you will do next"),
+        ("the hall", "'plans' must be a list of plans, each with location and description"),
+    ],
+)
+def test_a_bad_plan_list_is_sent_back_naming_the_plan_at_fault(plans: Any, reason: str) -> None:
+    planless = replace(PLAYER, has_plan=False)
+    assert read({"action": "wait", "plans": plans}, planless) == Invalid(reason)
+
+
+def test_max_plans_comes_from_the_view() -> None:
+    one = replace(PLAYER, has_plan=False, max_plans=1)
+    two = {"action": "wait", "plans": [plan("Hall"), plan("Booth")]}
+    assert read(two, one) == Invalid("give at most 1 plans at a time, not 2")
+
+
+def test_plans_are_given_once_and_an_empty_list_is_no_plans() -> None:
+    both = {"action": "wait", "plan": plan("Hall"), "plans": [plan("Booth")]}
+    assert read(both) == Invalid(
+        "give your plans once, as 'plans' (a list), not both 'plan' and 'plans'"
+    )
+    # With a current plan, an empty list asks for nothing.
+    assert read({"action": "wait", "plans": []}) == Parsed({"action": "wait"})
 
 
 def test_react_is_required_when_asked_and_postpone_needs_a_plan() -> None:
@@ -154,8 +214,26 @@ def test_react_is_required_when_asked_and_postpone_needs_a_plan() -> None:
         {"action": "wait", "react": "continue"}
     )
     assert read({"action": "wait", "react": "postpone"}, asked) == Invalid(
-        "to postpone your plan, give the new 'plan' that goes first"
+        "to postpone your plan, give the new 'plans' that go first"
     )
+    assert read({"action": "wait", "react": "postpone", "plans": []}, asked) == Invalid(
+        "to postpone your plan, give the new 'plans' that go first"
+    )
+    postponed = {"action": "wait", "react": "postpone", "plans": [plan("Booth"), plan("Hall")]}
+    assert read(postponed, asked) == Parsed(
+        {"action": "wait", "react": "postpone", "plans": [checked("Booth"), checked("Hall")]}
+    )
+
+
+def test_done_and_failed_go_with_continue() -> None:
+    asked = replace(PLAYER, react_asked=True)
+    assert read({"action": "done", "react": "continue"}, asked) == Parsed(
+        {"action": "done", "react": "continue"}
+    )
+    for react, extra in (("cancel", {}), ("postpone", {"plans": [plan("Hall")]})):
+        assert read({"action": "failed", "react": react, **extra}, asked) == Invalid(
+            "'failed' ends your current plan: with it, 'react' must be 'continue'"
+        )
 
 
 @pytest.mark.parametrize(

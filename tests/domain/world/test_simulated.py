@@ -4,10 +4,11 @@ persona says, and, in the shipped configs, making each mistake a validation path
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from maai.domain.answers import AnswerAccepted, AnswerRejected, AnswerUndecided
 from maai.domain.calls import ModelRequest
-from maai.domain.world.events import AnnouncementChecked, ContributionRecorded
+from maai.domain.world.events import AnnouncementChecked, ContributionRecorded, PlanChanged
 from maai.domain.world.simulated import SimulatedUtility
 from tests.support.world_driver import drive, load
 
@@ -41,7 +42,22 @@ def test_the_shipped_configs_run_every_validation_path() -> None:
     assert not checked.matches  # the moderator erred; the check recorded it
     free = drive(load("world_free.yaml"))
     free_reasons = [e.reason for e in free.of(AnswerRejected)]
-    assert any("there is no location called 'Moon Base'" in r for r in free_reasons)
+    # A wanderer's list of plans with a bad one, named by its place in the list.
+    assert any(
+        r.startswith(("plan 2: ", "plan 3: ")) and "no location called 'Moon Base'" in r
+        for r in free_reasons
+    )
+
+
+def test_wanderers_make_several_plans_and_postpone_them() -> None:
+    changes = drive(load("world_free.yaml")).of(PlanChanged)
+    per_answer = Counter((e.agent, e.tick) for e in changes if e.status == "set")
+    assert max(per_answer.values()) == 3
+    statuses = {e.status for e in changes}
+    assert {"postponed", "promoted", "done", "expired"} <= statuses
+    # Players and the moderator give one plan at a time.
+    pgg = drive(load("world_pgg.yaml")).of(PlanChanged)
+    assert max(Counter((e.agent, e.tick) for e in pgg if e.status == "set").values()) == 1
 
 
 def test_the_simulated_utility_agent_reads_a_contribution_in_words() -> None:
