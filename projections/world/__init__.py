@@ -31,9 +31,9 @@ class WorldViews:
 
     def table_rows(self, history: History) -> dict[str, list[dict[str, Any]]]:
         from maai.projections.tables import build_tables
-        from maai.projections.world.tables import TABLES
+        from maai.projections.world.tables import tables_for
 
-        return build_tables(TABLES, [history])
+        return build_tables(tables_for([history]), [history])
 
     def audit_protocol(self, history: History) -> Any:
         from maai.projections.world.protocol import audit_protocol

@@ -1,8 +1,8 @@
 """The agent-centric log of a world run: run-level facts, then per agent its configuration,
 every prompt it saw and answer it gave (with seq/hash citations), what it did and witnessed,
-its memory stream with importance, its plans over time, and in the game its contributions
-and payoffs. Plain JSON data; the request ``context`` (facts for the simulated participant)
-is left out."""
+its memory stream with importance, its plans over time and its plan queue at the end (the
+current plan first), and in the game its contributions and payoffs. Plain JSON data; the
+request ``context`` (facts for the simulated participant) is left out."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from maai.domain.world.events import (
     PlanChanged,
     WorldEnded,
 )
+from maai.domain.world.state import requeue
 from maai.projections.calls import collect_calls
 from maai.projections.history import History, UnknownAgentError, cite, event_json
 from maai.projections.jsonout import scrub
@@ -81,7 +82,33 @@ def _agent(history: History, name: str) -> dict[str, Any]:
             for m in e.memories
         ],
         "plans": [event_json(entry) for entry, e in history.of(PlanChanged) if e.agent == name],
+        # Not for a run recorded before plan lists, whose export stays as it was.
+        **({"plan_queue": _queue(history, name)} if _plan_lists(config) else {}),
         "contributions": [
             event_json(entry) for entry, e in history.of(ContributionRecorded) if e.player == name
         ],
     }
+
+
+def _plan_lists(config: Any) -> bool:
+    return isinstance(config, WorldConfig) and config.plan_lists
+
+
+def _queue(history: History, name: str) -> list[dict[str, Any]]:
+    """The agent's plans as they stand at the end of the history, the current one first
+    (docs/world.md §4), each with the tick it was queued or became current."""
+    queue: tuple[PlanChanged, ...] = ()
+    for _, e in history.of(PlanChanged):
+        if e.agent == name:
+            queue = requeue(queue, e)
+    return [
+        {
+            "plan": e.index if e.plan is None else e.plan,
+            "since_tick": e.tick,
+            "location": e.location,
+            "description": e.description,
+            "stop_condition": e.stop_condition,
+            "max_ticks": e.max_ticks,
+        }
+        for e in queue
+    ]

@@ -1,8 +1,9 @@
 """The world's leak audit (docs/world.md §4, information sets): no prompt of one agent holds
-another's private bio (with its priming), directives or plans. Every recorded participant
-prompt (system + input) is checked; not the texts sent to be embedded, which no agent reads.
-A text is searched for only when at least ``MIN_CHARS`` long, and not where the prompt's own
-agent has the same text as its own (two players may share a plan's wording)."""
+another's private bio (with its priming), directives or plans (every plan it made: current,
+queued behind the current one, or ended). Every recorded participant prompt (system + input)
+is checked; not the texts sent to be embedded, which no agent reads. A text is searched for
+only when at least ``MIN_CHARS`` long, and not where the prompt's own agent has the same text
+as its own (two players may share a plan's wording)."""
 
 from __future__ import annotations
 

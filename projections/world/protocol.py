@@ -30,6 +30,7 @@ from maai.projections.audit import (
     run_rules,
 )
 from maai.projections.history import Entry, History
+from maai.projections.world.plan_audit import plan_queue_violations
 
 RULES = Rules()
 rule = RULES.rule
@@ -230,6 +231,18 @@ def announcement(audit: Audit) -> Iterator[Violation]:
             yield Violation("announcement", entry.seq, f"round {e.round}: verdict is wrong")
         if not any(a.payoffs == e.announced and a.tick == e.tick for a in said):
             yield Violation("announcement", entry.seq, f"round {e.round}: not what was said")
+
+
+@rule(
+    "plans",
+    f"{SPEC} §4",
+    "each agent's plans form a queue: at most max_plans new plans per answer, queued last "
+    "(postponed: first, in order); when the current plan ends the next one is promoted at "
+    "once; a plan expires when its max ticks, counted from when it became current, are "
+    "spent, and never outlives them",
+)
+def plans(audit: Audit) -> Iterator[Violation]:
+    return plan_queue_violations(audit.history, audit.config)
 
 
 def all_rules() -> list[Rule]:

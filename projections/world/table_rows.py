@@ -67,6 +67,8 @@ def plans(history: History) -> Iterator[Row]:
             "index": e.index,
             "tick": e.tick,
             "status": e.status,
+            "plan": e.plan,
+            "place": e.place,
             "location": e.location,
             "description": e.description,
             "stop_condition": e.stop_condition,

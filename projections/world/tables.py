@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from maai.domain.world.config import WorldConfig
 from maai.projections.calls import CALL_COLUMNS_HEAD, CALL_COLUMNS_TAIL
 from maai.projections.history import History
 from maai.projections.tables import RUN_ID, Table
@@ -14,6 +15,55 @@ from maai.projections.world import table_rows as rows
 SEQ = ("seq", "Sequence number of the event in the run's ledger (1 = first).")
 HASH = ("hash", "Hash of that event in the ledger's hash chain.")
 TICK = ("tick", "The logical tick (0 = first).")
+
+PLAN_COLUMNS = (
+    ("location", "Where the plan is carried out."),
+    ("description", "What the plan is."),
+    ("stop_condition", "When the agent is to judge it done."),
+    ("max_ticks", "Ticks it may last, enforced by code."),
+    SEQ,
+    HASH,
+)
+PLANS = Table(
+    "plans",
+    "Plans over time: each plan queued (set or postponed), made current after the plan "
+    "before it ended (promoted), cancelled, done, failed or expired. An agent's plans form "
+    "a queue, the current plan first (docs/world.md §4).",
+    (
+        RUN_ID,
+        ("agent", "Whose plan."),
+        ("index", "The agent's plan change number (0 = first)."),
+        TICK,
+        (
+            "status",
+            "set (queued last), postponed (queued first), promoted (now current), "
+            "cancelled, done, failed or expired (max ticks).",
+        ),
+        (
+            "plan",
+            "Which plan: the index of the change that queued it (empty in runs recorded "
+            "before plan lists).",
+        ),
+        ("place", "set or postponed: its place in the queue once added (0 = current)."),
+        *PLAN_COLUMNS,
+    ),
+    rows.plans,
+)
+# The plans table as it was before plan lists: what an export of runs recorded then, and
+# only of those, writes, so that it stays byte for byte what it was (tests/compat).
+PLANS_BEFORE_LISTS = Table(
+    "plans",
+    "Plans over time: each plan set, postponed, cancelled, done, failed or expired.",
+    (
+        RUN_ID,
+        ("agent", "Whose plan."),
+        ("index", "The agent's plan change number (0 = first)."),
+        TICK,
+        ("status", "set, postponed, cancelled, done, failed or expired (max ticks)."),
+        *PLAN_COLUMNS,
+    ),
+    rows.plans,
+)
 
 TABLES: tuple[Table, ...] = (
     Table(
@@ -54,24 +104,7 @@ TABLES: tuple[Table, ...] = (
         ),
         rows.memories,
     ),
-    Table(
-        "plans",
-        "Plans over time: each plan set, postponed, cancelled, done, failed or expired.",
-        (
-            RUN_ID,
-            ("agent", "Whose plan."),
-            ("index", "The agent's plan change number (0 = first)."),
-            TICK,
-            ("status", "set, postponed, cancelled, done, failed or expired (max ticks)."),
-            ("location", "Where the plan is carried out."),
-            ("description", "What the plan is."),
-            ("stop_condition", "When the agent is to judge it done."),
-            ("max_ticks", "Ticks it may last, enforced by code."),
-            SEQ,
-            HASH,
-        ),
-        rows.plans,
-    ),
+    PLANS,
     Table(
         "contributions",
         "The public-goods game: one row per player per round.",
@@ -131,5 +164,18 @@ TABLES: tuple[Table, ...] = (
 )
 
 
+def tables_for(histories: Sequence[History]) -> tuple[Table, ...]:
+    """The tables of these runs: with the plan queue's columns unless every run was recorded
+    before plan lists (``max_plans`` none)."""
+    if any(_plan_lists(h) for h in histories) or not histories:
+        return TABLES
+    return tuple(PLANS_BEFORE_LISTS if t is PLANS else t for t in TABLES)
+
+
+def _plan_lists(history: History) -> bool:
+    config = history.config
+    return not isinstance(config, WorldConfig) or config.plan_lists
+
+
 def render_tables(histories: Sequence[History]) -> dict[str, str]:
-    return render_generic(TABLES, histories, "points are the game's points")
+    return render_generic(tables_for(histories), histories, "points are the game's points")

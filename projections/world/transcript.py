@@ -38,7 +38,7 @@ def _lines(e: object, config: object) -> list[str]:
         who = ", ".join(e.witnesses)
         return [f"[{e.location}] {e.description}{mark} (witnesses: {who})"]
     if isinstance(e, PlanChanged):
-        return [f"  plan {e.status} by {e.agent}: {e.description} in {e.location}"]
+        return [_plan_line(e)]
     if isinstance(e, RoundStarted):
         return [f"  round {e.round} begins; turn order: {', '.join(e.order)}"]
     if isinstance(e, ContributionRecorded):
@@ -57,3 +57,11 @@ def _lines(e: object, config: object) -> list[str]:
     if isinstance(e, WorldEnded):
         return ["", f"The world ended at tick {e.tick}: {e.reason}."]
     return []
+
+
+def _plan_line(e: PlanChanged) -> str:
+    what = f"{e.description} in {e.location}"
+    if e.status == "promoted":
+        return f"  plan promoted for {e.agent}, now current: {what}"
+    queued = f" (queued, place {e.place})" if e.place else ""
+    return f"  plan {e.status} by {e.agent}{queued}: {what}"

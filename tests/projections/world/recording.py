@@ -1,7 +1,8 @@
-"""The world's golden run: a two-player public-goods game with a moderator, played by the
-simulated participants through the pure protocol (no store, no runtime), and its checked-in
-recording. The seed gives a contribution sent back, one read by the utility agent, a refused
-action and a wrong announcement."""
+"""The world's golden run: a two-player public-goods game with a moderator, and a villager
+wandering about, played by the simulated participants through the pure protocol (no store,
+no runtime), and its checked-in recording. The seed gives a contribution sent back, one read
+by the utility agent, a refused action, a wrong announcement, and several plans queued in one
+answer, the next made current when the one before ended."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ SEED = 25
 
 
 def golden_config(seed: int = SEED) -> WorldConfig:
-    def agent(name: str, role: str, kind: str, bio: str) -> dict[str, Any]:
+    def agent(name: str, role: str | None, kind: str, bio: str) -> dict[str, Any]:
         return {
             "name": name,
             "role": role,
@@ -47,11 +48,16 @@ def golden_config(seed: int = SEED) -> WorldConfig:
                 "locations": [
                     {"name": "Hall", "description": "The village hall."},
                     {"name": "Booth", "description": "A booth for one player at a time."},
+                    {"name": "Garden", "description": "A small garden."},
                 ],
                 "agents": [
                     agent("Ann", "player", "cooperative", "Ann hopes the group does well."),
                     agent("Ben", "player", "selfish", "Ben wants to keep his points."),
                     agent("Mod", "moderator", "moderator", "Mod keeps the game fair."),
+                    {
+                        **agent("Wil", None, "wanderer", "Wil is looking for his lost cat."),
+                        "plan": {"location": "Garden", "description": "Wil looks for his cat"},
+                    },
                 ],
             },
         }

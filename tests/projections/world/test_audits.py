@@ -11,11 +11,14 @@ from typing import Any
 import pytest
 
 from maai.domain.events import Event, ModelCallRequested
+from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import (
     ActionResolved,
     AnnouncementChecked,
     ContributionRecorded,
     OutcomeComputed,
+    PlanChanged,
+    TickClosed,
 )
 from maai.projections.history import History, history_from_events
 from maai.projections.world import VIEWS
@@ -53,7 +56,7 @@ def test_clean_runs_pass_every_rule(events: list[Event], free_events: list[Event
     for run in (events, free_events):
         report = VIEWS.audit_protocol(history(run))
         assert report.ok, report.violations
-        assert len(report.rules_checked) == 10
+        assert len(report.rules_checked) == 11
         assert VIEWS.audit_leaks(history(run)).ok
 
 
@@ -120,6 +123,124 @@ def test_a_wrong_verdict_on_the_announcement_is_caught(events: list[Event]) -> N
     assert broken(flipped) == {"announcement"}
 
 
+# --- plans as a queue (§4) --------------------------------------------------------------------
+
+
+def test_the_shipped_free_world_queues_postpones_and_promotes_plans(
+    free_events: list[Event],
+) -> None:
+    changes = [e for e in free_events if isinstance(e, PlanChanged)]
+    assert any(e.status == "set" and (e.place or 0) >= 2 for e in changes)  # three at once
+    assert any(e.status == "postponed" for e in changes)
+    assert any(e.status == "promoted" for e in changes)
+
+
+def _promoted(events: list[Event]) -> PlanChanged:
+    """The first promotion of a plan that was queued behind another of the same answer."""
+    changes = [e for e in events if isinstance(e, PlanChanged)]
+    for e in changes:
+        siblings = [
+            o
+            for o in changes
+            if o.agent == e.agent and o.status == "set" and o.tick == e.tick and o.index > e.index
+        ]
+        if e.status == "set" and siblings:
+            later = [
+                o
+                for o in changes
+                if o.status == "promoted" and o.agent == e.agent and o.plan == siblings[0].index
+            ]
+            if later:
+                return later[0]
+    raise AssertionError("no queued plan was promoted")
+
+
+def test_a_plan_promoted_out_of_order_is_caught(free_events: list[Event]) -> None:
+    promoted = _promoted(free_events)
+    events = tampered(
+        free_events,
+        lambda e: e is promoted,
+        description="jump the queue",
+        plan=(promoted.plan or 0) + 1,
+    )
+    assert broken(events) == {"plans"}
+
+
+def test_a_plan_queued_in_the_wrong_place_is_caught(free_events: list[Event]) -> None:
+    def second(e: Event) -> bool:
+        return isinstance(e, PlanChanged) and e.status == "set" and e.place == 1
+
+    assert broken(tampered(free_events, second, place=0)) == {"plans"}
+
+
+def test_a_promotion_left_out_is_caught(free_events: list[Event]) -> None:
+    promoted = _promoted(free_events)
+    events = [e for e in free_events if e is not promoted]
+    assert "plans" in broken(events)
+
+
+def test_a_plan_outliving_its_max_ticks_is_caught(free_events: list[Event]) -> None:
+    first_expired = next(
+        e for e in free_events if isinstance(e, PlanChanged) and e.status == "expired"
+    )
+    # Without its expiry the plan is still current when the tick closes.
+    events = [e for e in free_events if e is not first_expired]
+    found = broken(events)
+    assert "plans" in found
+    report = VIEWS.audit_protocol(history(events))
+    assert any("outlived its" in v.detail for v in report.violations)
+
+
+def test_more_plans_than_max_plans_in_one_answer_are_caught(free_events: list[Event]) -> None:
+    started = free_events[0]
+    config = {**started.config, "max_plans": 2}  # type: ignore[attr-defined]
+    events = [started.model_copy(update={"config": config}), *free_events[1:]]
+    report = VIEWS.audit_protocol(history(events))
+    assert {v.rule for v in report.violations} == {"plans"}
+    assert all("more than 2 plans" in v.detail for v in report.violations)
+
+
+def test_single_tick_plans_queued_behind_each_other_pass() -> None:
+    # Each plan lasts one tick from when it became current: the expiries and promotions
+    # cascade in one tick, and the audit agrees with the code.
+    config = load("world_free.yaml", max_ticks=4)
+    data = config.model_dump(mode="json")
+    for agent in data["world"]["agents"]:
+        agent["plan"]["max_ticks"] = 1
+    events = drive(WorldConfig.model_validate(data)).events
+    assert any(isinstance(e, TickClosed) for e in events)
+    report = VIEWS.audit_protocol(history(events))
+    assert report.ok, report.violations
+
+
+def test_a_queued_plan_in_another_agents_prompt_is_found(free_events: list[Event]) -> None:
+    changes = [e for e in free_events if isinstance(e, PlanChanged)]
+    own = {n: {e.description for e in changes if e.agent == n} for n in ("Iris", "Jonas", "Kira")}
+    # A plan queued behind the current one, planted where its words are not the other's too.
+    queued, other = next(
+        (e, n)
+        for e in changes
+        if e.status == "set" and (e.place or 0) >= 1
+        for n in own
+        if n != e.agent and e.description not in own[n]
+    )
+
+    def asked(e: Event) -> bool:
+        return isinstance(e, ModelCallRequested) and e.request.agent == other
+
+    first = next(e for e in free_events if asked(e))
+    assert isinstance(first, ModelCallRequested)
+    request = first.request.model_copy(
+        update={"input": first.request.input + "\n" + queued.description}
+    )
+    report = VIEWS.audit_leaks(history(tampered(free_events, asked, request=request)))
+    # Found once per change of that plan (queued, made current, ended), each citing one, and
+    # once per other agent that made a plan in the same words.
+    found = {(leak.agent, leak.owner, leak.kind) for leak in report.leaks}
+    assert (other, queued.agent, "plan") in found
+    assert {(agent, kind) for agent, _, kind in found} == {(other, "plan")}
+
+
 def test_a_private_bio_in_another_agents_prompt_is_found(events: list[Event]) -> None:
     secret = "You want to leave with as many points as you can."  # Bob's private bio
 
@@ -160,3 +281,19 @@ def test_tables_and_event_log(events: list[Event]) -> None:
     agent = VIEWS.agent_log(history(events), "Mona")
     assert set(agent["agents"]) == {"Mona"}
     assert agent["agents"]["Mona"]["memories"]
+
+
+def test_runs_from_before_plan_lists_export_as_they_did(events: list[Event]) -> None:
+    # A run of the protocol before plan lists (max_plans null, as runs recorded then read):
+    # its plans table has the columns of then, its agent log no plan queue; with a run of
+    # today beside it, the table gains the queue's columns (empty for the old run).
+    old = history(drive(load("world_pgg.yaml", max_plans=None)).events)
+    assert VIEWS.audit_protocol(old).ok
+    header = VIEWS.tables([old])["plans.csv"].splitlines()[0]
+    assert header == (
+        "run_id,agent,index,tick,status,location,description,stop_condition,max_ticks,seq,hash"
+    )
+    assert "plan_queue" not in VIEWS.agent_log(old, "Mona")["agents"]["Mona"]
+    assert "plan_queue" in VIEWS.agent_log(history(events), "Mona")["agents"]["Mona"]
+    both = VIEWS.tables([old, history(events)])["plans.csv"].splitlines()[0]
+    assert both.startswith("run_id,agent,index,tick,status,plan,place,location")

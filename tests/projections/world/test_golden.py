@@ -50,4 +50,7 @@ def test_the_recording_is_the_golden_run(golden: History) -> None:
     assert any(e.TYPE == "answer.accepted" and e.source == "utility" for e in events)
     assert any(e.TYPE == "world.action" and e.outcome == "refused" for e in events)
     assert any(e.TYPE == "pgg.announcement" and not e.matches for e in events)
+    plans = [e for e in events if e.TYPE == "world.plan_changed"]
+    assert any(e.status == "set" and (e.place or 0) >= 1 for e in plans)  # queued behind
+    assert any(e.status == "promoted" for e in plans)
     assert golden.completed and golden.entries[-1].seq == len(golden.entries)
