@@ -18,12 +18,11 @@ from agents.agent_output import AgentOutputSchemaBase
 from agents.handoffs import Handoff
 from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
 from agents.tool import Tool
-from agents.usage import Usage
 from openai import AsyncOpenAI
-from openai.types.responses import ResponseOutputMessage, ResponseOutputText
 
 from maai.domain.embeddings import EmbeddingError, encode_vector
 from maai.runtime.call_context import current_request
+from maai.runtime.recording import text_response
 
 
 class EmbeddingsModel(Model):
@@ -58,15 +57,13 @@ class EmbeddingsModel(Model):
         text = encode_vector([float(v) for v in result.data[0].embedding])
         tokens = result.usage.prompt_tokens if result.usage is not None else 0
         digest = hashlib.sha256(text.encode()).hexdigest()
-        message = ResponseOutputMessage(
-            id=f"emb_{digest[:24]}",
-            type="message",
-            role="assistant",
-            status="completed",
-            content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+        return text_response(
+            text,
+            message_id=f"emb_{digest[:24]}",
+            response_id=None,
+            input_tokens=tokens,
+            output_tokens=0,
         )
-        usage = Usage(requests=1, input_tokens=tokens, output_tokens=0, total_tokens=tokens)
-        return ModelResponse(output=[message], usage=usage, response_id=None)
 
     async def stream_response(
         self,

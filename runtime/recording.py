@@ -192,6 +192,32 @@ def raw_to_response(raw: dict[str, Any]) -> ModelResponse:
     )
 
 
+def text_response(
+    text: str,
+    *,
+    message_id: str,
+    response_id: str | None,
+    input_tokens: int,
+    output_tokens: int,
+) -> ModelResponse:
+    """An SDK response holding one assistant message of ``text``: what a model of ours
+    that is no SDK model (the simulated one, the embeddings endpoint) answers."""
+    message = ResponseOutputMessage(
+        id=message_id,
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
+    usage = SdkUsage(
+        requests=1,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=input_tokens + output_tokens,
+    )
+    return ModelResponse(output=[message], usage=usage, response_id=response_id)
+
+
 def answer_to_sdk_response(answer: ModelAnswer) -> ModelResponse:
     """Rebuild the SDK response a recorded answer came from."""
     return raw_to_response(answer.raw)

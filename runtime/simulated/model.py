@@ -20,12 +20,11 @@ from agents.agent_output import AgentOutputSchemaBase
 from agents.handoffs import Handoff
 from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
 from agents.tool import Tool
-from agents.usage import Usage
-from openai.types.responses import ResponseOutputMessage, ResponseOutputText
 
 from maai.domain.calls import ModelRequest
 from maai.domain.experiment import SimulatedPolicy
 from maai.runtime.call_context import current_request
+from maai.runtime.recording import text_response
 from maai.runtime.simulated.latency import sleep_until
 
 MODEL_NAME = "simulated"
@@ -106,18 +105,10 @@ class SimulatedModel(Model):
 
 def _response(request: ModelRequest, text: str, *, prompt_chars: int) -> ModelResponse:
     digest = hashlib.sha256(f"{request.address}\n{text}".encode()).hexdigest()
-    message = ResponseOutputMessage(
-        id=f"msg_sim_{digest[:24]}",
-        type="message",
-        role="assistant",
-        status="completed",
-        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    return text_response(
+        text,
+        message_id=f"msg_sim_{digest[:24]}",
+        response_id=f"sim-{digest[:16]}",
+        input_tokens=prompt_chars // 4,
+        output_tokens=len(text) // 4,
     )
-    input_tokens, output_tokens = prompt_chars // 4, len(text) // 4
-    usage = Usage(
-        requests=1,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        total_tokens=input_tokens + output_tokens,
-    )
-    return ModelResponse(output=[message], usage=usage, response_id=f"sim-{digest[:16]}")
