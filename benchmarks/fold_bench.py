@@ -19,11 +19,13 @@ at 30k and 15 GB at 100k. Recording the 100k run takes about a quarter of an hou
 free space in the temporary folder (``TMPDIR``).
 
 Then it folds the run's stored events ``--repeat`` times as ``load_state`` does (streaming
-them from the ledger, decoding, evolving), 500 at a time: decode them, then fold the
-decoded events, each timed (the memory taken stays small however large the ledger). It
+them from the ledger with ``read_fields``, decoding, evolving), 500 at a time: decode them,
+then fold the decoded events, each timed (the memory taken stays small however large the ledger). It
 prints per size the best time and the rate (events/s) of:
 
-- ``load``: the whole fold, reading the ledger included (what ``load_state`` costs);
+- ``load_state``: ``runtime.engine.load_state`` itself (what resume, replay and show pay);
+- ``load``: the whole fold as timed below, reading the ledger included (``load_state``'s
+  work plus the timing of its parts);
 - ``decode+evolve``: decoding and folding the stored events, without reading them;
 - ``evolve``: folding the already decoded events (the reducer alone; see ``timed_fold``
   on the collector);
@@ -55,7 +57,7 @@ from maai.domain import experiments
 from maai.domain.events import Event
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.ledger import EventStore
-from maai.runtime.engine import FOLD_KEEPS_PACKED, Engine, fold_decoder, load_state
+from maai.runtime.engine import FOLD_FIELDS, Engine, fold_fields_decoder, load_state
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 
@@ -117,12 +119,13 @@ def record_run(store: EventStore, config: FrohlichConfig) -> str:
 
 def fold_functions(store: EventStore, run_id: str) -> tuple[Callable[..., Event], Any, Any]:
     """(decode, evolve, initial_state) for the run's experiment, as ``load_state`` uses them
-    (a request decoded as its header, its text left packed: ``runtime.engine.fold_decoder``)."""
+    (a request read and decoded as its header, a short payload validated from its JSON text:
+    ``runtime.engine.fold_fields_decoder``)."""
     experiment = experiments.get(store.get_run(run_id).kind)
-    return fold_decoder(experiment), experiment.evolve, experiment.initial_state
+    return fold_fields_decoder(experiment), experiment.evolve, experiment.initial_state
 
 
-MEASURES = ("load", "decode+evolve", "evolve", "decode")
+MEASURES = ("load_state", "load", "decode+evolve", "evolve", "decode")
 
 
 CHUNK = 500  # events decoded, then folded, at a time
@@ -133,34 +136,34 @@ def timed_fold(store: EventStore, run_id: str) -> tuple[Any, int, dict[str, floa
     at a time: decode the chunk, then fold its decoded events, each timed. Returns (state,
     events, seconds by measure).
 
-    The collector is paused while a chunk is folded: a collection that falls due then is made
-    by the next decode instead. Most of what it traverses is what decoding made (a request's
-    payload holds the public history so far), and the reducer would otherwise be charged with
-    it, at random."""
+    The collector is paused throughout, as ``load_state`` pauses it (nearly everything a fold
+    makes lives on in the state, which a collection would traverse again and again). Before
+    2026-11-25 (fold-speed) it was paused only while a chunk was folded, and the collections
+    that fell due were charged to decoding, at random."""
     decode, evolve, initial_state = fold_functions(store, run_id)
     clock = time.perf_counter
     decoding = evolving = 0.0
     count = 0
     gc.collect()
+    collecting = gc.isenabled()
+    gc.disable()
     started = clock()
     state = initial_state()
-    stream = store.read(run_id, keep_packed=FOLD_KEEPS_PACKED)
+    stream = store.read_fields(run_id, FOLD_FIELDS, as_text=True)
     while chunk := list(itertools.islice(stream, CHUNK)):
         t0 = clock()
-        events = [decode(s) for s in chunk]
+        events = [decode(type_, version, payload) for _, type_, version, payload in chunk]
         t1 = clock()
-        gc.disable()
-        try:
-            for event in events:
-                state = evolve(state, event)
-        finally:
-            gc.enable()
+        for event in events:
+            state = evolve(state, event)
         t2 = clock()
         decoding += t1 - t0
         evolving += t2 - t1
         count += len(chunk)
         del chunk, events
     load = clock() - started
+    if collecting:
+        gc.enable()
     seconds = {
         "load": load,
         "decode+evolve": decoding + evolving,
@@ -199,6 +202,10 @@ def measure(size: str, agents: int, rounds: int, seed: int, repeat: int, folder:
         best = dict.fromkeys(MEASURES, float("inf"))
         for _ in range(repeat):
             state, events, seconds = timed_fold(store, run_id)
+            gc.collect()
+            started = time.perf_counter()
+            load_state(store, run_id)
+            seconds["load_state"] = time.perf_counter() - started
             best = {what: min(best[what], seconds[what]) for what in MEASURES}
         # The fold timed is the engine's: it reaches the state load_state reaches.
         if state != load_state(store, run_id)[0]:

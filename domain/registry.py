@@ -9,8 +9,11 @@ readable.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from pydantic import ValidationError
 
 from maai.canonical import WithShared
 from maai.domain.events import (
@@ -34,6 +37,8 @@ COMMON_EVENTS: tuple[type[Event], ...] = (
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 """Lifts a payload from one schema version to the next."""
+
+Validate = Callable[[Any], Any]
 
 
 class UnknownEventError(ValueError):
@@ -61,12 +66,42 @@ class EventRegistry:
             self.types[cls.TYPE] = cls
         # (type, from_version) -> function lifting a payload to from_version + 1
         self.upcasters: dict[tuple[str, int], Upcaster] = dict(upcasters or {})
+        # type -> (its class, pydantic-core's validators of its payload from a dict and from
+        # JSON text): one lookup per event, and no model_validate wrapper. The version is read
+        # from the class at each decode, as before.
+        self._current: dict[str, tuple[type[Event], Validate, Validate]] = {
+            name: (
+                cls,
+                cls.__pydantic_validator__.validate_python,
+                cls.__pydantic_validator__.validate_json,
+            )
+            for name, cls in self.types.items()
+        }
 
     def encode(self, event: Event) -> tuple[str, int, dict[str, Any], str | None]:
         """(type, schema_version, payload, agent) for the store."""
         return encode(event)
 
     def decode(self, type_: str, schema_version: int, payload: dict[str, Any]) -> Event:
+        current = self._current.get(type_)
+        if current is not None and schema_version == current[0].VERSION:
+            return current[1](payload)  # type: ignore[no-any-return]
+        return self._decode_old(type_, schema_version, payload)
+
+    def decode_json(self, type_: str, schema_version: int, text: str) -> Event:
+        """:meth:`decode` of a payload given as its JSON text. pydantic-core validates the
+        text itself, about as fast as parsing it alone, and gives the same event as
+        validating the parsed payload; an old schema version (its upcasters lift dicts) or a
+        payload that does not validate takes the way through ``decode``, errors included."""
+        current = self._current.get(type_)
+        if current is not None and schema_version == current[0].VERSION:
+            try:
+                return current[2](text)  # type: ignore[no-any-return]
+            except ValidationError:
+                pass  # the error as decode words it, or what validating the parsed dict gives
+        return self.decode(type_, schema_version, json.loads(text))
+
+    def _decode_old(self, type_: str, schema_version: int, payload: dict[str, Any]) -> Event:
         cls = self.types.get(type_)
         if cls is None:
             raise UnknownEventError(f"unknown event type {type_!r}")

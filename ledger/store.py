@@ -81,6 +81,7 @@ from maai.ledger.errors import (
     StoreFullError,
     StoreUnreachableError,
 )
+from maai.ledger.fields import FieldPaths, checked_paths, pick, sqlite_payload_column
 from maai.ledger.migrate import REVISIONS, SchemaStatus, schema_status, upgrade_to_head
 from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY, Packer, PackingError, Unpacker
 from maai.ledger.schema import checkpoints, events, read_head, runs
@@ -137,6 +138,7 @@ _PG_READ: Final = (
 
 
 _parse_time: Final = datetime.fromisoformat
+_PACKED_KEY_TEXT: Final = f'"{PACKED_KEY}":'
 
 
 def _as_utc(moment: datetime) -> datetime:
@@ -823,6 +825,99 @@ class EventStore:
                     stored=stored if stored is not payload else None,
                 )
 
+    def read_fields(
+        self, run_id: str, fields: FieldPaths, from_seq: int = 0, *, as_text: bool = False
+    ) -> Iterator[tuple[int, str, int, dict[str, Any] | str]]:
+        """Stream ``(seq, type, schema_version, payload)`` of the run's events with seq >
+        ``from_seq``, in seq order: what a fold reads, at less cost than :meth:`read`.
+
+        Payloads are returned as they were appended, except for events of the types named in
+        ``fields``: their payload is ``{path: value}`` of the dotted paths given for the type
+        (``"request.address"``), ``None`` where a path is missing or ``null``. On SQLite the
+        database picks those values, so the rest of a long payload is neither fetched, parsed
+        nor unpacked (:mod:`ledger.fields`). No :class:`StoredEvent` is built. Chunks are
+        fetched as by :meth:`read`.
+
+        With ``as_text``, a payload that the store need not parse (on SQLite: one stored whole
+        and too short to be a base that later events are packed against) comes as its JSON
+        text, a ``str``, for the caller to parse or to validate straight from the text
+        (pydantic's ``model_validate_json``, which is about as fast as parsing it alone).
+
+        :raises RunNotFoundError: at once (not on the first ``next``) if there is no such run.
+        :raises ValueError: at once, for a path that is not dotted keys.
+        """
+        checked = checked_paths(fields)
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+        return self._stream_fields(run_id, from_seq, checked, as_text and self._sqlite)
+
+    def _stream_fields(
+        self, run_id: str, after: int, fields: dict[str, tuple[str, ...]], as_text: bool
+    ) -> Iterator[tuple[int, str, int, dict[str, Any] | str]]:
+        sqlite = self._sqlite
+        parse = parse_canonical_json if sqlite else parse_json
+        unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq))
+        fetch: Callable[[Connection, str, int, int], list[Row]] | None = None
+        if sqlite:  # the first columns of a full row, picked values in the payload's place
+            column, params = sqlite_payload_column(fields)
+            query = (
+                f"SELECT position, seq, type, schema_version, {column}, agent FROM events"
+                " WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?"
+            )
+
+            def fetch(conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+                raw = conn.connection.driver_connection
+                assert isinstance(raw, sqlite3.Connection)
+                arguments = (*params, run_id, after, upto, self._read_chunk)
+                return raw.execute(query, arguments).fetchall()
+
+        for rows in self._chunks(run_id, after, _MAX_SEQ, fetch):
+            for r in rows:
+                seq, type_, text, agent = r[1], r[2], r[4], r[5]
+                paths = fields.get(type_)
+                # What the unpacker would leave alone. Canonical JSON holds the key's text
+                # only where it is a key: a quote inside a string is escaped.
+                if (
+                    as_text
+                    and paths is None
+                    and len(text) < MIN_EVENT_CHARS
+                    and _PACKED_KEY_TEXT not in text
+                ):
+                    yield seq, type_, r[3], text
+                    continue
+                try:
+                    payload = parse(text)
+                    if paths is not None:
+                        payload = (
+                            dict(zip(paths, payload, strict=True))
+                            if sqlite
+                            else pick(payload, paths)
+                        )
+                        if None in payload.values():  # perhaps packed: read it whole
+                            payload = pick(self._fetch_logical(run_id, seq, type_, agent), paths)
+                    else:
+                        size = len(text)
+                        if not sqlite and size >= MIN_EVENT_CHARS:
+                            size = len(_payload_text(payload))  # PostgreSQL's text has spaces
+                        payload = unpacker.unpack(seq, type_, agent, payload, size)
+                except (ValueError, TypeError, PackingError) as exc:
+                    raise ChainBrokenError(
+                        run_id, seq, f"stored event cannot be read ({_first_line(exc)})"
+                    ) from None
+                yield seq, type_, r[3], payload
+
+    def _fetch_logical(
+        self, run_id: str, seq: int, type_: str, agent: str | None
+    ) -> dict[str, Any]:
+        """One event's payload as appended, unpacked on its own (its bases fetched)."""
+        stored = self._fetch_stored(run_id, seq)
+        if PACKED_KEY not in stored:
+            return stored
+        return Unpacker(lambda s: self._fetch_stored(run_id, s)).unpack(
+            seq, type_, agent, stored, MIN_EVENT_CHARS
+        )
+
     def _fetch_stored(self, run_id: str, seq: int) -> dict[str, Any]:
         """The payload of one event as it is stored (a packed payload left packed)."""
         parse = parse_canonical_json if self._sqlite else parse_json
@@ -830,11 +925,19 @@ class EventStore:
             return parse(rows[0][4])  # type: ignore[no-any-return]
         raise PackingError(f"event {seq} is missing")
 
-    def _chunks(self, run_id: str, after: int, upto: int) -> Iterator[list[Row]]:
+    def _chunks(
+        self,
+        run_id: str,
+        after: int,
+        upto: int,
+        fetch: Callable[[Connection, str, int, int], list[Row]] | None = None,
+    ) -> Iterator[list[Row]]:
         """Rows ``(position, seq, type, schema_version, payload JSON text, agent,
-        recorded_at, prev_hash, hash)`` in chunks, by keyset pagination on seq; each chunk is
-        one short query, so no snapshot stays open while the caller works."""
-        fetch = self._fetch_sqlite if self._sqlite else self._fetch_postgres
+        recorded_at, prev_hash, hash)`` (or what ``fetch`` selects, seq second) in chunks, by
+        keyset pagination on seq; each chunk is one short query, so no snapshot stays open
+        while the caller works."""
+        if fetch is None:
+            fetch = self._fetch_sqlite if self._sqlite else self._fetch_postgres
         while True:
             with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
                 chunk = fetch(conn, run_id, after, upto)

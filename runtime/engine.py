@@ -26,7 +26,7 @@ from maai.domain.events import (
     RunFailed,
 )
 from maai.domain.experiment import Experiment
-from maai.domain.registry import encode
+from maai.domain.registry import UnknownEventError, encode
 from maai.domain.walk import Decision
 from maai.ledger import EventStore, NewEvent, StoredEvent
 from maai.runtime.checkpoints import CHECKPOINT_EVERY, sign_head
@@ -83,6 +83,12 @@ class RecordedRequestHeader:
         self.purpose: str = request["purpose"]
         self.model: str = request["model"]
 
+    @classmethod
+    def of(cls, address: str, agent: str, purpose: str, model: str) -> RecordedRequestHeader:
+        header = cls.__new__(cls)
+        header.address, header.agent, header.purpose, header.model = address, agent, purpose, model
+        return header
+
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(
             f"request.{name} of a recorded model.requested was read while folding a run: "
@@ -91,6 +97,7 @@ class RecordedRequestHeader:
 
 
 def _folded_request(payload: dict[str, Any]) -> ModelCallRequested:
+    """A request as a fold reads it: from its payload as stored (``FOLD_KEEPS_PACKED``)."""
     return ModelCallRequested.model_construct(
         request=RecordedRequestHeader(payload["request"]),
         request_hash=payload["request_hash"],
@@ -100,6 +107,34 @@ def _folded_request(payload: dict[str, Any]) -> ModelCallRequested:
 
 FOLD_KEEPS_PACKED = (ModelCallRequested.TYPE,)
 """The event types a fold reads as stored (``EventStore.read(keep_packed=...)``)."""
+
+FOLD_FIELDS: dict[str, tuple[str, ...]] = {
+    ModelCallRequested.TYPE: (
+        "attempt",
+        "request_hash",
+        "request.address",
+        "request.agent",
+        "request.purpose",
+        "request.model",
+    )
+}
+"""What ``load_state`` reads of the events it does not read whole
+(``EventStore.read_fields``): a request's header, the rest of its payload left in the
+store (docs/experiments.md, "What evolve may read")."""
+
+
+def _request_from_fields(fields: dict[str, Any]) -> ModelCallRequested:
+    """A request from its ``FOLD_FIELDS`` (a missing ``attempt`` is the default, 1)."""
+    return ModelCallRequested.model_construct(
+        request=RecordedRequestHeader.of(
+            fields["request.address"],
+            fields["request.agent"],
+            fields["request.purpose"],
+            fields["request.model"],
+        ),
+        request_hash=fields["request_hash"],
+        attempt=1 if fields["attempt"] is None else fields["attempt"],
+    )
 
 
 def fold_decoder(experiment: Experiment) -> Callable[[StoredEvent], Event]:
@@ -116,12 +151,38 @@ def fold_decoder(experiment: Experiment) -> Callable[[StoredEvent], Event]:
     return decoded
 
 
+FoldDecode = Callable[[str, int, dict[str, Any] | str], Event]
+"""Decodes (type, schema_version, payload) as read by ``read_fields(FOLD_FIELDS,
+as_text=True)``."""
+
+
+def fold_fields_decoder(experiment: Experiment) -> FoldDecode:
+    """How ``load_state`` decodes what ``EventStore.read_fields(run, FOLD_FIELDS,
+    as_text=True)`` gives: a request as its header, a payload given as JSON text validated
+    from the text, everything else through the experiment's registry."""
+    decode, decode_json = experiment.registry.decode, experiment.registry.decode_json
+    requested, version = ModelCallRequested.TYPE, ModelCallRequested.VERSION
+
+    def decoded(type_: str, schema_version: int, payload: dict[str, Any] | str) -> Event:
+        if type(payload) is str:
+            return decode_json(type_, schema_version, payload)
+        assert isinstance(payload, dict)
+        if type_ == requested:
+            if schema_version != version:
+                # Its upcaster would need the whole payload: bump FOLD_FIELDS's reading with it.
+                raise UnknownEventError(f"{type_!r} version {schema_version} cannot be folded")
+            return _request_from_fields(payload)
+        return decode(type_, schema_version, payload)
+
+    return decoded
+
+
 def load_state(
     store: EventStore, run_id: str, experiment: Experiment | None = None
 ) -> tuple[State, int]:
     """Fold a stored run: its state and head seq."""
     experiment = experiment or experiments.get(store.get_run(run_id).kind)
-    evolve, decode = experiment.evolve, fold_decoder(experiment)
+    evolve, decode = experiment.evolve, fold_fields_decoder(experiment)
     state = experiment.initial_state()
     # Nearly everything a fold makes lives on in the state: the collector would traverse the
     # growing state again and again for nothing (a third of a long fold's time).
@@ -139,20 +200,21 @@ def _fold_stored(
     run_id: str,
     state: State,
     evolve: Callable[[State, Event], State],
-    decode: Callable[[StoredEvent], Event],
+    decode: FoldDecode,
 ) -> tuple[State, int]:
     head = 0
-    for stored in store.read(run_id, keep_packed=FOLD_KEEPS_PACKED):
+    read = store.read_fields(run_id, FOLD_FIELDS, as_text=True)
+    for seq, type_, schema_version, payload in read:
         try:
-            event = decode(stored)
+            event = decode(type_, schema_version, payload)
         except (ValueError, KeyError, TypeError) as exc:  # unknown type, newer schema, a
             # payload that does not fit
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UnreadableHistoryError(
-                f"run {run_id}: seq {stored.seq} ({stored.type}) cannot be read: {first}"
+                f"run {run_id}: seq {seq} ({type_}) cannot be read: {first}"
             ) from None
         state = evolve(state, event)
-        head = stored.seq
+        head = seq
     return state, head
 
 
