@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from maai.domain import experiments
 from maai.domain.events import Event, ModelCallRequested
@@ -24,6 +23,7 @@ from maai.domain.experiments import parse_config
 from maai.domain.registry import EventRegistry
 from maai.ledger import EventStore, StoredEvent, canonical_json
 from maai.ledger.fields import pick
+from maai.runtime.config_files import read_config
 from maai.runtime.engine import (
     FOLD_FIELDS,
     Engine,
@@ -46,7 +46,7 @@ def _record(path: Path, data: dict[str, Any]) -> None:
 
 
 def _packaged(name: str, **changes: Any) -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((REPO / "configs" / name).read_text("utf-8"))
+    data: dict[str, Any] = read_config(REPO / "configs" / name)  # the world file read in
     data.update(changes, tracing=False)
     return data
 
@@ -56,7 +56,7 @@ RECORDED = {
     "collaboration": lambda: _packaged("collaboration.yaml"),
     "world": lambda: _packaged("world_pgg.yaml", embeddings={"model": "simulated"}),
 }
-COMPAT = ["compat", "compat-collaboration", "compat-world"]
+COMPAT = sorted(p.name for p in FIXTURES.glob("compat*"))
 
 
 @pytest.fixture(scope="module", params=[*RECORDED, *COMPAT])
