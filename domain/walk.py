@@ -13,6 +13,8 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
+from immutables import Map
+
 from maai.domain.calls import ModelRequest
 from maai.domain.events import Event
 
@@ -82,6 +84,38 @@ class Scope:
 
     def __init__(self) -> None:
         self.outcomes: dict[str, tuple[bool, Any]] = {}
+
+
+_NO_SCOPES: Map[str, Scope] = Map()
+
+
+class Scopes:
+    """The memo token (``Scope``) of each agent's own walk. The reducer renews one agent's
+    token (``renew``) or all of them (a new ``Scopes()``), both in O(log n) at most: the
+    tokens of agents not renewed since the last renewal of all live in one table, shared by
+    the states that follow it and filled on first use. Sharing them is sound: in those
+    states, no event has touched these agents since. Derived data: no part of a state's
+    value."""
+
+    __slots__ = ("_own", "_shared")
+
+    def __init__(self) -> None:
+        self._own: Map[str, Scope] = _NO_SCOPES
+        self._shared: dict[str, Scope] = {}
+
+    def get(self, name: str) -> Scope:
+        scope = self._own.get(name)
+        if scope is None:
+            scope = self._shared.get(name)
+            if scope is None:
+                scope = self._shared.setdefault(name, Scope())
+        return scope
+
+    def renew(self, name: str) -> Scopes:
+        new = object.__new__(Scopes)
+        new._own = self._own.set(name, Scope())
+        new._shared = self._shared
+        return new
 
 
 def memoized(scope: Scope | None, name: str, start: Callable[[], Walk[T]]) -> Walk[T]:

@@ -46,7 +46,7 @@ from maai.domain.frohlich.events import (
     TallyLine,
 )
 from maai.domain.frohlich.types import PrincipleChoice, Ranking
-from maai.domain.walk import Scope
+from maai.domain.walk import Scopes
 
 RunStatus = Literal["new", "running", "completed", "failed"]
 
@@ -112,38 +112,6 @@ class Agents(Mapping[str, AgentState]):
 
     def __repr__(self) -> str:
         return f"Agents({dict(self.items())!r})"
-
-
-_NO_SCOPES: Map[str, Scope] = Map()
-
-
-class Scopes:
-    """The memo token (``domain.walk.Scope``) of each agent's own walk. The reducer renews
-    one agent's token (``renew``) or all of them (a new ``Scopes()``), both in O(log n) at
-    most: the tokens of agents not renewed since the last renewal of all live in one table,
-    shared by the states that follow it and filled on first use. Sharing them is sound: in
-    those states, no event has touched these agents since. Derived data: no part of a
-    state's value."""
-
-    __slots__ = ("_own", "_shared")
-
-    def __init__(self) -> None:
-        self._own: Map[str, Scope] = _NO_SCOPES
-        self._shared: dict[str, Scope] = {}
-
-    def get(self, name: str) -> Scope:
-        scope = self._own.get(name)
-        if scope is None:
-            scope = self._shared.get(name)
-            if scope is None:
-                scope = self._shared.setdefault(name, Scope())
-        return scope
-
-    def renew(self, name: str) -> Scopes:
-        new = object.__new__(Scopes)
-        new._own = self._own.set(name, Scope())
-        new._shared = self._shared
-        return new
 
 
 @dataclass(frozen=True, slots=True)
