@@ -24,7 +24,7 @@ from maai.domain.events import RunCompleted
 from maai.domain.extraction import ExtractionFailure, json_object, nullable, schema_instructions
 from maai.domain.random_streams import shuffle
 from maai.domain.reading import Invalid, Parsed, Undecided
-from maai.domain.walk import Call, Decision, Emit, Walk, parallel, run_walk, wait
+from maai.domain.walk import Call, Decision, Emit, Walk, memoized, parallel, run_walk, wait
 from maai.domain.world import memory, render
 from maai.domain.world.apply import resolve, whose_turn
 from maai.domain.world.config import WorldConfig
@@ -167,7 +167,13 @@ def _tick(state: State) -> Walk[None]:
     due = game is not None and state.round is None and len(state.rounds) < game.rounds
     if due and t not in state.orders:
         yield from wait([Emit(_round_started(state))])
-    answers = yield from parallel([_agent(state, a) for a in config.names])
+    # Each agent's loop is remembered on its token (State.scopes) until an event of its own
+    # or of the world renews it: a decision made when one agent's answer arrives walks that
+    # agent again, not every agent (whose requests, memories and prompts would be rebuilt).
+    loops = [
+        memoized(state.scopes.get(a), f"tick/{t}", partial(_agent, state, a)) for a in config.names
+    ]
+    answers = yield from parallel(loops)
     chosen = dict(zip(config.names, answers, strict=True))
     if t not in state.orders:
         label = f"tick/{t}/order"

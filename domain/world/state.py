@@ -1,11 +1,28 @@
-"""The world's run state and its reducer ``evolve`` (pure; docs/world.md §2–§5)."""
+"""The world's run state and its reducer ``evolve`` (pure; docs/world.md §2–§5).
+
+The keyed parts of the state are persistent maps (``immutables.Map``) and each agent's
+memories a ``MemoryStream``: one step costs O(log n) however long the run, never a copy of
+every tick, position or memory so far, and leaves the state before it untouched (as the
+Frohlich state does)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, overload
 
+from immutables import Map
+
+from maai.domain.answers import AnswerMissing, AnswerRead
 from maai.domain.core import Core, OnCore, evolve_core
-from maai.domain.events import Event, RunStarted
+from maai.domain.events import (
+    Event,
+    ModelAttemptFailed,
+    ModelCallCompleted,
+    ModelCallRequested,
+    RunStarted,
+)
+from maai.domain.walk import Scopes
 from maai.domain.world.config import WorldConfig, recorded_config
 from maai.domain.world.events import (
     ActionResolved,
@@ -22,22 +39,81 @@ from maai.domain.world.events import (
 )
 
 
+class MemoryStream(Sequence[MemoryItem]):
+    """An agent's memories, oldest first, grown one scored batch at a time. Appending a
+    batch costs O(1) and leaves the stream before it as it was (a tuple would copy every
+    memory so far for each batch: quadratic in the run); reading it costs O(memories), as
+    reading a tuple does."""
+
+    __slots__ = ("_before", "_batch", "_length", "_flat")
+
+    def __init__(self, batch: Sequence[MemoryItem] = (), before: MemoryStream | None = None):
+        self._before = before
+        self._batch = tuple(batch)
+        self._length = len(self._batch) + (len(before) if before is not None else 0)
+        self._flat: tuple[MemoryItem, ...] | None = None  # built on first indexing
+
+    def append(self, batch: Sequence[MemoryItem]) -> MemoryStream:
+        return MemoryStream(batch, self) if self._length else MemoryStream(batch)
+
+    def _batches(self) -> list[tuple[MemoryItem, ...]]:
+        batches = []
+        stream: MemoryStream | None = self
+        while stream is not None:
+            batches.append(stream._batch)
+            stream = stream._before
+        batches.reverse()
+        return batches
+
+    def __iter__(self) -> Iterator[MemoryItem]:
+        for batch in self._batches():
+            yield from batch
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> MemoryItem: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[MemoryItem, ...]: ...
+    def __getitem__(self, index: int | slice) -> MemoryItem | tuple[MemoryItem, ...]:
+        if self._flat is None:
+            self._flat = tuple(self)
+        return self._flat[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MemoryStream | tuple | list):
+            return len(self) == len(other) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"MemoryStream({list(self)!r})"
+
+
+NO_MEMORIES = MemoryStream()
+
+
 @dataclass(frozen=True, slots=True)
 class State(OnCore):
     core: Core = field(default_factory=Core)
     config: WorldConfig | None = None
     tick: int = 0  # the tick being played: the number of closed ticks
-    positions: dict[str, str] = field(default_factory=dict)
-    plans: dict[str, tuple[PlanChanged, ...]] = field(default_factory=dict)  # current first
-    plan_changes: dict[str, int] = field(default_factory=dict)  # per agent, for the index
-    actions: dict[int, tuple[ActionResolved, ...]] = field(default_factory=dict)  # by tick
-    orders: dict[int, OrderDrawn] = field(default_factory=dict)
-    memories: dict[str, tuple[MemoryItem, ...]] = field(default_factory=dict)
-    rounds: dict[int, RoundStarted] = field(default_factory=dict)
-    contributions: dict[int, dict[str, ContributionRecorded]] = field(default_factory=dict)
-    outcomes: dict[int, OutcomeComputed] = field(default_factory=dict)
-    announcements: dict[int, AnnouncementChecked] = field(default_factory=dict)
+    positions: Map[str, str] = field(default_factory=Map)
+    plans: Map[str, tuple[PlanChanged, ...]] = field(default_factory=Map)  # current first
+    plan_changes: Map[str, int] = field(default_factory=Map)  # per agent, for the index
+    actions: Map[int, tuple[ActionResolved, ...]] = field(default_factory=Map)  # by tick
+    orders: Map[int, OrderDrawn] = field(default_factory=Map)
+    memories: Map[str, MemoryStream] = field(default_factory=Map)
+    rounds: Map[int, RoundStarted] = field(default_factory=Map)
+    contributions: Map[int, Map[str, ContributionRecorded]] = field(default_factory=Map)
+    outcomes: Map[int, OutcomeComputed] = field(default_factory=Map)
+    announcements: Map[int, AnnouncementChecked] = field(default_factory=Map)
     ended: WorldEnded | None = None
+    # One token per agent for the memoized walk of its loop in a tick (``domain.walk``,
+    # protocol._tick); derived data, so it takes no part in comparing states.
+    scopes: Scopes = field(default_factory=Scopes, compare=False, repr=False)
 
     def plan_of(self, agent: str) -> PlanChanged | None:
         stack = self.plans.get(agent, ())
@@ -61,60 +137,55 @@ def initial_state() -> State:
 
 def evolve(state: State, event: Event) -> State:
     core, is_domain = evolve_core(state.core, event)
-    state = replace(state, core=core)
+    changes: dict[str, Any] = {"core": core, "scopes": _scopes_after(state, event)}
     if isinstance(event, RunStarted):
         config = recorded_config(event.config)
-        positions = {a.name: a.start for a in config.world.agents}
-        return replace(state, config=config, positions=positions)
-    if not is_domain:
-        return state
+        changes["config"] = config
+        changes["positions"] = Map({a.name: a.start for a in config.world.agents})
+    elif is_domain:
+        changes.update(_changes(state, event))
+    return replace(state, **changes)
+
+
+def _changes(state: State, event: Event) -> dict[str, Any]:
+    """The fields a domain event changes, each built in O(log n)."""
     if isinstance(event, ActionResolved):
-        state = replace(
-            state,
-            actions={
-                **state.actions,
-                event.tick: (*state.actions.get(event.tick, ()), event),
-            },
-        )
+        held = state.actions.get(event.tick, ())
+        # A tick's tuple grows by one action at a time: a copy of at most one tick's actions.
+        changes: dict[str, Any] = {"actions": state.actions.set(event.tick, (*held, event))}
         if event.kind == "move" and event.outcome == "applied" and event.to is not None:
-            state = replace(state, positions={**state.positions, event.agent: event.to})
-        return state
+            changes["positions"] = state.positions.set(event.agent, event.to)
+        return changes
     if isinstance(event, PlanChanged):
         return _plan(state, event)
     if isinstance(event, MemoriesScored):
-        held = state.memories.get(event.agent, ())
-        return replace(state, memories={**state.memories, event.agent: (*held, *event.memories)})
+        held_memories = state.memories.get(event.agent, NO_MEMORIES)
+        return {"memories": state.memories.set(event.agent, held_memories.append(event.memories))}
     if isinstance(event, OrderDrawn):
-        return replace(state, orders={**state.orders, event.tick: event})
+        return {"orders": state.orders.set(event.tick, event)}
     if isinstance(event, RoundStarted):
-        return replace(state, rounds={**state.rounds, event.round: event})
+        return {"rounds": state.rounds.set(event.round, event)}
     if isinstance(event, ContributionRecorded):
-        held_round = state.contributions.get(event.round, {})
-        return replace(
-            state,
-            contributions={
-                **state.contributions,
-                event.round: {**held_round, event.player: event},
-            },
-        )
+        held_round = state.contributions.get(event.round, Map())
+        held_round = held_round.set(event.player, event)
+        return {"contributions": state.contributions.set(event.round, held_round)}
     if isinstance(event, OutcomeComputed):
-        return replace(state, outcomes={**state.outcomes, event.round: event})
+        return {"outcomes": state.outcomes.set(event.round, event)}
     if isinstance(event, AnnouncementChecked):
-        return replace(state, announcements={**state.announcements, event.round: event})
+        return {"announcements": state.announcements.set(event.round, event)}
     if isinstance(event, TickClosed):
-        return replace(state, tick=event.tick + 1)
+        return {"tick": event.tick + 1}
     if isinstance(event, WorldEnded):
-        return replace(state, ended=event)
-    return state
+        return {"ended": event}
+    return {}
 
 
-def _plan(state: State, event: PlanChanged) -> State:
+def _plan(state: State, event: PlanChanged) -> dict[str, Any]:
     queue = requeue(state.plans.get(event.agent, ()), event)
-    return replace(
-        state,
-        plans={**state.plans, event.agent: queue},
-        plan_changes={**state.plan_changes, event.agent: event.index + 1},
-    )
+    return {
+        "plans": state.plans.set(event.agent, queue),
+        "plan_changes": state.plan_changes.set(event.agent, event.index + 1),
+    }
 
 
 def requeue(queue: tuple[PlanChanged, ...], event: PlanChanged) -> tuple[PlanChanged, ...]:
@@ -127,3 +198,34 @@ def requeue(queue: tuple[PlanChanged, ...], event: PlanChanged) -> tuple[PlanCha
     if event.status == "promoted":  # the next plan, current from now on: its ticks count anew
         return (event, *queue[1:])
     return queue[1:]  # the current plan ended
+
+
+def _scopes_after(state: State, event: Event) -> Scopes:
+    """New memo tokens for the agents whose loop ``event`` may change (protocol._tick).
+
+    Within a tick an agent's loop reads the world as it stood at the tick's start and its
+    own calls, answers and memories only: an event of one agent's loop (an answer to one of
+    its calls or to the utility agent's extraction for it, the reading of an answer, its
+    scored memories) renews that agent's token alone. A request does not change what any
+    loop reads (the walks read answers and records, never ``requested``). Every other event
+    (the world's: actions, plans, the game, ticks; the run's start and end) renews every
+    token."""
+    if isinstance(event, ModelCallCompleted | ModelAttemptFailed):
+        agent = _address_owner(state, event.address)
+    elif isinstance(event, AnswerRead | AnswerMissing | MemoriesScored):
+        agent = event.agent
+    elif isinstance(event, ModelCallRequested):
+        return state.scopes
+    else:
+        return Scopes()
+    if state.config is None or agent not in state.positions:
+        return Scopes()
+    return state.scopes.renew(agent)
+
+
+def _address_owner(state: State, address: str) -> str | None:
+    """The agent whose loop a call serves: ``w/t<tick>/<agent>/...``, an extraction by the
+    utility agent included."""
+    scope, _, rest = address.partition("/")
+    agent = rest.partition("/")[2].partition("/")[0]
+    return agent if scope == "w" and agent else None

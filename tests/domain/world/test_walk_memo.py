@@ -1,0 +1,132 @@
+"""The world's memoized agent loops (``State.scopes``, protocol._tick) decide exactly what a
+full walk decides, whatever order the answers arrive in, and a branch of a history never
+reuses the other branch's memo; the persistent state leaves every earlier state as it was."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from maai.domain.answers import AnswerRejected
+from maai.domain.calls import ModelAnswer, ModelRequest, Usage
+from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.walk import Decision
+from maai.domain.world import protocol
+from maai.domain.world.config import WorldConfig
+from maai.domain.world.events import MemoryItem
+from maai.domain.world.protocol import decide
+from maai.domain.world.state import MemoryStream, State, evolve
+from tests.support.world_driver import drive, load, simulated, start
+
+
+def unmemoized(state: State, monkeypatch: pytest.MonkeyPatch) -> Decision:
+    with monkeypatch.context() as patch:
+        patch.setattr(protocol, "memoized", lambda scope, name, begin: begin())
+        return decide(state)
+
+
+def completed(request: ModelRequest, text: str) -> ModelCallCompleted:
+    return ModelCallCompleted(
+        address=request.address,
+        agent=request.agent,
+        request_hash=request.request_hash(),
+        model=request.model,
+        answer=ModelAnswer(text=text, usage=Usage(input_tokens=1, output_tokens=1)),
+    )
+
+
+def asked(state: State, request: ModelRequest) -> State:
+    return evolve(state, ModelCallRequested(request=request, request_hash=request.request_hash()))
+
+
+@pytest.mark.parametrize(
+    ("config_name", "seed"), [("world_pgg.yaml", 1), ("world_pgg.yaml", 8), ("world_free.yaml", 3)]
+)
+def test_memoized_decisions_equal_full_walks_in_any_answer_order(
+    config_name: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The shipped seeds give answers sent back and extractions by the utility agent; the
+    # answers arrive in random batches, as they do from real models.
+    config: WorldConfig = load(config_name, max_ticks=8)
+    respond = simulated(config)
+    rng = random.Random(seed)
+    state, _ = start(config)
+    pending: dict[str, ModelRequest] = {}
+    decisions = 0
+    while True:
+        decision = decide(state)
+        reference = unmemoized(state, monkeypatch)
+        assert decision.events == reference.events
+        assert decision.calls == reference.calls
+        assert decision.done == reference.done
+        decisions += 1
+        state = decision.state
+        if decision.done:
+            break
+        for request in decision.calls:
+            if request.address not in pending:
+                pending[request.address] = request
+                state = asked(state, request)
+        assert pending, "nothing to answer but the run is not done"
+        for address in rng.sample(sorted(pending), k=rng.randint(1, len(pending))):
+            request = pending.pop(address)
+            state = evolve(state, completed(request, respond(request)))
+    assert state.status == "completed"
+    assert decisions > 15
+    assert any(isinstance(r, AnswerRejected) for r in state.records.values())
+
+
+def test_a_branch_does_not_see_the_memo_of_another_branch() -> None:
+    config = load("world_free.yaml")
+    state, _ = start(config)
+    first = decide(state)
+    state = first.state
+    request = next(r for r in first.calls if r.agent == "Jonas")
+    before = asked(state, request)
+    # Two histories from one state: Jonas answers well in one and nonsense in the other.
+    good = evolve(before, completed(request, '{"action": "wait"}'))
+    bad = evolve(before, completed(request, "no idea"))
+    good_events = decide(good).events
+    bad_events = decide(bad).events
+    assert good_events != bad_events
+    # Asked again, each branch still decides as before (the memo of one did not leak).
+    assert decide(good).events == good_events
+    assert decide(bad).events == bad_events
+
+
+def test_a_request_in_flight_is_not_built_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = load("world_free.yaml")
+    state, _ = start(config)
+    first = decide(state)
+    state = first.state
+    for request in first.calls:
+        state = asked(state, request)
+    jonas = next(r for r in first.calls if r.agent == "Jonas")
+    state = evolve(state, completed(jonas, '{"action": "wait"}'))
+    built: list[str] = []
+    real = protocol._request
+
+    def counting(state: State, agent: str, *args: object) -> ModelRequest:
+        built.append(agent)
+        return real(state, agent, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(protocol, "_request", counting)
+    decide(state)
+    assert built == []  # Jonas's answer was read; the others' requests are still out
+
+
+def test_memories_grow_without_changing_an_earlier_state() -> None:
+    run = drive(load("world_pgg.yaml"))
+    state = run.state
+    for agent in state.config.names if state.config else []:
+        stream = state.memories.get(agent, MemoryStream())
+        items = list(stream)
+        assert len(stream) == len(items) > 0
+        assert stream == tuple(items) and tuple(stream[i] for i in range(len(items))) == tuple(
+            items
+        )
+    first = MemoryStream([MemoryItem(description="a", created_tick=0, importance=1)])
+    second = first.append([MemoryItem(description="b", created_tick=1, importance=None)])
+    assert [m.description for m in first] == ["a"]
+    assert [m.description for m in second] == ["a", "b"] and second[-1].description == "b"
