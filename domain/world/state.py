@@ -95,7 +95,7 @@ class MemoryStream(Sequence[MemoryItem]):
 NO_MEMORIES = MemoryStream()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class State(OnCore):
     core: Core = field(default_factory=Core)
     config: WorldConfig | None = None
@@ -129,6 +129,14 @@ class State(OnCore):
         """The game round in play (started, not yet announced), if any."""
         open_rounds = [r for r in self.rounds if r not in self.announcements]
         return max(open_rounds) if open_rounds else None
+
+    def __repr__(self) -> str:
+        # Short: the whole state (every memory, action and answer) runs to megabytes, and
+        # Python 3.11's asyncio.run writes the repr of the run's result twice when it puts
+        # back the SIGINT handler (signal.getsignal -> enum's error message): about 0.3 s at
+        # the end of a 20-agent, 30-tick run, for nothing.
+        agents = len(self.config.names) if self.config else 0
+        return f"State(status={self.status!r}, tick={self.tick}, agents={agents})"
 
 
 def initial_state() -> State:
@@ -200,30 +208,52 @@ def requeue(queue: tuple[PlanChanged, ...], event: PlanChanged) -> tuple[PlanCha
     return queue[1:]  # the current plan ended
 
 
+# What the actions of a tick bring about, once its order is drawn (§2, step 4).
+_APPLIED = (ActionResolved, PlanChanged, ContributionRecorded, OutcomeComputed, AnnouncementChecked)
+
+
 def _scopes_after(state: State, event: Event) -> Scopes:
     """New memo tokens for the agents whose loop ``event`` may change (protocol._tick).
 
-    Within a tick an agent's loop reads the world as it stood at the tick's start and its
-    own calls, answers and memories only: an event of one agent's loop (an answer to one of
-    its calls or to the utility agent's extraction for it, the reading of an answer, its
-    scored memories) renews that agent's token alone. A request does not change what any
-    loop reads (the walks read answers and records, never ``requested``). Every other event
-    (the world's: actions, plans, the game, ticks; the run's start and end) renews every
-    token."""
+    Within a tick an agent's loop reads the world as it stood at the tick's start, its own
+    calls, answers and memories, and the recorded embeddings: an event of one agent's loop
+    (an answer to one of its calls or to the utility agent's extraction for it, the reading
+    of an answer, its scored memories) renews that agent's token alone; an embedding's
+    answer, shared by every agent that ranks its text, renews every token. A request changes
+    no loop (the walks read answers and records, never ``requested``).
+
+    The order is drawn once every loop of the tick has finished, and without recorded
+    embeddings a finished loop's outcome (the action it read, or none) comes from its own
+    records alone, which nothing later in the tick changes: the order and what applying the
+    actions brings about renew no token then, so that applying N actions does not walk N
+    loops N times. With embeddings they do: a finished loop asks for the embeddings of its
+    next ranking as soon as its plan changes (protocol._vectors reads the current plan), and
+    runs are recorded asking for them while the tick's actions are applied.
+
+    Every other event (a round opening, the tick closing, the run's start and end, any event
+    this does not name) renews every token."""
+    if isinstance(event, ModelCallRequested):
+        return state.scopes
+    settled = state.config is not None and state.config.embeddings is None
+    if settled and (isinstance(event, OrderDrawn) or _applied(state, event)):
+        return state.scopes
     if isinstance(event, ModelCallCompleted | ModelAttemptFailed):
-        agent = _address_owner(state, event.address)
+        agent = _address_owner(event.address)
     elif isinstance(event, AnswerRead | AnswerMissing | MemoriesScored):
         agent = event.agent
-    elif isinstance(event, ModelCallRequested):
-        return state.scopes
     else:
         return Scopes()
-    if state.config is None or agent not in state.positions:
+    if agent is None or agent not in state.positions:
         return Scopes()
     return state.scopes.renew(agent)
 
 
-def _address_owner(state: State, address: str) -> str | None:
+def _applied(state: State, event: Event) -> bool:
+    """Whether ``event`` is brought about by applying an action of the tick under way."""
+    return isinstance(event, _APPLIED) and state.tick in state.orders
+
+
+def _address_owner(address: str) -> str | None:
     """The agent whose loop a call serves: ``w/t<tick>/<agent>/...``, an extraction by the
     utility agent included."""
     scope, _, rest = address.partition("/")

@@ -5,6 +5,7 @@ reuses the other branch's memo; the persistent state leaves every earlier state 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -40,15 +41,27 @@ def asked(state: State, request: ModelRequest) -> State:
     return evolve(state, ModelCallRequested(request=request, request_hash=request.request_hash()))
 
 
+EMBEDDINGS = {"embeddings": {"model": "simulated"}}
+
+
 @pytest.mark.parametrize(
-    ("config_name", "seed"), [("world_pgg.yaml", 1), ("world_pgg.yaml", 8), ("world_free.yaml", 3)]
+    ("config_name", "seed", "more"),
+    [
+        ("world_pgg.yaml", 1, {}),
+        ("world_pgg.yaml", 8, {}),
+        ("world_free.yaml", 3, {}),
+        # Embedding calls are shared by the agents that rank a text, and asked for as soon as
+        # a plan changes, also while a tick's actions are applied.
+        ("world_pgg.yaml", 2, EMBEDDINGS),
+        ("world_free.yaml", 5, EMBEDDINGS),
+    ],
 )
 def test_memoized_decisions_equal_full_walks_in_any_answer_order(
-    config_name: str, seed: int, monkeypatch: pytest.MonkeyPatch
+    config_name: str, seed: int, more: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The shipped seeds give answers sent back and extractions by the utility agent; the
     # answers arrive in random batches, as they do from real models.
-    config: WorldConfig = load(config_name, max_ticks=8)
+    config: WorldConfig = load(config_name, max_ticks=8, **more)
     respond = simulated(config)
     rng = random.Random(seed)
     state, _ = start(config)
@@ -119,6 +132,7 @@ def test_a_request_in_flight_is_not_built_again(monkeypatch: pytest.MonkeyPatch)
 def test_memories_grow_without_changing_an_earlier_state() -> None:
     run = drive(load("world_pgg.yaml"))
     state = run.state
+    assert repr(state) == "State(status='completed', tick=13, agents=5)"  # never the world
     for agent in state.config.names if state.config else []:
         stream = state.memories.get(agent, MemoryStream())
         items = list(stream)
