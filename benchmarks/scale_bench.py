@@ -1,15 +1,19 @@
 """How a run's size and the time of everything that reads it grow with the run.
 
-    python benchmarks/scale_bench.py [--experiment frohlich|collaboration]
+    python benchmarks/scale_bench.py [--experiment frohlich|collaboration|world]
                                      [--agents 3,5,8,16,32] [--rounds 5,10,20,40]
-                                     [--all-rounds] [--commands run,verify,...] [--keep DIR]
+                                     [--all-rounds] [--world free|pgg]
+                                     [--commands run,verify,...] [--keep DIR]
 
 For each cell of the grid (agents × Phase-2 rounds) it runs a simulated Frohlich experiment
 (simulated participants, no latency; ``--all-rounds`` makes the group never agree, so every
 round is used) on a fresh SQLite ledger, then runs ``replay``, ``verify``, ``export`` (JSON
 log and tables), ``audit protocol`` and ``audit leaks`` on it (or the ``--commands`` named),
 each as the ``maai`` command in a process of its own. The collaboration game has two agents;
-its grid is over ``--rounds``, read as the number of message exchanges (1-10).
+its grid is over ``--rounds``, read as the number of message exchanges (1-10). The world's
+grid is agents × ticks (``--rounds`` read as ticks; by default 3,5,10,20 × 10,20,40), on the
+worlds of ``benchmarks/world_bench.py``: ``--world free`` (wanderers in five places, the
+default) or ``pgg`` (the public-goods game, N-1 players and a moderator).
 
 It prints, per cell: events, the bytes of the ledger file, the bytes of the payloads as
 stored, and of the same payloads whole (what the ledger stored before it packed repeated
@@ -97,6 +101,16 @@ def collaboration_config(exchanges: int) -> dict[str, Any]:
     return config
 
 
+def world_config(agents: int, ticks: int, world: str) -> dict[str, Any]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from world_bench import free_world, pgg_world
+
+    make = free_world if world == "free" else pgg_world
+    config = make(agents, ticks, 0.0, 1)
+    config["labels"] = {"agents": agents, "ticks": ticks}
+    return config
+
+
 def payload_bytes(db: Path) -> tuple[int, int]:
     """Bytes of the payloads as stored, and of the same payloads unpacked (canonical JSON)."""
     from maai.canonical import canonical_json
@@ -127,15 +141,21 @@ def maai(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
 
 
 def measure(
-    cell: Cell, folder: Path, all_rounds: bool, experiment: str, commands: tuple[str, ...]
+    cell: Cell,
+    folder: Path,
+    all_rounds: bool,
+    experiment: str,
+    commands: tuple[str, ...],
+    world: str = "free",
 ) -> None:
     db = folder / "ledger.db"
     path = folder / "config.yaml"
-    settings = (
-        collaboration_config(cell.rounds)
-        if experiment == "collaboration"
-        else config(cell.agents, cell.rounds, all_rounds)
-    )
+    if experiment == "collaboration":
+        settings = collaboration_config(cell.rounds)
+    elif experiment == "world":
+        settings = world_config(cell.agents, cell.rounds, world)
+    else:
+        settings = config(cell.agents, cell.rounds, all_rounds)
     path.write_text(yaml.safe_dump(settings), "utf-8")
     env = {**os.environ, "MAAI_SIGNING_KEY": str(folder / "key.pem"), "COLUMNS": "200"}
     cell.seconds["run"], cell.peak_mib["run"], _ = maai(
@@ -188,12 +208,17 @@ def report(cells: list[Cell], commands: tuple[str, ...]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--agents", default="3,5,8,16,32", help="comma-separated agent counts")
-    parser.add_argument("--rounds", default="5,10,20,40", help="comma-separated Phase-2 rounds")
+    parser.add_argument("--agents", help="comma-separated agent counts (3,5,8,16,32)")
+    parser.add_argument(
+        "--rounds", help="comma-separated Phase-2 rounds (5,10,20,40), exchanges or ticks"
+    )
     parser.add_argument("--all-rounds", action="store_true", help="the group never agrees")
     parser.add_argument("--keep", type=Path, help="keep the ledgers in this folder")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--experiment", choices=("frohlich", "collaboration"), default="frohlich")
+    parser.add_argument(
+        "--experiment", choices=("frohlich", "collaboration", "world"), default="frohlich"
+    )
+    parser.add_argument("--world", choices=("free", "pgg"), default="free", help="the world's")
     parser.add_argument(
         "--commands", default=",".join(COMMANDS), help="comma-separated commands to time"
     )
@@ -204,6 +229,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         parser.error(f"--commands: choose from {', '.join(COMMANDS)} (run included)")
     if args.experiment == "collaboration":
         args.agents = "2"
+    elif args.experiment == "world":
+        args.agents = args.agents or "3,5,10,20"
+        args.rounds = args.rounds or "10,20,40"
+    args.agents = args.agents or "3,5,8,16,32"
+    args.rounds = args.rounds or "5,10,20,40"
     grid = [
         (a, r) for a in map(int, args.agents.split(",")) for r in map(int, args.rounds.split(","))
     ]
@@ -214,7 +244,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             folder = root / f"{agents}x{rounds}"
             folder.mkdir(parents=True, exist_ok=True)
             cell = Cell(agents, rounds)
-            measure(cell, folder, args.all_rounds, args.experiment, commands)
+            measure(cell, folder, args.all_rounds, args.experiment, commands, args.world)
             cells.append(cell)
             if not args.json:
                 times = "  ".join(

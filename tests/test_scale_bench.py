@@ -29,3 +29,23 @@ def test_one_cell_is_run_read_and_measured(tmp_path: Path) -> None:
     assert (tmp_path / "3x1" / "out" / "choices.csv").exists()
     assert abs(bench.slope([1, 10, 100], [2, 20, 200]) - 1.0) < 1e-9
     assert abs(bench.slope([1, 10, 100], [1, 100, 10000]) - 2.0) < 1e-9
+
+
+def test_one_world_cell_is_run_read_and_measured(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("maai_scale_bench_world", BENCH)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    figures = bench.main(
+        [
+            *("--experiment", "world", "--agents", "3", "--rounds", "2"),
+            *("--commands", "run,verify,tables", "--json", "--keep", str(tmp_path)),
+        ]
+    )
+    (cell,) = figures["cells"]
+    assert cell["agents"] == 3 and cell["rounds"] == 2  # rounds: ticks, for the world
+    assert cell["events"] > 20 and cell["ledger_bytes"] > 0
+    assert 0 < cell["stored_payload_bytes"] <= cell["whole_payload_bytes"]
+    assert set(cell["seconds"]) == {"run", "verify", "tables"}
+    assert (tmp_path / "3x2" / "out" / "events.csv").exists()
