@@ -197,18 +197,15 @@ def test_scrub_never_lets_a_given_secret_through(secret: str, before: str, after
 
 
 def test_an_embeddings_model_without_its_key_is_named_before_the_run() -> None:
-    import yaml
-
     from maai.domain.world.config import WorldConfig
+    from maai.runtime.config_files import read_config
     from tests.support.world_driver import CONFIGS
 
-    data = yaml.safe_load((CONFIGS / "world_pgg.yaml").read_text(encoding="utf-8"))
+    data = read_config(CONFIGS / "world_pgg.yaml")  # its world file read in
     data["embeddings"] = {"model": "openai:text-embedding-3-small"}
     world = WorldConfig.model_validate(data)
     with pytest.raises(
-        ProviderSetupError,
-        match=r"OPENAI_API_KEY is not set \(needed by "
-        r"embeddings model\)",
+        ProviderSetupError, match=r"OPENAI_API_KEY is not set \(needed by embeddings model\)"
     ):
         check_credentials(world, env={})
     check_credentials(world, env={"OPENAI_API_KEY": "sk-test"})
