@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from maai.domain.address import attempt_address
 from maai.domain.calls import EXTRACT, ModelRequest
 from maai.domain.config import UTILITY
 from maai.domain.elicit import Elicited, Question, UtilityReading, elicit
@@ -213,6 +214,10 @@ def _vectors(state: State, agent: str) -> Walk[None]:
     two agents ranking the same memory share the call)."""
     config = _config(state)
     if config.embeddings is None or config.retrieval.k == 0 or not config.retrieval.relevance:
+        return None
+    # Once its action was asked for, the tick's ranking is done: a plan the agent's own action
+    # changes later in the tick is ranked against in the next tick, whose start asks for it.
+    if attempt_address(f"w/t{state.tick}/{agent}/act", 1) in state.requested:
         return None
     older, query = render.ranked(state, agent, state.tick)
     if not older:

@@ -222,20 +222,17 @@ def _scopes_after(state: State, event: Event) -> Scopes:
     answer, shared by every agent that ranks its text, renews every token. A request changes
     no loop (the walks read answers and records, never ``requested``).
 
-    The order is drawn once every loop of the tick has finished, and without recorded
-    embeddings a finished loop's outcome (the action it read, or none) comes from its own
-    records alone, which nothing later in the tick changes: the order and what applying the
-    actions brings about renew no token then, so that applying N actions does not walk N
-    loops N times. With embeddings they do: a finished loop asks for the embeddings of its
-    next ranking as soon as its plan changes (protocol._vectors reads the current plan), and
-    runs are recorded asking for them while the tick's actions are applied.
+    The order is drawn once every loop of the tick has finished, and a finished loop's
+    outcome (the action it read, or none) comes from its own records alone, which nothing
+    later in the tick changes (with embeddings too: protocol._vectors asks for none once the
+    action was asked for): the order and what applying the actions brings about renew no
+    token, so that applying N actions does not walk N loops N times.
 
     Every other event (a round opening, the tick closing, the run's start and end, any event
     this does not name) renews every token."""
     if isinstance(event, ModelCallRequested):
         return state.scopes
-    settled = state.config is not None and state.config.embeddings is None
-    if settled and (isinstance(event, OrderDrawn) or _applied(state, event)):
+    if isinstance(event, OrderDrawn) or _applied(state, event):
         return state.scopes
     if isinstance(event, ModelCallCompleted | ModelAttemptFailed):
         agent = _address_owner(event.address)

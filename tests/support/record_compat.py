@@ -31,6 +31,12 @@ FIXTURES = {
         "20261125-180000-c0be11",
         "Mona",
     ),
+    "world-single-plan": (
+        "world_pgg.yaml",
+        {"max_plans": None, "embeddings": {"model": "simulated"}},
+        "20261125-180000-51e91e",
+        "Alice",
+    ),
     "collaboration": ("collaboration.yaml", {}, "20261125-180000-c011ab", "Ben"),
 }
 
@@ -81,7 +87,7 @@ def record(experiment: str, folder: Path) -> None:
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
     ).stdout.strip()
     about = {
-        "experiment": experiment,
+        "experiment": experiment.split("-")[0],
         "run_id": run_id,
         "agent": agent,
         "config": name,
