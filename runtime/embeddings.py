@@ -10,22 +10,21 @@ every compatible server gives those, not all give base64.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
 from typing import Any
 
-from agents import Model, ModelSettings, ModelTracing
+from agents import ModelSettings, ModelTracing
 from agents.agent_output import AgentOutputSchemaBase
 from agents.handoffs import Handoff
-from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
+from agents.items import ModelResponse, TResponseInputItem
 from agents.tool import Tool
 from openai import AsyncOpenAI
 
 from maai.domain.embeddings import EmbeddingError, encode_vector
 from maai.runtime.call_context import current_request
-from maai.runtime.recording import text_response
+from maai.runtime.recording import NonStreamingModel, text_response
 
 
-class EmbeddingsModel(Model):
+class EmbeddingsModel(NonStreamingModel):
     def __init__(self, model: str, client: AsyncOpenAI) -> None:
         self.model = model
         self.client = client
@@ -64,20 +63,3 @@ class EmbeddingsModel(Model):
             input_tokens=tokens,
             output_tokens=0,
         )
-
-    async def stream_response(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        model_settings: ModelSettings,
-        tools: list[Tool],
-        output_schema: AgentOutputSchemaBase | None,
-        handoffs: list[Handoff],
-        tracing: ModelTracing,
-        *,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
-        prompt: Any | None = None,
-    ) -> AsyncIterator[TResponseStreamEvent]:
-        raise NotImplementedError("embeddings do not stream; use get_response")
-        yield  # unreachable; makes this an async generator as the interface expects

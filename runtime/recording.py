@@ -20,7 +20,7 @@ import email.utils
 import json
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -30,8 +30,10 @@ import openai
 from agents import Model, ModelResponse, ModelSettings, ModelTracing
 from agents.agent_output import AgentOutputSchemaBase
 from agents.exceptions import ModelBehaviorError
-from agents.items import TResponseOutputItem
+from agents.handoffs import Handoff
+from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
 from agents.strict_schema import ensure_strict_json_schema
+from agents.tool import Tool
 from agents.usage import Usage as SdkUsage
 from openai.types.responses import ResponseOutputMessage, ResponseOutputRefusal, ResponseOutputText
 from pydantic import BaseModel, ConfigDict, TypeAdapter
@@ -216,6 +218,29 @@ def text_response(
         total_tokens=input_tokens + output_tokens,
     )
     return ModelResponse(output=[message], usage=usage, response_id=response_id)
+
+
+class NonStreamingModel(Model):
+    """A model of ours that answers whole (the simulated one, the embeddings endpoint):
+    ``get_response`` only; the SDK interface also asks for ``stream_response``, which the
+    engine never calls."""
+
+    async def stream_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any | None = None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        raise NotImplementedError(f"{type(self).__name__} does not stream; use get_response")
+        yield  # unreachable; makes this an async generator as the interface expects
 
 
 def answer_to_sdk_response(answer: ModelAnswer) -> ModelResponse:

@@ -217,7 +217,7 @@ def _vectors(state: State, agent: str) -> Walk[None]:
         return None
     # Once its action was asked for, the tick's ranking is done: a plan the agent's own action
     # changes later in the tick is ranked against in the next tick, whose start asks for it.
-    if attempt_address(f"w/t{state.tick}/{agent}/act", 1) in state.requested:
+    if attempt_address(_act_slot(state.tick, agent), 1) in state.requested:
         return None
     older, query = render.ranked(state, agent, state.tick)
     if not older:
@@ -289,6 +289,10 @@ def view_of(state: State, agent: str) -> ActView:
     )
 
 
+def _act_slot(tick: int, agent: str) -> str:
+    return f"w/t{tick}/{agent}/act"
+
+
 def _act(state: State, agent: str) -> Walk[Elicited]:
     config = _config(state)
     t = state.tick
@@ -297,7 +301,7 @@ def _act(state: State, agent: str) -> Walk[Elicited]:
     question = Question(
         agent=agent,
         kind=ACT,
-        slot=f"w/t{t}/{agent}/act",
+        slot=_act_slot(t, agent),
         max_attempts=config.attempts.action,
         build=partial(_request, state, agent, ACT, task, _act_context(state, agent, view)),
         task=task,

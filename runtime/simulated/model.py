@@ -12,19 +12,18 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
-from agents import Model, ModelSettings, ModelTracing
+from agents import ModelSettings, ModelTracing
 from agents.agent_output import AgentOutputSchemaBase
 from agents.handoffs import Handoff
-from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
+from agents.items import ModelResponse, TResponseInputItem
 from agents.tool import Tool
 
 from maai.domain.calls import ModelRequest
 from maai.domain.experiment import SimulatedPolicy
 from maai.runtime.call_context import current_request
-from maai.runtime.recording import text_response
+from maai.runtime.recording import NonStreamingModel, text_response
 from maai.runtime.simulated.latency import sleep_until
 
 MODEL_NAME = "simulated"
@@ -34,7 +33,7 @@ class SimulationWiringError(RuntimeError):
     """The simulated model was called without the engine's request context."""
 
 
-class SimulatedModel(Model):
+class SimulatedModel(NonStreamingModel):
     """An experiment's simulated policy as an SDK model, answering after its latency."""
 
     model = MODEL_NAME
@@ -84,23 +83,6 @@ class SimulatedModel(Model):
         if self.latency_ms > 0:
             await sleep_until(answer_at)
         return response
-
-    async def stream_response(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        model_settings: ModelSettings,
-        tools: list[Tool],
-        output_schema: AgentOutputSchemaBase | None,
-        handoffs: list[Handoff],
-        tracing: ModelTracing,
-        *,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
-        prompt: Any | None = None,
-    ) -> AsyncIterator[TResponseStreamEvent]:
-        raise NotImplementedError("the simulated model does not stream; use get_response")
-        yield  # unreachable; makes this an async generator as the interface expects
 
 
 def _response(request: ModelRequest, text: str, *, prompt_chars: int) -> ModelResponse:

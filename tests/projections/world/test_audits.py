@@ -69,6 +69,19 @@ def test_a_missing_witness_is_caught(events: list[Event]) -> None:
     assert broken(tampered(events, spoken, witnesses=first.witnesses[:1])) == {"witnesses"}
 
 
+def test_a_missing_contribution_the_moderator_did_not_witness_is_caught() -> None:
+    # One attempt at an action: a player's wrong first amount stays missing (seed 41).
+    run = drive(load("world_pgg.yaml", seed=41, attempts={"action": 1})).events
+    assert broken(run) == set()
+
+    def missing(e: Event) -> bool:
+        return isinstance(e, ActionResolved) and e.kind == "missing" and len(e.witnesses) > 1
+
+    first = next(e for e in run if missing(e))
+    assert isinstance(first, ActionResolved)
+    assert broken(tampered(run, missing, witnesses=[first.agent])) == {"witnesses"}
+
+
 def test_entering_a_forbidden_room_is_caught(free_events: list[Event]) -> None:
     def kira_moves(e: Event) -> bool:
         return isinstance(e, ActionResolved) and e.agent == "Kira" and e.kind == "move"
