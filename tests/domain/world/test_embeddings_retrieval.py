@@ -70,3 +70,23 @@ def test_retrieval_ranks_by_the_vectors_it_is_given() -> None:
     vectors["where to go"] = (0.99, 0.1)
     [best] = retrieve(memories, "where to go", 3, weights, vectors.__getitem__)
     assert best.description == "the cellar"
+
+
+def test_no_embedding_is_asked_for_while_a_ticks_actions_are_applied() -> None:
+    # The free world's seed makes plans change by the agents' own actions: the new plan is
+    # ranked against next tick, whose start asks for its embedding; the tick never waits.
+    from maai.domain.events import ModelCallRequested
+    from maai.domain.world.events import OrderDrawn, TickClosed
+
+    run = drive(load("world_free.yaml", embeddings=EMBEDDINGS))
+    applying = False
+    asked = 0
+    for event in run.events:
+        if isinstance(event, OrderDrawn):
+            applying = True
+        elif isinstance(event, TickClosed):
+            applying = False
+        elif isinstance(event, ModelCallRequested) and event.request.agent == EMBEDDER:
+            asked += 1
+            assert not applying, f"{event.request.address} asked while actions were applied"
+    assert asked
