@@ -118,17 +118,31 @@ def recalled(state: State, agent: str, tick: int) -> list[MemoryItem]:
     config = _config(state)
     older, query = ranked(state, agent, tick)
     embedded = config.embeddings is not None and config.retrieval.relevance > 0
-    vector_of = partial(recorded_vector, state) if embedded else None
-    return memory.retrieve(older, query, tick, config.retrieval, vector_of)
+    if not embedded:
+        return memory.retrieve(older, query, tick, config.retrieval)
+    return memory.retrieve(
+        older,
+        query,
+        tick,
+        config.retrieval,
+        partial(recorded_vector, state),
+        partial(recorded_embedding, state),
+    )
 
 
-def recorded_vector(state: State, text: str) -> tuple[float, ...]:
-    """The embedding of ``text`` as recorded; the walk asks for every one it ranks before
-    it renders the prompt, so a missing one is a bug, not a gap to fill with a default."""
+def recorded_embedding(state: State, text: str) -> str:
+    """The recorded answer embedding ``text`` (the vector, encoded); the walk asks for every
+    one it ranks before it renders the prompt, so a missing one is a bug, not a gap to fill
+    with a default."""
     answer = state.answer(embedding_address(text))
     if answer is None:
         raise LookupError(f"no recorded embedding of {text!r}")
-    return decode_vector(answer.text)
+    return answer.text
+
+
+def recorded_vector(state: State, text: str) -> tuple[float, ...]:
+    """The embedding of ``text`` as recorded (``recorded_embedding``, decoded)."""
+    return decode_vector(recorded_embedding(state, text))
 
 
 def witnessed_contributions(state: State, agent: str) -> dict[str, int]:
