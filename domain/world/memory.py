@@ -119,8 +119,8 @@ def _relevances(
     vector = vector_of  # bound here: the closure below must not see it as optional
     wanted = vector(query)
     # Without a key, a text's vector may be another next call: remembered for this call only.
-    row: dict[Hashable, float] = {} if vector_key is None else _relevance_row(
-        "recorded", vector_key(query)
+    row: dict[Hashable, float] = (
+        {} if vector_key is None else _relevance_row("recorded", vector_key(query))
     )
     key_of: Callable[[str], Hashable] = vector_key or str
 

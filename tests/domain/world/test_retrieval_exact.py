@@ -133,9 +133,7 @@ def test_the_fast_ranking_is_the_reference_with_recorded_embeddings(
     memories, now = stream
     expected = reference(memories, query, now, weights, vector_of)
     for _ in range(2):  # the second time from the remembered relevances, when keyed
-        got = memory.retrieve(
-            memories, query, now, weights, vector_of, answer if keyed else None
-        )
+        got = memory.retrieve(memories, query, now, weights, vector_of, answer if keyed else None)
         assert positions(got, memories) == positions(expected, memories)
 
 
