@@ -7,18 +7,20 @@ run replays exactly on any machine; with ``embeddings:`` in the config, the prov
 embeddings, recorded as calls (``maai.domain.embeddings``) and read back from the ledger.
 
 Speed (docs/operations.md, "World benchmark"): an action prompt ranks every older memory of
-its agent, so a run ranks ~n²/2 memories for n per agent. The ranking is the one recorded
-runs were made with, to the last bit (ties, rounding and order included), computed with less
-work per memory:
+its agent, so scoring each of them makes a run's ranking work grow with the square of its
+ticks. The ranking is the one recorded runs were made with, to the last bit (ties, rounding
+and order included), with less work:
 
 - a relevance is a pure function of the two texts (or of the two recorded vectors), kept in
   a memo table per query (``_relevance_row``): an agent's plan, the query, stays the same for
   ticks, and the agents witnessing one event rank the same text;
-- the recency and importance terms are the same for every memory of one tick and of one
-  score, so each is computed once per call;
-- a score is summed in the order it always was, and only the memories that can still be
-  among the k best are rounded and sorted (``_top``): rounding to 12 places is monotone, so
-  a memory scoring clearly below the k-th best unrounded score cannot reach the top.
+- with the local vector, each batch of an agent's memory stream (one tick's memories) keeps
+  them in order of importance + relevance per query (``retrieve_batches``): the recency term
+  is common to a tick's memories, so the best of all come out of a merge of those lists,
+  and a ranking costs O(ticks + k log ticks) once its batches were ordered;
+- a score is summed in the order it always was (``_score``), and only the memories that
+  can still be among the k best are rounded and sorted (``_top``): rounding to 12 places is
+  monotone, so a memory scoring clearly below the k-th best cannot reach the top.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ import heapq
 import math
 import operator
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, Protocol
 
 from maai.domain.embeddings import dot, local_vector
 from maai.domain.world.config import RetrievalConfig
@@ -82,8 +86,8 @@ def retrieve(
     decay = weights.decay
     recency_terms: dict[int, float] = {}  # by the tick a memory was made in
     importance_terms: dict[int | None, float] = {}  # by its score
-    unrounded: list[float] = []
-    for memory in memories:
+    unrounded: list[tuple[float, int]] = []
+    for position, memory in enumerate(memories):
         made = memory.created_tick
         recency = recency_terms.get(made)
         if recency is None:
@@ -94,9 +98,125 @@ def retrieve(
             importance = importance_terms[score] = w_importance * (
                 0.0 if score is None else (score - 1) / 9
             )
-        # Summed as it always was: (recency + importance) + relevance, each term weighted.
-        unrounded.append(recency + importance + w_relevance * relevance_of(memory.description))
+        relevance = w_relevance * relevance_of(memory.description)
+        unrounded.append((_score(recency, importance, relevance), position))
     return [memories[i] for i in _top(unrounded, k)]
+
+
+def _score(recency: float, importance: float, relevance: float) -> float:
+    """A memory's score from its weighted terms, summed as recorded runs summed it:
+    (recency + importance) + relevance. Another order can differ in the last bit, and the
+    rounding to 12 places can carry that into a ranking."""
+    return recency + importance + relevance
+
+
+class MemoryBatch(Protocol):
+    """Memories kept together (one ``MemoriesScored``: ``state.MemoryStream``), with a place
+    for what is derived from them alone."""
+
+    @property
+    def items(self) -> tuple[MemoryItem, ...]: ...
+
+    @property
+    def derived(self) -> dict[Hashable, Any]: ...
+
+
+@dataclass(frozen=True)
+class LooseBatch:
+    """Memories that are no stream's batch (part of one): nothing derived is kept long."""
+
+    items: tuple[MemoryItem, ...]
+    derived: dict[Hashable, Any] = field(default_factory=dict)
+
+
+def retrieve_batches(
+    batches: Sequence[MemoryBatch], query: str, now: int, weights: RetrievalConfig
+) -> list[MemoryItem]:
+    """``retrieve`` of the batches' memories in order (with the local vector), at a cost that
+    grows with the batches, not with the memories in them.
+
+    Each batch keeps, per query and weights, its memories by tick in order of importance +
+    relevance (``_rank_batch``). A tick's recency term is common to its memories, so the
+    memories come out of a merge of those lists best first, approximately (the sum in
+    another order): the merge stops past the k-th best by more than the approximation's error
+    (``margin``), and those taken are scored exactly and ranked by ``_top``. With weights
+    that are not finite, or importance scores outside 1–10 (which the protocol never
+    records), every memory is scored (``retrieve``)."""
+    k = weights.k
+    if k == 0 or not any(batch.items for batch in batches):
+        return []
+    w_recency, w_importance, w_relevance = weights.recency, weights.importance, weights.relevance
+    if not all(map(math.isfinite, (w_recency, w_importance, w_relevance))) or not all(
+        map(_scores_in_range, batches)
+    ):
+        return retrieve([m for batch in batches for m in batch.items], query, now, weights)
+    # Each term is in [0, its weight] (a local cosine at most 1 and a few ulps), so a score
+    # summed in another order is off by a few ulps of the weights' sum: far below the margin,
+    # which is far below a unit of the 12th place that could tie two scores once rounded.
+    margin = 1e-9 * max(1.0, w_recency + w_importance + w_relevance)
+    key = ("ranked", query, w_importance, w_relevance)
+    ticks: list[tuple[float, list[_Ranked], int]] = []  # recency term, ranked, first position
+    merge: list[tuple[float, int, int]] = []  # (-approximate score, tick, place in its list)
+    first = 0
+    for batch in batches:
+        ranked = batch.derived.get(key)
+        if ranked is None:
+            ranked = batch.derived[key] = _rank_batch(batch.items, query, w_importance, w_relevance)
+        for made, memories in ranked:
+            recency = w_recency * weights.decay ** max(0, now - made)
+            merge.append((-(recency + memories[0][0]), len(ticks), 0))
+            ticks.append((recency, memories, first))
+        first += len(batch.items)
+    heapq.heapify(merge)
+    scored: list[tuple[float, int]] = []
+    chosen: dict[int, MemoryItem] = {}
+    floor = -math.inf
+    while merge and -merge[0][0] >= floor:
+        approximate, tick, place = merge[0]
+        recency, memories, first = ticks[tick]
+        _, importance, relevance, memory, position = memories[place]
+        scored.append((_score(recency, importance, relevance), first + position))
+        chosen[first + position] = memory
+        if len(scored) == k:
+            floor = -approximate - margin
+        if place + 1 < len(memories):
+            heapq.heapreplace(merge, (-(recency + memories[place + 1][0]), tick, place + 1))
+        else:
+            heapq.heappop(merge)
+    return [chosen[position] for position in _top(scored, k)]
+
+
+# A memory ranked within its batch: importance + relevance (the order), the weighted
+# importance and relevance terms, the memory, its position in the batch.
+_Ranked = tuple[float, float, float, MemoryItem, int]
+
+
+def _rank_batch(
+    items: Sequence[MemoryItem], query: str, w_importance: float, w_relevance: float
+) -> list[tuple[int, list[_Ranked]]]:
+    """A batch's memories by the tick they were made in, each tick's in descending order of
+    importance + relevance against ``query`` (with the local vector)."""
+    relevance_of = _relevances(query, None, None)
+    by_tick: dict[int, list[_Ranked]] = {}
+    for position, memory in enumerate(items):
+        score = memory.importance
+        importance = w_importance * (0.0 if score is None else (score - 1) / 9)
+        relevance = w_relevance * relevance_of(memory.description)
+        ranked = (importance + relevance, importance, relevance, memory, position)
+        by_tick.setdefault(memory.created_tick, []).append(ranked)
+    for memories in by_tick.values():
+        memories.sort(key=operator.itemgetter(0), reverse=True)
+    return list(by_tick.items())
+
+
+def _scores_in_range(batch: MemoryBatch) -> bool:
+    """Whether every importance score of ``batch`` is 1–10 or none (kept with the batch)."""
+    in_range = batch.derived.get("scores in range")
+    if in_range is None:
+        in_range = batch.derived["scores in range"] = all(
+            m.importance is None or 1 <= m.importance <= 10 for m in batch.items
+        )
+    return bool(in_range)
 
 
 def _relevances(
@@ -134,25 +254,23 @@ def _relevances(
     return recorded
 
 
-def _top(unrounded: Sequence[float], k: int) -> list[int]:
-    """The positions of the ``k`` best scores, in order, each score rounded to
-    ``SCORE_PLACES`` places and a tie going to the later position (the newer memory).
+def _top(scored: Sequence[tuple[float, int]], k: int) -> list[int]:
+    """The positions of the ``k`` best of the (unrounded score, position) pairs, in order of
+    position, each score rounded to ``SCORE_PLACES`` places and a tie going to the later
+    position (the newer memory).
 
     Rounding is monotone, so only the scores near the k-th best unrounded one can be tied
     with or overtake each other once rounded: every score more than ``margin`` below it
     rounds strictly below it, behind k better ones. Only the others are rounded and sorted."""
-    if len(unrounded) > k:
-        kth = heapq.nlargest(k, unrounded)[-1]
+    if len(scored) > k:
+        kth = heapq.nlargest(k, [score for score, _ in scored])[-1]
         # Scores rounding to the same value differ by at most one unit of the 12th place
         # (or are equal, where a float's spacing is coarser): far less than the margin.
-        margin = 1e-9 * max(1.0, abs(kth))
-        floor = kth - margin
-        contenders = [i for i, score in enumerate(unrounded) if score >= floor]
-    else:
-        contenders = list(range(len(unrounded)))
-    rounded = [(round(unrounded[i], SCORE_PLACES), i) for i in contenders]
+        floor = kth - 1e-9 * max(1.0, abs(kth))
+        scored = [pair for pair in scored if pair[0] >= floor]
+    rounded = [(round(score, SCORE_PLACES), position) for score, position in scored]
     best = sorted(rounded, key=lambda s: (-s[0], -s[1]))[:k]
-    return sorted(i for _, i in best)
+    return sorted(position for _, position in best)
 
 
 def _retrieve_plainly(

@@ -13,7 +13,7 @@ from maai.domain.world.apply import whose_turn
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import ActionResolved, MemoryItem, PlanChanged
 from maai.domain.world.prompts import PROMPTS
-from maai.domain.world.state import State
+from maai.domain.world.state import NO_MEMORIES, State
 
 
 def _config(state: State) -> WorldConfig:
@@ -107,19 +107,44 @@ def ranked(state: State, agent: str, tick: int) -> tuple[list[MemoryItem], str]:
     tick (the last tick's are shown as new observations), and the query they are ranked
     against: the current plan, or where the agent is."""
     older = [m for m in state.memories.get(agent, ()) if m.created_tick < tick - 1]
+    return older, _query(state, agent)
+
+
+def _query(state: State, agent: str) -> str:
     plan = state.plan_of(agent)
-    query = f"{plan.description} {plan.location}" if plan else state.positions[agent]
-    return older, query
+    return f"{plan.description} {plan.location}" if plan else state.positions[agent]
+
+
+def _older_batches(state: State, agent: str, tick: int) -> list[memory.MemoryBatch]:
+    """``ranked``'s memories as the batches of the agent's memory stream that hold them (a
+    batch reaching into the last tick cut to what is older), in O(batches)."""
+    batches: list[memory.MemoryBatch] = []
+    for batch in state.memories.get(agent, NO_MEMORIES).batches():
+        derived = batch.derived
+        made = derived.get("ticks")
+        if made is None:
+            made = derived["ticks"] = (
+                min(m.created_tick for m in batch.items),
+                max(m.created_tick for m in batch.items),
+            )
+        if made[1] < tick - 1:
+            batches.append(batch)
+        elif made[0] < tick - 1:
+            batches.append(
+                memory.LooseBatch(tuple(m for m in batch.items if m.created_tick < tick - 1))
+            )
+    return batches
 
 
 def recalled(state: State, agent: str, tick: int) -> list[MemoryItem]:
     """The memories shown, ranked against the current plan: with the recorded embeddings
     when the config has ``embeddings:``, else with the local vector."""
     config = _config(state)
+    if config.embeddings is None or config.retrieval.relevance <= 0:
+        return memory.retrieve_batches(
+            _older_batches(state, agent, tick), _query(state, agent), tick, config.retrieval
+        )
     older, query = ranked(state, agent, tick)
-    embedded = config.embeddings is not None and config.retrieval.relevance > 0
-    if not embedded:
-        return memory.retrieve(older, query, tick, config.retrieval)
     return memory.retrieve(
         older,
         query,

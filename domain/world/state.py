@@ -7,7 +7,7 @@ Frohlich state does)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, overload
 
@@ -45,25 +45,46 @@ class MemoryStream(Sequence[MemoryItem]):
     memory so far for each batch: quadratic in the run); reading it costs O(memories), as
     reading a tuple does."""
 
-    __slots__ = ("_before", "_batch", "_length", "_flat")
+    __slots__ = ("_before", "_batch", "_length", "_flat", "_derived")
 
     def __init__(self, batch: Sequence[MemoryItem] = (), before: MemoryStream | None = None):
         self._before = before
         self._batch = tuple(batch)
         self._length = len(self._batch) + (len(before) if before is not None else 0)
         self._flat: tuple[MemoryItem, ...] | None = None  # built on first indexing
+        self._derived: dict[Hashable, Any] | None = None  # see ``derived``
 
     def append(self, batch: Sequence[MemoryItem]) -> MemoryStream:
         return MemoryStream(batch, self) if self._length else MemoryStream(batch)
 
-    def _batches(self) -> list[tuple[MemoryItem, ...]]:
-        batches = []
+    @property
+    def items(self) -> tuple[MemoryItem, ...]:
+        """The last batch appended: one ``MemoriesScored``."""
+        return self._batch
+
+    @property
+    def derived(self) -> dict[Hashable, Any]:
+        """Data derived from the last batch alone (``items``), kept with it by whoever
+        derives it (memory retrieval: ``maai.domain.world.memory``). The batch never
+        changes, so neither does what is derived from it; a state dropped takes it along."""
+        if self._derived is None:
+            self._derived = {}
+        return self._derived
+
+    def batches(self) -> list[MemoryStream]:
+        """The stream's batches, oldest first, each as the stream it ended (``items``,
+        ``derived``); O(batches), however many memories they hold."""
+        streams = []
         stream: MemoryStream | None = self
         while stream is not None:
-            batches.append(stream._batch)
+            if stream._batch:
+                streams.append(stream)
             stream = stream._before
-        batches.reverse()
-        return batches
+        streams.reverse()
+        return streams
+
+    def _batches(self) -> list[tuple[MemoryItem, ...]]:
+        return [stream._batch for stream in self.batches()]
 
     def __iter__(self) -> Iterator[MemoryItem]:
         for batch in self._batches():

@@ -16,6 +16,7 @@ from maai.domain.embeddings import decode_vector, dot, encode_vector, local_vect
 from maai.domain.world import memory
 from maai.domain.world.config import RetrievalConfig
 from maai.domain.world.events import MemoryItem
+from maai.domain.world.state import MemoryStream
 
 Vector = Sequence[float]
 
@@ -135,6 +136,51 @@ def test_the_fast_ranking_is_the_reference_with_recorded_embeddings(
     for _ in range(2):  # the second time from the remembered relevances, when keyed
         got = memory.retrieve(memories, query, now, weights, vector_of, answer if keyed else None)
         assert positions(got, memories) == positions(expected, memories)
+
+
+@st.composite
+def batched_streams(draw: st.DrawFn) -> tuple[MemoryStream, int]:
+    """A memory stream grown batch by batch, as ``MemoriesScored`` grow it: mostly one tick
+    per batch, sometimes several, duplicates included; scores 1-10 or none, or now and then
+    out of range (every memory then scored in full)."""
+    now = draw(st.integers(0, 30))
+    scores = st.none() | st.integers(1, 10)
+    if draw(st.integers(0, 9)) == 0:
+        scores = scores | st.sampled_from([0, 11, -3])
+    stream = MemoryStream()
+    for made in range(draw(st.integers(0, 12))):
+        ticks = st.just(made) if draw(st.booleans()) else st.integers(0, now + 2)
+        batch = draw(
+            st.lists(
+                st.builds(MemoryItem, description=texts, created_tick=ticks, importance=scores),
+                max_size=12,
+            )
+        )
+        if batch and draw(st.booleans()):
+            batch += [batch[i] for i in draw(st.lists(st.integers(0, len(batch) - 1)))]
+        stream = stream.append(batch)
+    return stream, now
+
+
+@settings(max_examples=400, deadline=None)
+@given(batched_streams(), st.lists(texts, min_size=1, max_size=3), retrievals)
+def test_ranking_batch_by_batch_is_the_reference(
+    stream: tuple[MemoryStream, int], queries: list[str], weights: RetrievalConfig
+) -> None:
+    batches, now = stream
+    memories = list(batches)
+    # Each batch keeps what it derived per query and weights: later ticks and other queries
+    # read it back (and a loose part of a batch derives its own).
+    for later in range(3):
+        for query in queries:
+            got = memory.retrieve_batches(batches.batches(), query, now + later, weights)
+            expected = reference(memories, query, now + later, weights)
+            assert positions(got, memories) == positions(expected, memories)
+    loose = [memory.LooseBatch(b.items) for b in batches.batches()]
+    got = memory.retrieve_batches(loose, queries[0], now, weights)
+    assert positions(got, memories) == positions(
+        reference(memories, queries[0], now, weights), memories
+    )
 
 
 # Relevances that tie once rounded to 12 places but differ unrounded, either way round.
