@@ -47,7 +47,6 @@ from maai.domain.world.parsing import (
 )
 from maai.domain.world.parsing import json_object as reply_object
 from maai.domain.world.plans import expired
-from maai.domain.world.prompts import PROMPTS
 from maai.domain.world.state import State, evolve
 
 # Purposes: what each call is for (the simulated participant reads it from the engine).
@@ -473,8 +472,8 @@ def _utility_request(
         agent=UTILITY,
         purpose=EXTRACT,
         model=utility.model,
-        system=PROMPTS.render("extract_system", config.language),
-        input=PROMPTS.render(
+        system=render.fill("extract_system", config.language),
+        input=render.fill(
             "extract",
             config.language,
             what=what,

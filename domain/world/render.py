@@ -4,7 +4,8 @@ and what it witnessed. Everything comes from templates in ``prompts/en``."""
 
 from __future__ import annotations
 
-from functools import partial
+from functools import cache, partial
+from string import Template
 from typing import Any
 
 from maai.domain.embeddings import decode_vector, embedding_address
@@ -22,7 +23,52 @@ def _config(state: State) -> WorldConfig:
 
 
 def _r(state: State, template: str, /, **values: Any) -> str:
-    return PROMPTS.render(template, _config(state).language, **values)
+    return fill(template, _config(state).language, **values)
+
+
+def fill(template: str, language: str, /, **values: Any) -> str:
+    """``PROMPTS.render(template, language, **values)``, the same text to the character,
+    from the template split once at its placeholders (``_pieces``): an act prompt renders
+    a dozen templates, and ``string.Template`` finds the placeholders anew with a regular
+    expression and a callback each time."""
+    pieces = _pieces(template, language)
+    if pieces is None:
+        return PROMPTS.render(template, language, **values)
+    literals, names = pieces
+    parts = [literals[0]]
+    for name, literal in zip(names, literals[1:], strict=True):
+        parts.append(str(values[name]))  # a missing value is an error, as in ``render``
+        parts.append(literal)
+    return "".join(parts)
+
+
+@cache
+def _pieces(template: str, language: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    return split_template(PROMPTS.template(template, language))
+
+
+def split_template(parsed: Template) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A template's text between its placeholders and the placeholders' names, read with
+    ``string.Template``'s own pattern (``$$`` is a literal ``$``); ``None`` for a template
+    with an ill-formed placeholder, left to ``string.Template`` to report."""
+    text = parsed.template
+    literals: list[str] = []
+    names: list[str] = []
+    literal = ""
+    start = 0
+    for match in parsed.pattern.finditer(text):
+        literal += text[start : match.start()]
+        start = match.end()
+        if match.group("invalid") is not None:
+            return None
+        if match.group("escaped") is not None:
+            literal += parsed.delimiter
+            continue
+        literals.append(literal)
+        names.append(match.group("named") or match.group("braced"))
+        literal = ""
+    literals.append(literal + text[start:])
+    return tuple(literals), tuple(names)
 
 
 def private_bio(config: WorldConfig, agent: str) -> str:
@@ -36,6 +82,15 @@ def private_bio(config: WorldConfig, agent: str) -> str:
 
 
 def system(state: State, agent: str) -> str:
+    """The agent's system prompt: from the config alone, so rendered once per run."""
+    key = ("system", agent)
+    text = state.renders.get(key)
+    if text is None:
+        text = state.renders[key] = _system(state, agent)
+    return text
+
+
+def _system(state: State, agent: str) -> str:
     config = _config(state)
     spec = config.agent(agent)
     directives = (
