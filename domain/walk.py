@@ -9,7 +9,7 @@ agents, polls, ballots, memory updates) are issued together.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Hashable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
@@ -80,10 +80,13 @@ class Scope:
     The outcomes live on the token, not in a global cache: a state that is dropped takes them
     along, and two histories branching from one state never share a token."""
 
-    __slots__ = ("outcomes",)
+    __slots__ = ("outcomes", "derived")
 
     def __init__(self) -> None:
         self.outcomes: dict[str, tuple[bool, Any]] = {}
+        # Anything else derived from the part of the state the token stands for, valid as
+        # long as the outcomes are (e.g. what an agent observed in the last tick).
+        self.derived: dict[Hashable, Any] = {}
 
 
 _NO_SCOPES: Map[str, Scope] = Map()

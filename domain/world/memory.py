@@ -169,59 +169,79 @@ def retrieve_batches(
     # summed in another order is off by a few ulps of the weights' sum: far below the margin,
     # which is far below a unit of the 12th place that could tie two scores once rounded.
     margin = 1e-9 * max(1.0, w_recency + w_importance + w_relevance)
-    key = ("ranked", query, w_importance, w_relevance)
-    ticks: list[tuple[float, list[_Ranked], int]] = []  # recency term, ranked, first position
-    merge: list[tuple[float, int, int]] = []  # (-approximate score, tick, place in its list)
+    # One list per tick of every batch: (recency term, its positions best first, the batch's
+    # first position, the batch's terms). Merged best first: (-approximate score, list, place).
+    lists: list[tuple[float, list[int], int, _Terms]] = []
+    merge: list[tuple[float, int, int]] = []
     first = 0
     for batch in batches:
-        ranked = batch.derived.get(key)
-        if ranked is None:
-            ranked = batch.derived[key] = _rank_batch(batch.items, query, w_importance, w_relevance)
-        for made, memories in ranked:
+        terms = _batch_terms(batch, query, w_importance, w_relevance)
+        for made, order in terms.ticks:
             recency = w_recency * weights.decay ** max(0, now - made)
-            merge.append((-(recency + memories[0][0]), len(ticks), 0))
-            ticks.append((recency, memories, first))
+            merge.append((-(recency + terms.static[order[0]]), len(lists), 0))
+            lists.append((recency, order, first, terms))
         first += len(batch.items)
     heapq.heapify(merge)
     scored: list[tuple[float, int]] = []
     chosen: dict[int, MemoryItem] = {}
     floor = -math.inf
     while merge and -merge[0][0] >= floor:
-        approximate, tick, place = merge[0]
-        recency, memories, first = ticks[tick]
-        _, importance, relevance, memory, position = memories[place]
-        scored.append((_score(recency, importance, relevance), first + position))
-        chosen[first + position] = memory
+        approximate, which, place = merge[0]
+        recency, order, first, terms = lists[which]
+        at = order[place]
+        score = _score(recency, terms.importance[at], terms.relevance[at])
+        scored.append((score, first + at))
+        chosen[first + at] = terms.items[at]
         if len(scored) == k:
             floor = -approximate - margin
-        if place + 1 < len(memories):
-            heapq.heapreplace(merge, (-(recency + memories[place + 1][0]), tick, place + 1))
+        if place + 1 < len(order):
+            ahead = -(recency + terms.static[order[place + 1]])
+            heapq.heapreplace(merge, (ahead, which, place + 1))
         else:
             heapq.heappop(merge)
     return [chosen[position] for position in _top(scored, k)]
 
 
-# A memory ranked within its batch: importance + relevance (the order), the weighted
-# importance and relevance terms, the memory, its position in the batch.
-_Ranked = tuple[float, float, float, MemoryItem, int]
+@dataclass(frozen=True, slots=True)
+class _Terms:
+    """A batch's memories scored against one query, but for recency: the weighted importance
+    and relevance terms and their sum (``static``), by position in the batch; and for each
+    tick the memories were made in, their positions in descending order of ``static``."""
+
+    items: tuple[MemoryItem, ...]
+    importance: list[float]
+    relevance: list[float]
+    static: list[float]
+    ticks: list[tuple[int, list[int]]]
 
 
-def _rank_batch(
-    items: Sequence[MemoryItem], query: str, w_importance: float, w_relevance: float
-) -> list[tuple[int, list[_Ranked]]]:
-    """A batch's memories by the tick they were made in, each tick's in descending order of
-    importance + relevance against ``query`` (with the local vector)."""
+def _batch_terms(batch: MemoryBatch, query: str, w_importance: float, w_relevance: float) -> _Terms:
+    """``batch``'s ``_Terms`` against ``query`` (with the local vector), kept with the batch."""
+    key = ("terms", query, w_importance, w_relevance)
+    terms: _Terms | None = batch.derived.get(key)
+    if terms is not None:
+        return terms
+    items = batch.items
+    # What does not depend on the query, kept once per importance weight.
+    by_score = batch.derived.get(("importance", w_importance))
+    if by_score is None:
+        by_tick: dict[int, list[int]] = {}
+        for position, memory in enumerate(items):
+            by_tick.setdefault(memory.created_tick, []).append(position)
+        importance = [
+            w_importance * (0.0 if m.importance is None else (m.importance - 1) / 9) for m in items
+        ]
+        by_score = batch.derived[("importance", w_importance)] = (importance, by_tick)
+    importance, by_tick = by_score
     relevance_of = _relevances(query, None, None)
-    by_tick: dict[int, list[_Ranked]] = {}
-    for position, memory in enumerate(items):
-        score = memory.importance
-        importance = w_importance * (0.0 if score is None else (score - 1) / 9)
-        relevance = w_relevance * relevance_of(memory.description)
-        ranked = (importance + relevance, importance, relevance, memory, position)
-        by_tick.setdefault(memory.created_tick, []).append(ranked)
-    for memories in by_tick.values():
-        memories.sort(key=operator.itemgetter(0), reverse=True)
-    return list(by_tick.items())
+    relevance = [w_relevance * relevance_of(m.description) for m in items]
+    static = [i + r for i, r in zip(importance, relevance, strict=True)]
+    ticks = [
+        (made, sorted(positions, key=static.__getitem__, reverse=True))
+        for made, positions in by_tick.items()
+    ]
+    terms = batch.derived[key] = _Terms(items, importance, relevance, static, ticks)
+    return terms
 
 
 def _scores_in_range(batch: MemoryBatch) -> bool:

@@ -140,7 +140,22 @@ def _rules(state: State, agent: str) -> str:
 
 def observations(state: State, agent: str, tick: int) -> list[ActionResolved]:
     """What ``agent`` witnessed of the others' actions in ``tick`` (§3): their applied
-    actions, and a missing contribution in its presence."""
+    actions, and a missing contribution in its presence.
+
+    Of a closed tick (every one before ``state.tick``), kept with the agent's memo token
+    (``State.scopes``) for as long as it is current: a closed tick's actions never change,
+    and the agent's loop reads them several times (importance, the act prompt, its view)."""
+    if tick >= state.tick:
+        return _observed(state, agent, tick)
+    derived = state.scopes.get(agent).derived
+    key = ("observations", tick)
+    seen = derived.get(key)
+    if seen is None:
+        seen = derived[key] = _observed(state, agent, tick)
+    return list(seen)
+
+
+def _observed(state: State, agent: str, tick: int) -> list[ActionResolved]:
     return [
         a
         for a in state.actions.get(tick, ())
@@ -274,13 +289,23 @@ def tick_input(state: State, agent: str, view: Any, feedback: str | None) -> str
             else ""
         ),
         game=_game(state, agent),
-        places=", ".join(
-            loc.name for loc in config.world.locations if loc.admits(agent) and loc.name != where
-        ),
+        places=_places(state, agent, where),
     )
     text += "\n\n" + _format(state, agent, view)
     if feedback:
         text += "\n\n" + _r(state, "feedback", reason=feedback)
+    return text
+
+
+def _places(state: State, agent: str, where: str) -> str:
+    """The places ``agent`` may go from ``where``: from the config alone (``State.renders``)."""
+    key = ("places", agent, where)
+    text = state.renders.get(key)
+    if text is None:
+        config = _config(state)
+        text = state.renders[key] = ", ".join(
+            loc.name for loc in config.world.locations if loc.admits(agent) and loc.name != where
+        )
     return text
 
 

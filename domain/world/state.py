@@ -8,7 +8,7 @@ Frohlich state does)."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, overload
 
 from immutables import Map
@@ -178,7 +178,19 @@ def evolve(state: State, event: Event) -> State:
         changes["positions"] = Map({a.name: a.start for a in config.world.agents})
     elif is_domain:
         changes.update(_changes(state, event))
-    return replace(state, **changes)
+    return _replace(state, changes)
+
+
+def _replace(state: State, changes: dict[str, Any]) -> State:
+    """``dataclasses.replace(state, **changes)`` without its checks and keyword call: the
+    engine folds every event through here, and the decisions fold theirs again."""
+    new = object.__new__(State)
+    for name in _FIELDS:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(state, name))
+    return new
+
+
+_FIELDS = tuple(f.name for f in fields(State))
 
 
 def _changes(state: State, event: Event) -> dict[str, Any]:
