@@ -261,10 +261,7 @@ def tick_input(state: State, agent: str, view: Any, feedback: str | None) -> str
     config = _config(state)
     t = state.tick
     where = state.positions[agent]
-    others = [a for a in state.present(where) if a != agent]
-    present = "; ".join(
-        _r(state, "present_line", name=a, bio=config.agent(a).public_bio) for a in others
-    ) or _r(state, "nobody")
+    present = _present(state, tuple(a for a in state.present(where) if a != agent))
     plan = state.plan_of(agent)
     # Its own plans after the current one (§4); not shown before plan lists.
     queued = state.plans.get(agent, ())[1:] if config.plan_lists else ()
@@ -294,6 +291,19 @@ def tick_input(state: State, agent: str, view: Any, feedback: str | None) -> str
     text += "\n\n" + _format(state, agent, view)
     if feedback:
         text += "\n\n" + _r(state, "feedback", reason=feedback)
+    return text
+
+
+def _present(state: State, others: tuple[str, ...]) -> str:
+    """Who else is present, with their public bios: from the config alone, kept per run by
+    the names (``State.renders``); a crowded place is the same crowd for ticks."""
+    key = ("present", others)
+    text = state.renders.get(key)
+    if text is None:
+        config = _config(state)
+        text = state.renders[key] = "; ".join(
+            _r(state, "present_line", name=a, bio=config.agent(a).public_bio) for a in others
+        ) or _r(state, "nobody")
     return text
 
 
