@@ -28,6 +28,7 @@ from __future__ import annotations
 import heapq
 import math
 import operator
+from array import array
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -50,7 +51,7 @@ def cosine(a: Vector, b: Vector) -> float:
     return sum(map(operator.mul, a, b))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _relevance_row(kind: str, query_key: Hashable) -> dict[Hashable, float]:
     """The memo table of the relevances against one query: text key -> relevance. Each entry
     is a pure function of the two keys (``kind`` says which function), so the table holds no
@@ -209,16 +210,20 @@ class _Terms:
     tick the memories were made in, their positions in descending order of ``static``."""
 
     items: tuple[MemoryItem, ...]
-    importance: list[float]
-    relevance: list[float]
-    static: list[float]
+    # Arrays of doubles (the same values, 8 bytes each instead of a float object each): a
+    # long run keeps these for every batch of every agent.
+    importance: array[float]
+    relevance: array[float]
+    static: array[float]
     ticks: list[tuple[int, list[int]]]
 
 
 def _batch_terms(batch: MemoryBatch, query: str, w_importance: float, w_relevance: float) -> _Terms:
-    """``batch``'s ``_Terms`` against ``query`` (with the local vector), kept with the batch."""
-    key = ("terms", query, w_importance, w_relevance)
-    terms: _Terms | None = batch.derived.get(key)
+    """``batch``'s ``_Terms`` against ``query`` (with the local vector), kept with the batch
+    for the last ``TERMS_KEPT`` queries (an agent's plan changes, and rarely comes back)."""
+    kept: dict[tuple[str, float, float], _Terms] = batch.derived.setdefault("terms", {})
+    key = (query, w_importance, w_relevance)
+    terms = kept.get(key)
     if terms is not None:
         return terms
     items = batch.items
@@ -228,20 +233,27 @@ def _batch_terms(batch: MemoryBatch, query: str, w_importance: float, w_relevanc
         by_tick: dict[int, list[int]] = {}
         for position, memory in enumerate(items):
             by_tick.setdefault(memory.created_tick, []).append(position)
-        importance = [
-            w_importance * (0.0 if m.importance is None else (m.importance - 1) / 9) for m in items
-        ]
+        scores = [m.importance for m in items]
+        importance = array(
+            "d", [w_importance * (0.0 if s is None else (s - 1) / 9) for s in scores]
+        )
         by_score = batch.derived[("importance", w_importance)] = (importance, by_tick)
     importance, by_tick = by_score
     relevance_of = _relevances(query, None, None)
-    relevance = [w_relevance * relevance_of(m.description) for m in items]
-    static = [i + r for i, r in zip(importance, relevance, strict=True)]
+    relevance = array("d", [w_relevance * relevance_of(m.description) for m in items])
+    static = array("d", [i + r for i, r in zip(importance, relevance, strict=True)])
     ticks = [
         (made, sorted(positions, key=static.__getitem__, reverse=True))
         for made, positions in by_tick.items()
     ]
-    terms = batch.derived[key] = _Terms(items, importance, relevance, static, ticks)
+    if len(kept) >= TERMS_KEPT:
+        del kept[next(iter(kept))]  # the oldest
+    terms = kept[key] = _Terms(items, importance, relevance, static, ticks)
     return terms
+
+
+TERMS_KEPT = 4
+"""Queries whose ``_Terms`` a batch keeps."""
 
 
 def _scores_in_range(batch: MemoryBatch) -> bool:

@@ -163,14 +163,15 @@ def batched_streams(draw: st.DrawFn) -> tuple[MemoryStream, int]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(batched_streams(), st.lists(texts, min_size=1, max_size=3), retrievals)
+@given(batched_streams(), st.lists(texts, min_size=1, max_size=6), retrievals)
 def test_ranking_batch_by_batch_is_the_reference(
     stream: tuple[MemoryStream, int], queries: list[str], weights: RetrievalConfig
 ) -> None:
     batches, now = stream
     memories = list(batches)
-    # Each batch keeps what it derived per query and weights: later ticks and other queries
-    # read it back (and a loose part of a batch derives its own).
+    # Each batch keeps what it derived per query and weights (for the last few queries):
+    # later ticks and other queries read it back, more queries than it keeps push the oldest
+    # out (and a loose part of a batch derives its own).
     for later in range(3):
         for query in queries:
             got = memory.retrieve_batches(batches.batches(), query, now + later, weights)
