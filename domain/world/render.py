@@ -4,7 +4,7 @@ and what it witnessed. Everything comes from templates in ``prompts/en``."""
 
 from __future__ import annotations
 
-from functools import cache, partial
+from functools import lru_cache, partial
 from string import Template
 from typing import Any
 
@@ -28,12 +28,15 @@ def _r(state: State, template: str, /, **values: Any) -> str:
 
 def fill(template: str, language: str, /, **values: Any) -> str:
     """``PROMPTS.render(template, language, **values)``, the same text to the character,
-    from the template split once at its placeholders (``_pieces``): an act prompt renders
-    a dozen templates, and ``string.Template`` finds the placeholders anew with a regular
-    expression and a callback each time."""
-    pieces = _pieces(template, language)
+    from the template split once at its placeholders (``split_template``): an act prompt
+    renders a dozen templates, and ``string.Template`` finds the placeholders anew with a
+    regular expression and a callback each time. The template is asked of ``PROMPTS`` each
+    time (its own cache), and the split is remembered per template object, so a template
+    that changes (as verify's divergence tests change one) is split anew."""
+    parsed = PROMPTS.template(template, language)
+    pieces = _pieces(parsed)
     if pieces is None:
-        return PROMPTS.render(template, language, **values)
+        return parsed.substitute({k: str(v) for k, v in values.items()})
     literals, names = pieces
     parts = [literals[0]]
     for name, literal in zip(names, literals[1:], strict=True):
@@ -42,9 +45,10 @@ def fill(template: str, language: str, /, **values: Any) -> str:
     return "".join(parts)
 
 
-@cache
-def _pieces(template: str, language: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    return split_template(PROMPTS.template(template, language))
+@lru_cache(maxsize=1024)
+def _pieces(parsed: Template) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    # Keyed by the object (a Template compares by identity): PROMPTS keeps its templates.
+    return split_template(parsed)
 
 
 def split_template(parsed: Template) -> tuple[tuple[str, ...], tuple[str, ...]] | None:

@@ -53,3 +53,16 @@ def test_split_templates_join_as_substitute_does(text: str) -> None:
         str(values[n]) + literal for n, literal in zip(names, literals[1:], strict=True)
     )
     assert joined == expected
+
+
+def test_a_changed_template_is_filled_as_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Verify's divergence check changes a template in the process: the split must follow.
+    before = render.fill("nobody", "en")
+    original = PROMPTS.template
+
+    def changed(name: str, language: str = "en") -> Template:
+        found = original(name, language)
+        return Template(found.template + " (changed)") if name == "nobody" else found
+
+    monkeypatch.setattr(PROMPTS, "template", changed)
+    assert render.fill("nobody", "en") == before + " (changed)"
