@@ -23,7 +23,9 @@ from maai.domain.seeds import derive_seed
 STUDY_LABELS = ("study", "cell", "replicate")
 """Labels every run of a study carries besides its factor values."""
 
-_PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+|[A-Za-z_][A-Za-z0-9_]*=[^\]]+)\]|\.")
+_PATH_TOKEN = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+|[A-Za-z_][A-Za-z0-9_]*=[^\]]+)\]|\."
+)
 
 SUM_TOLERANCE = 1e-6
 

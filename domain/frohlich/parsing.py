@@ -833,7 +833,9 @@ def _first_answer(sentence: str) -> tuple[bool | None, str]:
 # little less text than N English words), and their full-width punctuation separates words.
 _WIDE_WORD_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WIDE_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"
-_WORD = re.compile(f"[{_WIDE_WORD_CHARS}]|[^\\s{_WIDE_WORD_CHARS}{_WIDE_PUNCTUATION}]+")
+_WORD = re.compile(
+    f"[{_WIDE_WORD_CHARS}]|[^\\s{_WIDE_WORD_CHARS}{_WIDE_PUNCTUATION}]+"
+)
 
 
 _WIDE = re.compile(f"[{_WIDE_WORD_CHARS}{_WIDE_PUNCTUATION}]")
