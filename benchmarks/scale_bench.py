@@ -3,13 +3,16 @@
     python benchmarks/scale_bench.py [--experiment frohlich|collaboration|world]
                                      [--agents 3,5,8,16,32] [--rounds 5,10,20,40]
                                      [--all-rounds] [--world free|pgg]
-                                     [--commands run,verify,...] [--keep DIR]
+                                     [--commands run,verify,...] [--keep DIR [--reuse]]
 
 For each cell of the grid (agents × Phase-2 rounds) it runs a simulated Frohlich experiment
 (simulated participants, no latency; ``--all-rounds`` makes the group never agree, so every
 round is used) on a fresh SQLite ledger, then runs ``replay``, ``verify``, ``export`` (JSON
 log and tables), ``audit protocol`` and ``audit leaks`` on it (or the ``--commands`` named),
-each as the ``maai`` command in a process of its own. The collaboration game has two agents;
+each as the ``maai`` command in a process of its own (``audit votes`` too, when named). With
+``--keep DIR --reuse`` a cell whose ledger is already in DIR is not run again: its commands
+read that ledger, so two checkouts can be measured on the same runs (run the script with each
+checkout's Python). The collaboration game has two agents;
 its grid is over ``--rounds``, read as the number of message exchanges (1-10). The world's
 grid is agents × ticks (``--rounds`` read as ticks; by default 3,5,10,20 × 10,20,40), on the
 worlds of ``benchmarks/world_bench.py``: ``--world free`` (wanderers in five places, the
@@ -43,6 +46,9 @@ import yaml
 
 PRINCIPLES = ("a", "b", "c", "d")
 COMMANDS = ("run", "replay", "verify", "export", "tables", "audit protocol", "audit leaks")
+OPTIONAL_COMMANDS = ("audit votes",)
+"""Measured only when ``--commands`` names them (the collaboration game and the world have
+no votes)."""
 # Runs one maai command and reports its own peak RSS (KiB) on its last stderr line.
 RUNNER = (
     "import resource, runpy, sys\n"
@@ -147,6 +153,7 @@ def measure(
     experiment: str,
     commands: tuple[str, ...],
     world: str = "free",
+    reuse: bool = False,
 ) -> None:
     db = folder / "ledger.db"
     path = folder / "config.yaml"
@@ -158,9 +165,10 @@ def measure(
         settings = config(cell.agents, cell.rounds, all_rounds)
     path.write_text(yaml.safe_dump(settings), "utf-8")
     env = {**os.environ, "MAAI_SIGNING_KEY": str(folder / "key.pem"), "COLUMNS": "200"}
-    cell.seconds["run"], cell.peak_mib["run"], _ = maai(
-        ["run", str(path), "--db", str(db), "-q"], env
-    )
+    if not (reuse and db.exists()):
+        cell.seconds["run"], cell.peak_mib["run"], _ = maai(
+            ["run", str(path), "--db", str(db), "-q"], env
+        )
     listed = json.loads(maai(["runs", "--db", str(db), "--json"], env)[2])
     run_id, cell.events = listed[0]["id"], listed[0]["head_seq"]
     shutil.rmtree(folder / "out", ignore_errors=True)
@@ -171,6 +179,7 @@ def measure(
         "tables": ["export", run_id, "-f", "tables", "--out", str(folder / "out"), "--force"],
         "audit protocol": ["audit", "protocol", run_id, "--json"],
         "audit leaks": ["audit", "leaks", run_id, "--json"],
+        "audit votes": ["audit", "votes", run_id, "--json"],
     }
     for name, command in args.items():
         if name in commands:
@@ -194,11 +203,12 @@ def report(cells: list[Cell], commands: tuple[str, ...]) -> dict[str, Any]:
     events = [float(c.events) for c in cells]
     slopes = {"ledger_bytes": slope(events, [float(c.ledger_bytes) for c in cells])}
     slopes["whole_payload_bytes"] = slope(events, [float(c.whole_payload_bytes) for c in cells])
-    for name in commands:
+    measured = [name for name in commands if all(name in c.seconds for c in cells)]
+    for name in measured:
         slopes[name] = slope(events, [c.seconds[name] for c in cells])
     largest = max(cells, key=lambda c: c.events)
     # Rates on the largest run, as the command sees them (start-up included).
-    rates = {name: largest.events / largest.seconds[name] for name in commands}
+    rates = {name: largest.events / largest.seconds[name] for name in measured}
     return {
         "cells": [c.__dict__ for c in cells],
         "slopes": slopes,
@@ -214,6 +224,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--all-rounds", action="store_true", help="the group never agrees")
     parser.add_argument("--keep", type=Path, help="keep the ledgers in this folder")
+    parser.add_argument(
+        "--reuse", action="store_true", help="with --keep: read the ledgers already there"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--experiment", choices=("frohlich", "collaboration", "world"), default="frohlich"
@@ -224,9 +237,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     args = parser.parse_args(argv)
     commands = tuple(c.strip() for c in args.commands.split(",") if c.strip())
-    unknown = [c for c in commands if c not in COMMANDS]
-    if unknown or "run" not in commands:
-        parser.error(f"--commands: choose from {', '.join(COMMANDS)} (run included)")
+    unknown = [c for c in commands if c not in COMMANDS + OPTIONAL_COMMANDS]
+    if unknown or ("run" not in commands and not args.reuse):
+        choices = ", ".join(COMMANDS + OPTIONAL_COMMANDS)
+        parser.error(f"--commands: choose from {choices} (run included, unless --reuse)")
+    if args.reuse and args.keep is None:
+        parser.error("--reuse reads the ledgers kept in --keep DIR: give it")
     if args.experiment == "collaboration":
         args.agents = "2"
     elif args.experiment == "world":
@@ -244,11 +260,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             folder = root / f"{agents}x{rounds}"
             folder.mkdir(parents=True, exist_ok=True)
             cell = Cell(agents, rounds)
-            measure(cell, folder, args.all_rounds, args.experiment, commands, args.world)
+            measure(
+                cell, folder, args.all_rounds, args.experiment, commands, args.world, args.reuse
+            )
             cells.append(cell)
             if not args.json:
                 times = "  ".join(
-                    f"{n} {cell.seconds[n]:.2f}s/{cell.peak_mib[n]:.0f}M" for n in commands
+                    f"{n} {cell.seconds[n]:.2f}s/{cell.peak_mib[n]:.0f}M"
+                    for n in commands
+                    if n in cell.seconds
                 )
                 share = cell.stored_payload_bytes / max(1, cell.whole_payload_bytes)
                 print(

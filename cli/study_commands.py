@@ -22,6 +22,7 @@ from rich.table import Table as RichTable
 
 from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
 from maai.cli.export_commands import refuse_to_overwrite, write_file
+from maai.cli.run_source import StoredRun
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
@@ -248,11 +249,9 @@ def export_command(
         _, infos, _ = _study_infos(store, study_arg)
         histories: list[History] = []
         with exit_on_ledger_error():
-            for info in infos:
-                histories.append(
-                    history_from_stored(info.run_id, store.read(info.run_id), info.status)
-                )
-    written = write_study_tables(out_dir, histories)
+            for info in infos:  # without their prompts: tables show none
+                histories.append(StoredRun(store, info.run_id).load(info.status))
+            written = write_study_tables(out_dir, histories)
     err.print(f"wrote {written} files for {len(histories)} run(s) to {out_dir}")
 
 

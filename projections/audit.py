@@ -125,7 +125,7 @@ def calls_paired(history: History) -> Iterator[Violation]:
     requested: dict[str, str] = {}
     completed: set[str] = set()
     memo: Memo = {}  # requests rebuilt from the ledger share their history items
-    for entry in history.entries:
+    for entry in history.stream():  # every request whole, one at a time
         event = entry.event
         if isinstance(event, ModelCallRequested):
             if event.request.request_hash(memo) != event.request_hash:

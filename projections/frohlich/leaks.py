@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
-from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.events import ModelCallCompleted
 from maai.domain.frohlich import manipulator, render
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
@@ -178,7 +178,7 @@ def audit_leaks(history: History) -> LeakReport:
     leaks: list[Leak] = []
     prompts = 0
     index = TextIndex(item.text for item in items)
-    for entry, requested in history.of(ModelCallRequested):
+    for entry, requested in history.requests():  # one prompt at a time
         request = requested.request
         agent = request.agent
         if agent == "utility":

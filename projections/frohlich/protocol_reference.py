@@ -199,7 +199,7 @@ def _shown_chances(text: str, words: PromptWords) -> list[Fraction] | None:
     "agent and round (the table the round is paid from)",
 )
 def prompt_round_table(audit: Audit) -> Iterator[Violation]:
-    for entry, requested in audit.history.of(ModelCallRequested):
+    for entry, requested in audit.history.requests():
         parts = requested.request.address.split("/")
         if len(parts) != 5 or parts[0] != "p1" or parts[3] != "choice":
             continue
@@ -242,7 +242,7 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
     paid = {
         (p.agent, p.round): p for _, p in audit.history.of(PayoffAwarded) if p.scope == "phase1"
     }
-    for entry, requested in audit.history.of(ModelCallRequested):
+    for entry, requested in audit.history.requests():
         parts = requested.request.address.split("/")
         if len(parts) != 4 or parts[0] != "p1" or parts[3] != "memory" or parts[2][:1] != "r":
             continue
@@ -304,7 +304,7 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
 def prompt_memory_and_balance(audit: Audit) -> Iterator[Violation]:
     memory: dict[str, str] = {}
     balance: dict[str, int] = {}
-    for entry in audit.history.entries:
+    for entry in audit.history.stream():  # the prompts whole, one at a time
         event = entry.event
         if isinstance(event, MemoryUpdated):
             memory[event.agent] = event.memory
@@ -378,7 +378,7 @@ def _explanation_problems(
 )
 def prompt_explanation(audit: Audit) -> Iterator[Violation]:
     probs = _probs(audit)
-    for entry, requested in audit.history.of(ModelCallRequested):
+    for entry, requested in audit.history.requests():
         parts = requested.request.address.split("/")
         if len(parts) != 5 or parts[0] != "p1" or parts[2] != "s1.2" or parts[3] != "ranking":
             continue
