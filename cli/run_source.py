@@ -50,11 +50,19 @@ class StoredRun:
         return history_from_stored(self._run_id, self._first_read(), status, source=self)
 
     def _first_read(self) -> Iterator[StoredEvent]:
-        for record in self._store.read(self._run_id):
+        # Without a spool the prompts are not needed now: they are read as the store holds
+        # them, packed, which spares rebuilding them (most of the cost of a read).
+        packed = () if self._spool is not None else (ModelCallRequested.TYPE,)
+        for record in self._store.read(self._run_id, keep_packed=packed):
             self._last_seq = record.seq
             if self._spool is not None and record.type == ModelCallRequested.TYPE:
                 self._keep(record)
-            yield without_prompt(record)
+            light = without_prompt(record)
+            if light is None:  # packed where a light record cannot do without: read it whole
+                whole = next(iter(self._store.read(self._run_id, from_seq=record.seq - 1)))
+                light = without_prompt(whole)
+                assert light is not None
+            yield light
 
     def _keep(self, record: StoredEvent) -> None:
         assert self._spool is not None

@@ -32,6 +32,7 @@ from maai.domain.events import Event, ModelCallRequested, RunCompleted, RunFaile
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY, UnknownEventError, encode
 from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
+from maai.ledger.packing import MIN_LIST_ITEMS, MIN_TEXT_CHARS, PACKED_KEY
 from maai.projections.jsonout import DeferredText
 
 E = TypeVar("E", bound=Event)
@@ -213,14 +214,44 @@ def entries_from_stored(
         yield Entry(record.seq, record.hash, format_recorded_at(record.recorded_at), event)
 
 
-def without_prompt(record: StoredEvent) -> StoredEvent:
-    """A ``model.requested`` record with :data:`PROMPT_NOT_HELD` for its ``system`` and
-    ``input`` (any other record as it is): what a history read from a source holds."""
+def without_prompt(record: StoredEvent) -> StoredEvent | None:
+    """A ``model.requested`` record as a history read from a source holds it (any other
+    record as it is): :data:`PROMPT_NOT_HELD` for the request's ``system`` and ``input`` and
+    for every long value of its ``context`` (the public history and memory the prompt shows,
+    for the simulated participant: a string of ``MIN_TEXT_CHARS`` characters or a list of
+    ``MIN_LIST_ITEMS`` items, what the store may pack), so that what is held stays small.
+
+    ``record`` may come packed (``EventStore.read(keep_packed=...)``: rebuilding the prompts
+    is most of the cost of a read); ``None`` when a value outside those is packed, and the
+    record must be read whole instead."""
     request = record.payload.get("request") if record.type == ModelCallRequested.TYPE else None
     if not isinstance(request, dict):
         return record
+    payload = {k: v for k, v in record.payload.items() if k != PACKED_KEY}
+    context = request.get("context")
+    light_context = dict(context) if isinstance(context, dict) else context
+    for entry in record.payload.get(PACKED_KEY, ()):
+        path = entry[0]
+        if path[:1] != ["request"]:
+            return None
+        if path[1:2] == ["context"] and len(path) > 2 and isinstance(light_context, dict):
+            light_context[path[2]] = PROMPT_NOT_HELD
+        elif path[1:] not in (["system"], ["input"]):
+            return None
+    if isinstance(light_context, dict):
+        for key, value in light_context.items():
+            if _long(value):
+                light_context[key] = PROMPT_NOT_HELD
     light = {**request, "system": PROMPT_NOT_HELD, "input": PROMPT_NOT_HELD}
-    return record.model_copy(update={"payload": {**record.payload, "request": light}})
+    if context is not None:
+        light["context"] = light_context
+    return record.model_copy(update={"payload": {**payload, "request": light}})
+
+
+def _long(value: Any) -> bool:
+    return (isinstance(value, str) and len(value) >= MIN_TEXT_CHARS) or (
+        isinstance(value, list) and len(value) >= MIN_LIST_ITEMS
+    )
 
 
 def chain(
