@@ -20,7 +20,8 @@ default) or ``pgg`` (the public-goods game, N-1 players and a moderator).
 
 It prints, per cell: events, the bytes of the ledger file, the bytes of the payloads as
 stored, and of the same payloads whole (what the ledger stored before it packed repeated
-text: the two side by side are the saving), and the wall time and peak RSS of each command;
+text: the two side by side are the saving), and the wall time (CPU time in parentheses: on a
+shared machine the steadier figure) and peak RSS of each command;
 then, over the grid, the log-log slope of ledger bytes and of each command's time against
 events (1.0: linear; 2.0: quadratic). The test suite runs a one-cell grid as a smoke test
 (tests/test_scale_bench.py); the figures belong in docs/operations.md.
@@ -49,7 +50,8 @@ COMMANDS = ("run", "replay", "verify", "export", "tables", "audit protocol", "au
 OPTIONAL_COMMANDS = ("audit votes",)
 """Measured only when ``--commands`` names them (the collaboration game and the world have
 no votes)."""
-# Runs one maai command and reports its own peak RSS (KiB) on its last stderr line.
+# Runs one maai command and reports its own peak RSS (KiB) and CPU seconds (user + system)
+# on its last stderr line.
 RUNNER = (
     "import resource, runpy, sys\n"
     "sys.argv = ['maai', *sys.argv[1:]]\n"
@@ -59,7 +61,8 @@ RUNNER = (
     "    code = exc.code\n"
     "else:\n"
     "    code = 0\n"
-    "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print('MAXRSS', usage.ru_maxrss, usage.ru_utime + usage.ru_stime, file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
 
@@ -74,6 +77,8 @@ class Cell:
     whole_payload_bytes: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     peak_mib: dict[str, float] = field(default_factory=dict)
+    # CPU time of each command: on a machine shared with other work, steadier than its wall.
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
 
 
 def config(agents: int, rounds: int, all_rounds: bool) -> dict[str, Any]:
@@ -133,17 +138,24 @@ def payload_bytes(db: Path) -> tuple[int, int]:
     return stored_bytes, whole
 
 
-def maai(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Seconds, peak MiB and stdout of ``maai ARGS`` in a process of its own."""
+def maai(args: list[str], env: dict[str, str]) -> tuple[float, float, str, float]:
+    """Seconds, peak MiB, stdout and CPU seconds of ``maai ARGS`` in a process of its own."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER, *args], capture_output=True, text=True, env=env, check=False
+        # -P: not the current folder first on sys.path, which in another checkout's root
+        # would import that checkout's maai (--reuse measures two checkouts).
+        [sys.executable, "-P", "-c", RUNNER, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"maai {' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
     line = next(ln for ln in reversed(done.stderr.splitlines()) if ln.startswith("MAXRSS"))
-    return seconds, int(line.split()[1]) / 1024, done.stdout
+    _, rss_kib, cpu = line.split()
+    return seconds, int(rss_kib) / 1024, done.stdout, float(cpu)
 
 
 def measure(
@@ -166,9 +178,8 @@ def measure(
     path.write_text(yaml.safe_dump(settings), "utf-8")
     env = {**os.environ, "MAAI_SIGNING_KEY": str(folder / "key.pem"), "COLUMNS": "200"}
     if not (reuse and db.exists()):
-        cell.seconds["run"], cell.peak_mib["run"], _ = maai(
-            ["run", str(path), "--db", str(db), "-q"], env
-        )
+        measured = maai(["run", str(path), "--db", str(db), "-q"], env)
+        cell.seconds["run"], cell.peak_mib["run"], _, cell.cpu_seconds["run"] = measured
     listed = json.loads(maai(["runs", "--db", str(db), "--json"], env)[2])
     run_id, cell.events = listed[0]["id"], listed[0]["head_seq"]
     shutil.rmtree(folder / "out", ignore_errors=True)
@@ -183,7 +194,8 @@ def measure(
     }
     for name, command in args.items():
         if name in commands:
-            cell.seconds[name], cell.peak_mib[name], _ = maai([*command, "--db", str(db)], env)
+            measured = maai([*command, "--db", str(db)], env)
+            cell.seconds[name], cell.peak_mib[name], _, cell.cpu_seconds[name] = measured
     cell.ledger_bytes = sum(p.stat().st_size for p in folder.glob("ledger.db*"))
     cell.stored_payload_bytes, cell.whole_payload_bytes = payload_bytes(db)
 
@@ -266,7 +278,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             cells.append(cell)
             if not args.json:
                 times = "  ".join(
-                    f"{n} {cell.seconds[n]:.2f}s/{cell.peak_mib[n]:.0f}M"
+                    f"{n} {cell.seconds[n]:.2f}s({cell.cpu_seconds[n]:.2f})/{cell.peak_mib[n]:.0f}M"
                     for n in commands
                     if n in cell.seconds
                 )
