@@ -15,7 +15,7 @@ from typing import IO
 
 from maai.domain.events import ModelCallRequested
 from maai.ledger import EventStore, StoredEvent
-from maai.projections.history import History, PromptText, history_from_stored, without_prompt
+from maai.projections.history import History, PromptText, history_from_stored, light_record
 from maai.projections.jsonout import DeferredText
 
 
@@ -57,10 +57,10 @@ class StoredRun:
             self._last_seq = record.seq
             if self._spool is not None and record.type == ModelCallRequested.TYPE:
                 self._keep(record)
-            light = without_prompt(record)
+            light = light_record(record)
             if light is None:  # packed where a light record cannot do without: read it whole
                 whole = next(iter(self._store.read(self._run_id, from_seq=record.seq - 1)))
-                light = without_prompt(whole)
+                light = light_record(whole)
                 assert light is not None
             yield light
 

@@ -28,7 +28,14 @@ from typing import Any, Protocol, TypeVar, overload
 
 from maai.domain import experiments
 from maai.domain.config import ExperimentConfig
-from maai.domain.events import Event, ModelCallRequested, RunCompleted, RunFailed, RunStarted
+from maai.domain.events import (
+    Event,
+    ModelCallCompleted,
+    ModelCallRequested,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+)
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY, UnknownEventError, encode
 from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
@@ -189,7 +196,7 @@ def history_from_stored(
 ) -> History:
     """Decode a stored run with its experiment's event types (named by the caller, or by the
     run's first event, ``run.started``). With a ``source``, ``stored`` may hold requests
-    without their texts (:func:`without_prompt`), which the history then reads from it."""
+    without their texts (:func:`light_record`), which the history then reads from it."""
     entries = tuple(entries_from_stored(stored, experiment))
     if experiment is None:
         started = next((e.event for e in entries if isinstance(e.event, RunStarted)), None)
@@ -214,16 +221,25 @@ def entries_from_stored(
         yield Entry(record.seq, record.hash, format_recorded_at(record.recorded_at), event)
 
 
-def without_prompt(record: StoredEvent) -> StoredEvent | None:
-    """A ``model.requested`` record as a history read from a source holds it (any other
-    record as it is): :data:`PROMPT_NOT_HELD` for the request's ``system`` and ``input`` and
-    for every long value of its ``context`` (the public history and memory the prompt shows,
-    for the simulated participant: a string of ``MIN_TEXT_CHARS`` characters or a list of
-    ``MIN_LIST_ITEMS`` items, what the store may pack), so that what is held stays small.
+RAW_NOT_HELD: dict[str, Any] = {"not_held": PROMPT_NOT_HELD}
+"""What a history read from a :class:`RunSource` holds in place of an answer's raw provider
+response, which no projection shows."""
+
+
+def light_record(record: StoredEvent) -> StoredEvent | None:
+    """A record as a history read from a source holds it: a ``model.requested`` with
+    :data:`PROMPT_NOT_HELD` for the request's ``system`` and ``input`` and for every long
+    value of its ``context`` (the public history and memory the prompt shows, for the
+    simulated participant: a string of ``MIN_TEXT_CHARS`` characters or a list of
+    ``MIN_LIST_ITEMS`` items, what the store may pack), a ``model.completed`` with
+    :data:`RAW_NOT_HELD` for its raw response; any other record as it is. What is held of a
+    run then stays small beside its prompts.
 
     ``record`` may come packed (``EventStore.read(keep_packed=...)``: rebuilding the prompts
     is most of the cost of a read); ``None`` when a value outside those is packed, and the
     record must be read whole instead."""
+    if record.type == ModelCallCompleted.TYPE:
+        return _without_raw(record)
     request = record.payload.get("request") if record.type == ModelCallRequested.TYPE else None
     if not isinstance(request, dict):
         return record
@@ -246,6 +262,14 @@ def without_prompt(record: StoredEvent) -> StoredEvent | None:
     if context is not None:
         light["context"] = light_context
     return record.model_copy(update={"payload": {**payload, "request": light}})
+
+
+def _without_raw(record: StoredEvent) -> StoredEvent:
+    answer = record.payload.get("answer")
+    if not isinstance(answer, dict) or "raw" not in answer:
+        return record
+    light = {**record.payload, "answer": {**answer, "raw": RAW_NOT_HELD}}
+    return record.model_copy(update={"payload": light})
 
 
 def _long(value: Any) -> bool:
