@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from maai.cli import run_source
 from maai.cli.run_source import StoredRun
 from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunStarted
-from maai.ledger import EventStore, NewEvent
+from maai.ledger import EventStore, NewEvent, StoredEvent
 from maai.projections.history import (
     PROMPT_NOT_HELD,
     RAW_NOT_HELD,
     History,
+    history_from_stored,
     light_record,
 )
 from maai.projections.jsonout import DeferredText
@@ -112,3 +116,47 @@ def test_a_history_streams_the_events_its_first_read_saw_however_the_run_grows(
         head = history.entries[-1].seq
         store.append(RUN_ID, head, [NewEvent("run.failed", {"reason": "later"})])
         assert [e.seq for e in history.stream()] == [e.seq for e in history.entries]
+
+
+def stored_golden_packed(path: Path) -> str:
+    """The golden run with the same long text added to every prompt, which the store packs
+    (each request then names the one before as its base)."""
+    shared = "".join(f"\nA line every prompt repeats, number {i}." for i in range(200))
+    events = []
+    for entry in golden_history().entries:
+        event = entry.event
+        if isinstance(event, ModelCallRequested):
+            request = event.request.model_copy(update={"input": event.request.input + shared})
+            event = event.model_copy(
+                update={"request": request, "request_hash": request.request_hash()}
+            )
+        events.append(event)
+    url = str(path / "ledger.db")
+    started = events[0]
+    assert isinstance(started, RunStarted)
+    with EventStore.open(url) as store:
+        store.create_run(RUN_ID, "frohlich", started.config)
+        store.append(RUN_ID, 0, [to_new_event(e) for e in events])
+    return url
+
+
+def test_packed_requests_are_read_light_or_whole_and_streamed_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with EventStore.open(stored_golden_packed(tmp_path)) as store:
+        as_stored = store.read(RUN_ID, keep_packed=(ModelCallRequested.TYPE,))
+        assert any("$packed" in r.payload for r in as_stored)
+        whole = history_from_stored(RUN_ID, store.read(RUN_ID))
+        light = StoredRun(store, RUN_ID).load()
+        assert [e.event for e, _ in light.requests()] == [e.event for e, _ in whole.requests()]
+        assert {
+            e.event.request.input for e in light.entries if isinstance(e.event, ModelCallRequested)
+        } == {PROMPT_NOT_HELD}
+
+        # A record packed where a light one cannot do without is read again, whole.
+        def refuse_packed(record: StoredEvent) -> StoredEvent | None:
+            return None if "$packed" in record.payload else light_record(record)
+
+        monkeypatch.setattr(run_source, "light_record", refuse_packed)
+        again = StoredRun(store, RUN_ID).load()
+        assert [e.event for e in again.entries] == [e.event for e in light.entries]
