@@ -34,6 +34,7 @@ COMMANDS = {
     "audit protocol": ["audit", "protocol", RUN_ID, "--json"],
     "audit leaks": ["audit", "leaks", RUN_ID, "--json"],
     "audit votes": ["audit", "votes", RUN_ID, "--json"],
+    "report": ["report", RUN_ID, "-o", "{tmp}/report.html", "--force"],
 }
 
 runner = CliRunner()
