@@ -88,7 +88,3 @@ class StoredRun:
             SpooledText(self._spool, start, system),
             SpooledText(self._spool, start + system, input_),
         )
-
-    def close(self) -> None:
-        if self._spool is not None:
-            self._spool.close()

@@ -15,6 +15,8 @@ class DeferredText(ABC):
     run) holds handles to its texts, not the texts, and each is read, encoded and dropped
     in turn. It is written exactly as the same text held as a ``str``."""
 
+    __slots__ = ()
+
     @abstractmethod
     def text(self) -> str: ...
 
