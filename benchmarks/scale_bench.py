@@ -3,13 +3,16 @@
     python benchmarks/scale_bench.py [--experiment frohlich|collaboration|world]
                                      [--agents 3,5,8,16,32] [--rounds 5,10,20,40]
                                      [--all-rounds] [--world free|pgg]
-                                     [--commands run,verify,...] [--keep DIR]
+                                     [--commands run,verify,...] [--keep DIR [--reuse]]
 
 For each cell of the grid (agents × Phase-2 rounds) it runs a simulated Frohlich experiment
 (simulated participants, no latency; ``--all-rounds`` makes the group never agree, so every
 round is used) on a fresh SQLite ledger, then runs ``replay``, ``verify``, ``export`` (JSON
 log and tables), ``audit protocol`` and ``audit leaks`` on it (or the ``--commands`` named),
-each as the ``maai`` command in a process of its own. The collaboration game has two agents;
+each as the ``maai`` command in a process of its own (``audit votes`` too, when named). With
+``--keep DIR --reuse`` a cell whose ledger is already in DIR is not run again: its commands
+read that ledger, so two checkouts can be measured on the same runs (run the script with each
+checkout's Python). The collaboration game has two agents;
 its grid is over ``--rounds``, read as the number of message exchanges (1-10). The world's
 grid is agents × ticks (``--rounds`` read as ticks; by default 3,5,10,20 × 10,20,40), on the
 worlds of ``benchmarks/world_bench.py``: ``--world free`` (wanderers in five places, the
@@ -17,7 +20,8 @@ default) or ``pgg`` (the public-goods game, N-1 players and a moderator).
 
 It prints, per cell: events, the bytes of the ledger file, the bytes of the payloads as
 stored, and of the same payloads whole (what the ledger stored before it packed repeated
-text: the two side by side are the saving), and the wall time and peak RSS of each command;
+text: the two side by side are the saving), and the wall time (CPU time in parentheses: on a
+shared machine the steadier figure) and peak RSS of each command;
 then, over the grid, the log-log slope of ledger bytes and of each command's time against
 events (1.0: linear; 2.0: quadratic). The test suite runs a one-cell grid as a smoke test
 (tests/test_scale_bench.py); the figures belong in docs/operations.md.
@@ -43,7 +47,11 @@ import yaml
 
 PRINCIPLES = ("a", "b", "c", "d")
 COMMANDS = ("run", "replay", "verify", "export", "tables", "audit protocol", "audit leaks")
-# Runs one maai command and reports its own peak RSS (KiB) on its last stderr line.
+OPTIONAL_COMMANDS = ("audit votes",)
+"""Measured only when ``--commands`` names them (the collaboration game and the world have
+no votes)."""
+# Runs one maai command and reports its own peak RSS (KiB) and CPU seconds (user + system)
+# on its last stderr line.
 RUNNER = (
     "import resource, runpy, sys\n"
     "sys.argv = ['maai', *sys.argv[1:]]\n"
@@ -53,7 +61,8 @@ RUNNER = (
     "    code = exc.code\n"
     "else:\n"
     "    code = 0\n"
-    "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print('MAXRSS', usage.ru_maxrss, usage.ru_utime + usage.ru_stime, file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
 
@@ -68,6 +77,8 @@ class Cell:
     whole_payload_bytes: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     peak_mib: dict[str, float] = field(default_factory=dict)
+    # CPU time of each command: on a machine shared with other work, steadier than its wall.
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
 
 
 def config(agents: int, rounds: int, all_rounds: bool) -> dict[str, Any]:
@@ -127,17 +138,24 @@ def payload_bytes(db: Path) -> tuple[int, int]:
     return stored_bytes, whole
 
 
-def maai(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Seconds, peak MiB and stdout of ``maai ARGS`` in a process of its own."""
+def maai(args: list[str], env: dict[str, str]) -> tuple[float, float, str, float]:
+    """Seconds, peak MiB, stdout and CPU seconds of ``maai ARGS`` in a process of its own."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER, *args], capture_output=True, text=True, env=env, check=False
+        # -P: not the current folder first on sys.path, which in another checkout's root
+        # would import that checkout's maai (--reuse measures two checkouts).
+        [sys.executable, "-P", "-c", RUNNER, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"maai {' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
     line = next(ln for ln in reversed(done.stderr.splitlines()) if ln.startswith("MAXRSS"))
-    return seconds, int(line.split()[1]) / 1024, done.stdout
+    _, rss_kib, cpu = line.split()
+    return seconds, int(rss_kib) / 1024, done.stdout, float(cpu)
 
 
 def measure(
@@ -147,6 +165,7 @@ def measure(
     experiment: str,
     commands: tuple[str, ...],
     world: str = "free",
+    reuse: bool = False,
 ) -> None:
     db = folder / "ledger.db"
     path = folder / "config.yaml"
@@ -158,9 +177,9 @@ def measure(
         settings = config(cell.agents, cell.rounds, all_rounds)
     path.write_text(yaml.safe_dump(settings), "utf-8")
     env = {**os.environ, "MAAI_SIGNING_KEY": str(folder / "key.pem"), "COLUMNS": "200"}
-    cell.seconds["run"], cell.peak_mib["run"], _ = maai(
-        ["run", str(path), "--db", str(db), "-q"], env
-    )
+    if not (reuse and db.exists()):
+        measured = maai(["run", str(path), "--db", str(db), "-q"], env)
+        cell.seconds["run"], cell.peak_mib["run"], _, cell.cpu_seconds["run"] = measured
     listed = json.loads(maai(["runs", "--db", str(db), "--json"], env)[2])
     run_id, cell.events = listed[0]["id"], listed[0]["head_seq"]
     shutil.rmtree(folder / "out", ignore_errors=True)
@@ -171,10 +190,12 @@ def measure(
         "tables": ["export", run_id, "-f", "tables", "--out", str(folder / "out"), "--force"],
         "audit protocol": ["audit", "protocol", run_id, "--json"],
         "audit leaks": ["audit", "leaks", run_id, "--json"],
+        "audit votes": ["audit", "votes", run_id, "--json"],
     }
     for name, command in args.items():
         if name in commands:
-            cell.seconds[name], cell.peak_mib[name], _ = maai([*command, "--db", str(db)], env)
+            measured = maai([*command, "--db", str(db)], env)
+            cell.seconds[name], cell.peak_mib[name], _, cell.cpu_seconds[name] = measured
     cell.ledger_bytes = sum(p.stat().st_size for p in folder.glob("ledger.db*"))
     cell.stored_payload_bytes, cell.whole_payload_bytes = payload_bytes(db)
 
@@ -194,11 +215,12 @@ def report(cells: list[Cell], commands: tuple[str, ...]) -> dict[str, Any]:
     events = [float(c.events) for c in cells]
     slopes = {"ledger_bytes": slope(events, [float(c.ledger_bytes) for c in cells])}
     slopes["whole_payload_bytes"] = slope(events, [float(c.whole_payload_bytes) for c in cells])
-    for name in commands:
+    measured = [name for name in commands if all(name in c.seconds for c in cells)]
+    for name in measured:
         slopes[name] = slope(events, [c.seconds[name] for c in cells])
     largest = max(cells, key=lambda c: c.events)
     # Rates on the largest run, as the command sees them (start-up included).
-    rates = {name: largest.events / largest.seconds[name] for name in commands}
+    rates = {name: largest.events / largest.seconds[name] for name in measured}
     return {
         "cells": [c.__dict__ for c in cells],
         "slopes": slopes,
@@ -214,6 +236,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--all-rounds", action="store_true", help="the group never agrees")
     parser.add_argument("--keep", type=Path, help="keep the ledgers in this folder")
+    parser.add_argument(
+        "--reuse", action="store_true", help="with --keep: read the ledgers already there"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--experiment", choices=("frohlich", "collaboration", "world"), default="frohlich"
@@ -224,9 +249,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     args = parser.parse_args(argv)
     commands = tuple(c.strip() for c in args.commands.split(",") if c.strip())
-    unknown = [c for c in commands if c not in COMMANDS]
-    if unknown or "run" not in commands:
-        parser.error(f"--commands: choose from {', '.join(COMMANDS)} (run included)")
+    unknown = [c for c in commands if c not in COMMANDS + OPTIONAL_COMMANDS]
+    if unknown or ("run" not in commands and not args.reuse):
+        choices = ", ".join(COMMANDS + OPTIONAL_COMMANDS)
+        parser.error(f"--commands: choose from {choices} (run included, unless --reuse)")
+    if args.reuse and args.keep is None:
+        parser.error("--reuse reads the ledgers kept in --keep DIR: give it")
     if args.experiment == "collaboration":
         args.agents = "2"
     elif args.experiment == "world":
@@ -244,11 +272,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             folder = root / f"{agents}x{rounds}"
             folder.mkdir(parents=True, exist_ok=True)
             cell = Cell(agents, rounds)
-            measure(cell, folder, args.all_rounds, args.experiment, commands, args.world)
+            measure(
+                cell, folder, args.all_rounds, args.experiment, commands, args.world, args.reuse
+            )
             cells.append(cell)
             if not args.json:
                 times = "  ".join(
-                    f"{n} {cell.seconds[n]:.2f}s/{cell.peak_mib[n]:.0f}M" for n in commands
+                    f"{n} {cell.seconds[n]:.2f}s({cell.cpu_seconds[n]:.2f})/{cell.peak_mib[n]:.0f}M"
+                    for n in commands
+                    if n in cell.seconds
                 )
                 share = cell.stored_payload_bytes / max(1, cell.whole_payload_bytes)
                 print(

@@ -21,15 +21,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from maai.cli.common import DbOption, err_console, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.run_source import StoredRun
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
-from maai.projections.history import (
-    History,
-    UnknownAgentError,
-    UnreadableEventError,
-    history_from_stored,
-)
+from maai.projections.history import History, UnknownAgentError, UnreadableEventError
 from maai.projections.jsonout import dumps, iter_dumps
 
 EXIT_VIOLATIONS = 1
@@ -54,11 +50,15 @@ RunArg = Annotated[str, typer.Argument(metavar="RUN_ID", help="The run (a unique
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
-def load_history(store: EventStore, run_id: str) -> History:
+def load_history(store: EventStore, run_id: str, keep_prompts: bool = False) -> History:
+    """The run's history without its prompts, read from ``store`` whenever a projection asks
+    for them (``cli/run_source.py``): memory bounded by the run's events, not by the text
+    of its prompts. ``keep_prompts``: spool the prompts for the JSON export. The store must
+    stay open while the history is read."""
     with exit_on_ledger_error():
         info = store.get_run(run_id)
         try:
-            history = history_from_stored(info.run_id, store.read(info.run_id), info.status)
+            history = StoredRun(store, info.run_id, keep_prompts).load(info.status)
         except (UnreadableEventError, UnknownExperimentError) as exc:
             fail(f"run {info.run_id}: {exc}")
     if history.experiment is None:
@@ -211,15 +211,15 @@ def export(
                 written += len(files)
             typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
             return
-        history = load_history(store, ids[0])
-    if fmt is Format.TRANSCRIPT:
-        _emit(_views(history).transcript(history), output)
-        return
-    try:
-        log = _views(history).agent_log(history, agent)
-    except UnknownAgentError as exc:
-        fail(f"run {history.run_id}: {exc}")
-    _emit_json(log, output)
+        history = load_history(store, ids[0], keep_prompts=fmt is Format.JSON)
+        if fmt is Format.TRANSCRIPT:
+            _emit(_views(history).transcript(history), output)
+            return
+        try:
+            log = _views(history).agent_log(history, agent)
+        except UnknownAgentError as exc:
+            fail(f"run {history.run_id}: {exc}")
+        _emit_json(log, output)
 
 
 @audit_app.command("votes")
@@ -230,12 +230,12 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
     the ballots and answers: exits 1 when they disagree (the inconsistencies on stderr)."""
     with open_store_or_exit(db) as store:
         history = load_history(store, run_id)
-    views = _views(history)
-    report = views.audit_votes(history)
-    if report is None:
-        assert history.experiment is not None
-        fail(f"run {history.run_id}: the {history.experiment.name} experiment has no votes")
-    problems = views.vote_problems(history)  # type: ignore[attr-defined]
+        views = _views(history)
+        report = views.audit_votes(history)
+        if report is None:
+            assert history.experiment is not None
+            fail(f"run {history.run_id}: the {history.experiment.name} experiment has no votes")
+        problems = views.vote_problems(history)  # type: ignore[attr-defined]
     if as_json:
         typer.echo(dumps(report), nl=False)
     else:
@@ -261,7 +261,7 @@ def audit_leaks_command(run_id: RunArg, db: DbOption = None, as_json: JsonFlag =
     docs/frohlich.md). Exits 1 when anything leaked."""
     with open_store_or_exit(db) as store:
         history = load_history(store, run_id)
-    report = _views(history).audit_leaks(history)
+        report = _views(history).audit_leaks(history)
     if as_json:
         typer.echo(dumps(report.to_json()), nl=False)
     else:
@@ -290,8 +290,8 @@ def audit_protocol_command(
     consensus, attempts, memory limits, randomness). Exits 1 on any violation."""
     with open_store_or_exit(db) as store:
         history = load_history(store, run_id)
-    views = _views(history)
-    report = views.audit_protocol(history)
+        views = _views(history)
+        report = views.audit_protocol(history)
     if as_json:
         typer.echo(dumps(report.to_json()), nl=False)
     else:

@@ -50,14 +50,16 @@ def report(
     if output is not None and not force:
         refuse_to_overwrite(output, None)
     with open_store_or_exit(db) as store:
-        history = load_history(store, run_id)
-    # The default name needs the full run id, known only once the prefix is resolved.
-    target = output if output is not None else Path(f"{history.run_id}.html")
-    if output is None and not force:
-        refuse_to_overwrite(target, None)
-    if target.is_dir():
-        fail(f"{target}: is a folder; -o names the file to write")
-    write_whole(target, run_report(history))
+        # Prompts kept aside: the report reads the agent log, which names them.
+        history = load_history(store, run_id, keep_prompts=True)
+        # The default name needs the full run id, known only once the prefix is resolved.
+        target = output if output is not None else Path(f"{history.run_id}.html")
+        if output is None and not force:
+            refuse_to_overwrite(target, None)
+        if target.is_dir():
+            fail(f"{target}: is a folder; -o names the file to write")
+        page = run_report(history)
+    write_whole(target, page)
     typer.echo(f"wrote {target}", err=True)
 
 

@@ -22,10 +22,11 @@ from rich.table import Table as RichTable
 
 from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
 from maai.cli.export_commands import refuse_to_overwrite, write_file
+from maai.cli.run_source import StoredRun
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
-from maai.projections.history import History, history_from_stored
+from maai.projections.history import History
 from maai.projections.study import study_tables
 from maai.projections.tables import to_csv
 from maai.runtime.signing import SigningKeyError, load_signer
@@ -248,11 +249,9 @@ def export_command(
         _, infos, _ = _study_infos(store, study_arg)
         histories: list[History] = []
         with exit_on_ledger_error():
-            for info in infos:
-                histories.append(
-                    history_from_stored(info.run_id, store.read(info.run_id), info.status)
-                )
-    written = write_study_tables(out_dir, histories)
+            for info in infos:  # without their prompts: tables show none
+                histories.append(StoredRun(store, info.run_id).load(info.status))
+            written = write_study_tables(out_dir, histories)
     err.print(f"wrote {written} files for {len(histories)} run(s) to {out_dir}")
 
 
@@ -302,13 +301,11 @@ def report_command(
         if target.is_dir():
             fail(f"{target}: is a folder; -o names the file to write")
         with exit_on_ledger_error():
-            histories = [
-                history_from_stored(info.run_id, store.read(info.run_id), info.status)
-                for info in infos
-            ]
-    page = study_report(
-        name, histories, study.file if study else None, study.source if study else None
-    )
+            # Without their prompts (docs/projections.md, "Memory"): the page shows none.
+            histories = [StoredRun(store, info.run_id).load(info.status) for info in infos]
+            page = study_report(
+                name, histories, study.file if study else None, study.source if study else None
+            )
     write_whole(target, page)
     err.print(f"wrote {target} ({len(histories)} run(s))")
 

@@ -21,7 +21,7 @@ from maai.domain.events import (
     RunCompleted,
     RunStarted,
 )
-from maai.projections.history import History
+from maai.projections.history import Entry, History
 
 
 @dataclass(frozen=True)
@@ -122,13 +122,25 @@ CALLS_PAIRED = (
 
 
 def calls_paired(history: History) -> Iterator[Violation]:
-    requested: dict[str, str] = {}
-    completed: set[str] = set()
-    memo: Memo = {}  # requests rebuilt from the ledger share their history items
-    for entry in history.entries:
+    check = CallsPaired()
+    for entry in history.stream():  # every request whole, one at a time
+        yield from check(entry)
+
+
+class CallsPaired:
+    """``calls_paired`` one event at a time, in seq order (an audit may apply it in a read of
+    the run that it shares with other rules)."""
+
+    def __init__(self) -> None:
+        self.requested: dict[str, str] = {}
+        self.completed: set[str] = set()
+        self.memo: Memo = {}  # requests rebuilt from the ledger share their history items
+
+    def __call__(self, entry: Entry) -> Iterator[Violation]:
         event = entry.event
+        requested, completed = self.requested, self.completed
         if isinstance(event, ModelCallRequested):
-            if event.request.request_hash(memo) != event.request_hash:
+            if event.request.request_hash(self.memo) != event.request_hash:
                 detail = f"{event.request.address}: recorded hash is not the request's"
                 yield Violation("calls_paired", entry.seq, detail)
             requested[event.request.address] = event.request_hash

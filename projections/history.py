@@ -4,23 +4,43 @@ envelope fields that make it citable (seq, hash, recorded_at).
 Projections never read the store themselves: the CLI reads the stored events and hands them
 here. Tests and the golden files build histories from in-memory events with :func:`chain`,
 which hashes them exactly as the store would, with a fixed time.
+
+A history held whole keeps every prompt, and a prompt shows the whole discussion so far, so
+the text of a run's prompts grows with the square of its length (5.8 GB for 32 agents × 40
+rounds, from a 70 MB ledger). The CLI's exports and audits therefore read a history whose
+``model.requested`` events are held without their ``system`` and ``input`` texts
+(:data:`PROMPT_NOT_HELD` stands in for them) beside a :class:`RunSource`, which reads the
+run again: :meth:`History.stream` and :meth:`History.requests` give the events whole, one
+at a time, and :meth:`History.prompt` the texts of one request as the source kept them
+(the JSON export spools them to a temporary file). Projections read prompt texts only
+through these three, so they work on both kinds of history alike (docs/projections.md,
+"Memory").
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
-from typing import Any, TypeVar, overload
+from typing import Any, Protocol, TypeVar, overload
 
 from maai.domain import experiments
 from maai.domain.config import ExperimentConfig
-from maai.domain.events import Event, RunCompleted, RunFailed, RunStarted
+from maai.domain.events import (
+    Event,
+    ModelCallCompleted,
+    ModelCallRequested,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+)
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY, UnknownEventError, encode
 from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
+from maai.ledger.packing import MIN_LIST_ITEMS, MIN_TEXT_CHARS, PACKED_KEY
+from maai.projections.jsonout import DeferredText
 
 E = TypeVar("E", bound=Event)
 F = TypeVar("F", bound=Event)
@@ -28,6 +48,27 @@ G = TypeVar("G", bound=Event)
 
 FIXED_TIME = "2025-01-01T00:00:00.000000+00:00"
 """The recorded_at of events chained in memory (tests, golden files)."""
+
+
+PROMPT_NOT_HELD = "\u2063[prompt not held: read it with History.prompt() or History.requests()]"
+"""What a history read from a :class:`RunSource` holds in place of a request's ``system``
+and ``input``: a projection that shows it has read a prompt the wrong way."""
+
+PromptText = str | DeferredText
+"""A prompt's text, or a handle that reads it when it is written out (``jsonout``)."""
+
+
+class RunSource(Protocol):
+    """Where a history held without its prompts reads them (the CLI: the store)."""
+
+    def read(self) -> Iterable[StoredEvent]:
+        """The run's events again, whole, in seq order, streamed."""
+        ...
+
+    def texts(self, seq: int) -> tuple[PromptText, PromptText]:
+        """``system`` and ``input`` of the request recorded at ``seq``, as kept on the first
+        read (``KeyError`` where they were not kept)."""
+        ...
 
 
 class UnknownAgentError(KeyError):
@@ -61,6 +102,8 @@ class History:
     entries: tuple[Entry, ...]
     stored_status: str | None = None  # the store's status of the run, where known
     experiment: Experiment | None = None  # the experiment its first event names
+    # Where the prompts are when ``entries`` do not hold them (see the module's docstring).
+    source: RunSource | None = None
 
     def __post_init__(self) -> None:
         if self.experiment is None and self.entries:
@@ -82,6 +125,29 @@ class History:
     def of(self, *types: type[Event]) -> list[tuple[Entry, Any]]:
         """Entries whose event is one of ``types``, in seq order, with the typed event."""
         return [(e, e.event) for e in self.entries if isinstance(e.event, types)]
+
+    def stream(self) -> Iterator[Entry]:
+        """Every entry with its event whole (prompts included), in seq order, one at a time:
+        for a history without its prompts, read again from its source."""
+        if self.source is None:
+            yield from self.entries
+            return
+        yield from entries_from_stored(self.source.read(), self.experiment)
+
+    def requests(self) -> Iterator[tuple[Entry, ModelCallRequested]]:
+        """Every ``model.requested`` with its whole request, in seq order, one at a time."""
+        for entry in self.stream():
+            if isinstance(entry.event, ModelCallRequested):
+                yield entry, entry.event
+
+    def prompt(self, entry: Entry) -> tuple[PromptText, PromptText]:
+        """``system`` and ``input`` of the request recorded at ``entry``: the event's own
+        texts where the history holds them, else as its source kept them."""
+        event = entry.event
+        assert isinstance(event, ModelCallRequested)
+        if self.source is None or event.request.input != PROMPT_NOT_HELD:
+            return event.request.system, event.request.input
+        return self.source.texts(entry.seq)
 
     @cached_property
     def started(self) -> RunStarted | None:
@@ -126,10 +192,22 @@ def history_from_stored(
     stored: Iterable[StoredEvent],
     status: str | None = None,
     experiment: Experiment | None = None,
+    source: RunSource | None = None,
 ) -> History:
     """Decode a stored run with its experiment's event types (named by the caller, or by the
-    run's first event, ``run.started``)."""
-    entries = []
+    run's first event, ``run.started``). With a ``source``, ``stored`` may hold requests
+    without their texts (:func:`light_record`), which the history then reads from it."""
+    entries = tuple(entries_from_stored(stored, experiment))
+    if experiment is None:
+        started = next((e.event for e in entries if isinstance(e.event, RunStarted)), None)
+        experiment = experiments.get(started.experiment) if started is not None else None
+    return History(run_id, entries, status, experiment, source)
+
+
+def entries_from_stored(
+    stored: Iterable[StoredEvent], experiment: Experiment | None = None
+) -> Iterator[Entry]:
+    """The stored events decoded one at a time, as they are read."""
     registry = experiment.registry if experiment is not None else COMMON_REGISTRY
     for record in stored:
         try:
@@ -140,10 +218,64 @@ def history_from_stored(
         except (UnknownEventError, ValueError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UnreadableEventError(f"seq {record.seq} ({record.type}): {first}") from None
-        entries.append(
-            Entry(record.seq, record.hash, format_recorded_at(record.recorded_at), event)
-        )
-    return History(run_id, tuple(entries), status, experiment)
+        yield Entry(record.seq, record.hash, format_recorded_at(record.recorded_at), event)
+
+
+RAW_NOT_HELD: dict[str, Any] = {"not_held": PROMPT_NOT_HELD}
+"""What a history read from a :class:`RunSource` holds in place of an answer's raw provider
+response, which no projection shows."""
+
+
+def light_record(record: StoredEvent) -> StoredEvent | None:
+    """A record as a history read from a source holds it: a ``model.requested`` with
+    :data:`PROMPT_NOT_HELD` for the request's ``system`` and ``input`` and for every long
+    value of its ``context`` (the public history and memory the prompt shows, for the
+    simulated participant: a string of ``MIN_TEXT_CHARS`` characters or a list of
+    ``MIN_LIST_ITEMS`` items, what the store may pack), a ``model.completed`` with
+    :data:`RAW_NOT_HELD` for its raw response; any other record as it is. What is held of a
+    run then stays small beside its prompts.
+
+    ``record`` may come packed (``EventStore.read(keep_packed=...)``: rebuilding the prompts
+    is most of the cost of a read); ``None`` when a value outside those is packed, and the
+    record must be read whole instead."""
+    if record.type == ModelCallCompleted.TYPE:
+        return _without_raw(record)
+    request = record.payload.get("request") if record.type == ModelCallRequested.TYPE else None
+    if not isinstance(request, dict):
+        return record
+    payload = {k: v for k, v in record.payload.items() if k != PACKED_KEY}
+    context = request.get("context")
+    light_context = dict(context) if isinstance(context, dict) else context
+    for entry in record.payload.get(PACKED_KEY, ()):
+        path = entry[0]
+        if path[:1] != ["request"]:
+            return None
+        if path[1:2] == ["context"] and len(path) > 2 and isinstance(light_context, dict):
+            light_context[path[2]] = PROMPT_NOT_HELD
+        elif path[1:] not in (["system"], ["input"]):
+            return None
+    if isinstance(light_context, dict):
+        for key, value in light_context.items():
+            if _long(value):
+                light_context[key] = PROMPT_NOT_HELD
+    light = {**request, "system": PROMPT_NOT_HELD, "input": PROMPT_NOT_HELD}
+    if context is not None:
+        light["context"] = light_context
+    return record.model_copy(update={"payload": {**payload, "request": light}})
+
+
+def _without_raw(record: StoredEvent) -> StoredEvent:
+    answer = record.payload.get("answer")
+    if not isinstance(answer, dict) or "raw" not in answer:
+        return record
+    light = {**record.payload, "answer": {**answer, "raw": RAW_NOT_HELD}}
+    return record.model_copy(update={"payload": light})
+
+
+def _long(value: Any) -> bool:
+    return (isinstance(value, str) and len(value) >= MIN_TEXT_CHARS) or (
+        isinstance(value, list) and len(value) >= MIN_LIST_ITEMS
+    )
 
 
 def chain(

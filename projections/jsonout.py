@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import Any
 
 SECRET_MARKERS = ("key", "secret", "token", "password")
 
 
-_ENCODER = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+class DeferredText(ABC):
+    """A text that is read only when it is written out: a long export (every prompt of a
+    run) holds handles to its texts, not the texts, and each is read, encoded and dropped
+    in turn. It is written exactly as the same text held as a ``str``."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def text(self) -> str: ...
+
+
+def _deferred(value: Any) -> str:
+    if isinstance(value, DeferredText):
+        return value.text()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False, default=_deferred
+)
 
 
 def dumps(value: Any) -> str:

@@ -110,7 +110,7 @@ def agent_json(history: History, name: str, calls: list[Call]) -> dict[str, Any]
         "partner": config.partner_of(name) if config else None,
         "config": _agent_config(history, name),
         "options": _options_json(config, name) if config else [],
-        "calls": _calls_json(calls, name),
+        "calls": _calls_json(history, calls, name),
         "beliefs": [_belief_json(s) for s in facts.beliefs(history) if s.event.agent == name],
         "messages_sent": [
             event_json(e, drop=("agent",)) for e, m in facts.messages(history) if m.agent == name
@@ -191,21 +191,22 @@ def _decision_json(
     }
 
 
-def _calls_json(calls: list[Call], name: str) -> list[dict[str, Any]]:
+def _calls_json(history: History, calls: list[Call], name: str) -> list[dict[str, Any]]:
     extractions: dict[str, list[Call]] = {}
     for call in calls:
         if call.request.agent == UTILITY and call.is_extraction:
             base = CallAddress.parse(call.address).participant
             extractions.setdefault(base, []).append(call)
     return [
-        call_json(call, extractions.get(call.address, []))
+        call_json(history, call, extractions.get(call.address, []))
         for call in calls
         if call.request.agent == name
     ]
 
 
-def call_json(call: Call, extractions: list[Call]) -> dict[str, Any]:
+def call_json(history: History, call: Call, extractions: list[Call]) -> dict[str, Any]:
     request = call.request
+    system, input_ = history.prompt(call.requests[-1][0])  # or handles (history.py)
     first_entry = call.requests[0][0]
     answer = None
     if call.completed is not None:
@@ -231,10 +232,10 @@ def call_json(call: Call, extractions: list[Call]) -> dict[str, Any]:
         "model": request.model,
         "temperature": request.temperature,
         "request_hash": call.requests[-1][1].request_hash,
-        "system": request.system,
-        "input": request.input,
+        "system": system,
+        "input": input_,
         "answer": answer,
         "failed_attempts": [event_json(e, drop=("agent", "address")) for e, _ in call.failures],
         "results": [event_json(e, drop=("agent", "raw_text")) for e in call.results],
-        "extractions": [call_json(x, []) for x in extractions],
+        "extractions": [call_json(history, x, []) for x in extractions],
     }

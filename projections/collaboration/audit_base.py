@@ -13,7 +13,6 @@ from maai.domain.calls import ModelRequest
 from maai.domain.collaboration.config import CollaborationConfig
 from maai.domain.collaboration.events import BeliefStated, MessageSent
 from maai.domain.config import UTILITY
-from maai.domain.events import ModelCallRequested
 from maai.projections.audit import Rule as Rule
 from maai.projections.audit import Rules
 from maai.projections.audit import Violation as Violation
@@ -73,7 +72,9 @@ class Audit:
     @cached_property
     def prompts(self) -> list[Prompt]:
         out = []
-        for entry, event in self.history.of(ModelCallRequested):
+        # Whole, texts included (a game has at most a few dozen prompts; several rules look
+        # across them).
+        for entry, event in self.history.requests():
             request = event.request
             if request.agent == UTILITY:
                 continue

@@ -24,7 +24,7 @@ import re
 from maai.domain.answers import AnswerRead
 from maai.domain.collaboration.events import BeliefStated, DecisionMade, MessageSent
 from maai.domain.config import UTILITY
-from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.events import ModelCallCompleted
 from maai.projections.collaboration import text
 from maai.projections.collaboration.calls import site_of
 from maai.projections.collaboration.facts import config_of
@@ -67,7 +67,9 @@ def audit_leaks(history: History) -> LeakReport:
     own: dict[str, Texts] = {}
     for entry, done in history.of(ModelCallCompleted):
         own.setdefault(done.agent, []).append((entry.seq, done.answer.text))
-    requests = history.of(ModelCallRequested)
+    # Held whole, unlike the other experiments' prompts: whether an item was echoed in its
+    # owner's earlier prompts looks back across them, and a game has at most a few dozen.
+    requests = list(history.requests())
     prompts: Texts = [(e.seq, f"{r.request.system}\n{r.request.input}") for e, r in requests]
     seen: dict[str, Texts] = {}  # each agent's own prompts
     for (_, requested), prompt in zip(requests, prompts, strict=True):

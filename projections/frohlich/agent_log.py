@@ -95,7 +95,7 @@ def agent_json(history: History, name: str, calls: list[Call]) -> dict[str, Any]
     return {
         "name": name,
         "config": _agent_config(history, name),
-        "calls": _calls_json(calls, name),
+        "calls": _calls_json(history, calls, name),
         "memory": _memory_json(mine(MemoryUpdated)),
         "bank_balance": [_balance_json(e) for e in mine(PayoffAwarded)],
         "rankings": answered("ranking"),
@@ -181,21 +181,24 @@ def _memory_json(entries: list[Entry]) -> list[dict[str, Any]]:
     return out
 
 
-def _calls_json(calls: list[Call], name: str) -> list[dict[str, Any]]:
+def _calls_json(history: History, calls: list[Call], name: str) -> list[dict[str, Any]]:
     extractions: dict[str, list[Call]] = {}
     for call in calls:
         address = CallAddress.parse(call.address)
         if call.request.agent == UTILITY and address.is_extraction:
             extractions.setdefault(address.participant, []).append(call)
     return [
-        call_json(call, extractions.get(call.address, []))
+        call_json(history, call, extractions.get(call.address, []))
         for call in calls
         if call.request.agent == name
     ]
 
 
-def call_json(call: Call, extractions: list[Call]) -> dict[str, Any]:
+def call_json(history: History, call: Call, extractions: list[Call]) -> dict[str, Any]:
     request = call.request
+    # The texts, or handles that read them when the log is written (a long run's prompts
+    # are not held: projections/history.py).
+    system, input_ = history.prompt(call.requests[-1][0])
     site = site_of(call.address)
     first_entry = call.requests[0][0]
     answer = None
@@ -225,10 +228,10 @@ def call_json(call: Call, extractions: list[Call]) -> dict[str, Any]:
         "model": request.model,
         "temperature": request.temperature,
         "request_hash": call.requests[-1][1].request_hash,
-        "system": request.system,
-        "input": request.input,
+        "system": system,
+        "input": input_,
         "answer": answer,
         "failed_attempts": [event_json(e, drop=("agent", "address")) for e, _ in call.failures],
         "results": [event_json(e, drop=("agent", "raw_text")) for e in call.results],
-        "extractions": [call_json(x, []) for x in extractions],
+        "extractions": [call_json(history, x, []) for x in extractions],
     }

@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
-from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.events import ModelCallCompleted
 from maai.domain.frohlich import manipulator, render
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
@@ -126,8 +126,22 @@ def _own_texts(history: History, items: list[Item]) -> dict[str, Texts]:
     return own
 
 
-def _held_before(text: str, texts: Texts, seq: int) -> bool:
-    return any(text in held for at, held in texts if at < seq)
+class _FirstHeld:
+    """When a text was first held within any of ``texts``, looked up once per text: asked
+    again for every prompt that shows the text, a scan of all texts each time grew with
+    the run's length times the items shown."""
+
+    def __init__(self, texts: Texts) -> None:
+        self._texts = texts
+        self._first: dict[str, int | None] = {}
+
+    def before(self, text: str, seq: int) -> bool:
+        """Whether ``text`` is in a text held before ``seq``."""
+        if text not in self._first:
+            held_at = (at for at, held in self._texts if text in held)
+            self._first[text] = min(held_at, default=None)
+        first = self._first[text]
+        return first is not None and first < seq
 
 
 def _balance_lines(prompt: str, words: PromptWords) -> Iterator[re.Match[str]]:
@@ -158,6 +172,27 @@ def _table_rows(distributions: list[list[int]], language: str) -> list[str]:
     return render.distribution_table(distributions, language=language).splitlines()[2:]
 
 
+class _PaymentRows:
+    """The rows of the base set and of the Phase-2 payment table as each language renders
+    them, rendered once per language rather than once per prompt."""
+
+    def __init__(self, base: list[list[int]]) -> None:
+        self._base = base
+        self._base_rows: dict[str, set[str]] = {}
+        self._rows: dict[str, list[str]] = {}
+
+    def base(self, language: str) -> set[str]:
+        if language not in self._base_rows:
+            self._base_rows[language] = set(_table_rows(self._base, language))
+        return self._base_rows[language]
+
+    def rows(self, distributions: list[list[int]], language: str) -> list[str]:
+        # One payment table per run (the first drawn), so the language is the key.
+        if language not in self._rows:
+            self._rows[language] = _table_rows(distributions, language)
+        return self._rows[language]
+
+
 def audit_leaks(history: History) -> LeakReport:
     items = private_items(history)
     own = _own_texts(history, items)
@@ -178,7 +213,16 @@ def audit_leaks(history: History) -> LeakReport:
     leaks: list[Leak] = []
     prompts = 0
     index = TextIndex(item.text for item in items)
-    for entry, requested in history.of(ModelCallRequested):
+    # Only the items a prompt contains are looked at, in the order of ``items``: looking at
+    # every item for every prompt made the audit grow with the square of the run.
+    positions: dict[str, list[int]] = defaultdict(list)
+    for position, item in enumerate(items):
+        positions[item.text].append(position)
+    payment_rows = _PaymentRows(base)
+    own_held: dict[str, _FirstHeld] = defaultdict(lambda: _FirstHeld([]))
+    own_held.update((agent, _FirstHeld(texts)) for agent, texts in own.items())
+    public_held = _FirstHeld(public)
+    for entry, requested in history.requests():  # one prompt at a time
         request = requested.request
         agent = request.agent
         if agent == "utility":
@@ -188,12 +232,13 @@ def audit_leaks(history: History) -> LeakReport:
         prompt = f"{request.system}\n{request.input}"
         present = index.found_in(prompt)
         found: list[Found] = []
-        for item in items:
-            if item.owner == agent or item.text not in present:
+        for position in sorted(p for text in present for p in positions[text]):
+            item = items[position]
+            if item.owner == agent:
                 continue
-            if _held_before(item.text, own[agent], entry.seq):
+            if own_held[agent].before(item.text, entry.seq):
                 continue
-            if _held_before(item.text, public, entry.seq):
+            if public_held.before(item.text, entry.seq):
                 continue
             found.append((item.kind, item.owner, item.seq, item.text))
         found += _preamble_leaks(
@@ -201,8 +246,8 @@ def audit_leaks(history: History) -> LeakReport:
         )
         if payment and (ended_seq is None or entry.seq < ended_seq):
             drawn_entry, drawn = payment[0]
-            legit = seen_tables[agent] | set(_table_rows(base, language))
-            shown = _table_rows(drawn.distributions, language)
+            legit = seen_tables[agent] | payment_rows.base(language)
+            shown = payment_rows.rows(drawn.distributions, language)
             rows = [r for r in shown if r in prompt and r not in legit]
             if rows:
                 found.append(("Phase-2 payment table", None, drawn_entry.seq, rows[0]))

@@ -4,6 +4,7 @@ that several rules share. Rules live in ``protocol_general``, ``protocol_phase1`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from functools import cached_property
 
@@ -22,6 +23,21 @@ from maai.projections.audit import Violation as Violation
 from maai.projections.frohlich import reference
 from maai.projections.history import Entry, History
 
+EntryCheck = Callable[[Entry], Iterable[Violation]]
+"""What a rule finds in one event of the run, read whole (prompts included), in seq order."""
+OnePassCheck = Callable[["Audit"], EntryCheck]
+
+ONE_PASS: list[OnePassCheck] = []
+"""The checks of the rules that read prompts, applied together in one read of the run."""
+
+
+def in_one_pass(make: OnePassCheck) -> OnePassCheck:
+    """Register a rule's check of each event for the audit's shared read of the run (its
+    rule yields ``audit.found_in_one_pass(make)``): a history held without its prompts
+    reads them from the store once for all these rules, not once per rule."""
+    ONE_PASS.append(make)
+    return make
+
 
 class Audit:
     """A history with its config and the indexes rules share. Rules only run when the run's
@@ -30,6 +46,36 @@ class Audit:
     def __init__(self, history: History, config: FrohlichConfig) -> None:
         self.history = history
         self.config = config
+
+    def found_in_one_pass(self, make: OnePassCheck) -> Iterator[Violation]:
+        """What the check ``make`` found in the shared read; a check that failed raises its
+        exception here, for its rule to report as ``run_rules`` does."""
+        violations, errors = self._one_pass
+        if make in errors:
+            raise errors[make]
+        yield from violations[make]
+
+    @cached_property
+    def _one_pass(
+        self,
+    ) -> tuple[dict[OnePassCheck, list[Violation]], dict[OnePassCheck, Exception]]:
+        violations: dict[OnePassCheck, list[Violation]] = {}
+        errors: dict[OnePassCheck, Exception] = {}
+        checks: dict[OnePassCheck, EntryCheck] = {}
+        for make in ONE_PASS:
+            try:
+                checks[make] = make(self)
+                violations[make] = []
+            except Exception as exc:  # a damaged history must not stop the other rules
+                errors[make] = exc
+        for entry in self.history.stream():
+            for make, check in list(checks.items()):
+                try:
+                    violations[make].extend(check(entry))
+                except Exception as exc:
+                    errors[make] = exc
+                    del checks[make]
+        return violations, errors
 
     @property
     def names(self) -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from importlib import resources
 
-from maai.domain.events import ModelCallRequested
 from maai.domain.frohlich.events import ManipulatorTargetChosen, StepStarted
 from maai.projections.frohlich import reference
 from maai.projections.frohlich.protocol_base import Audit, Violation, rule
@@ -87,7 +86,7 @@ def manipulator_instruction(audit: Audit) -> Iterator[Violation]:
     told_at = chosen[0][0].seq if chosen else None
     cue = _instruction_cue(audit.config.language)
     told = f"{cue}({chosen[0][1].target.value})" if chosen else None
-    for entry, requested in audit.history.of(ModelCallRequested):
+    for entry, requested in audit.history.requests():
         request = requested.request
         if request.agent != setting.agent:
             continue

@@ -16,8 +16,14 @@ from maai.domain.frohlich.events import (
     MemoryUpdated,
 )
 from maai.domain.frohlich.purposes import Purpose
-from maai.projections.audit import CALLS_PAIRED, calls_paired
-from maai.projections.frohlich.protocol_base import Audit, Violation, rule
+from maai.projections.audit import CALLS_PAIRED, CallsPaired
+from maai.projections.frohlich.protocol_base import (
+    Audit,
+    EntryCheck,
+    Violation,
+    in_one_pass,
+    rule,
+)
 
 _ELICITED = {
     Purpose.RANKING: "ranking",
@@ -30,7 +36,12 @@ _PARSES = (AnswerAccepted, AnswerRejected, AnswerUndecided)
 
 @rule("calls_paired", "§7", CALLS_PAIRED)
 def calls_paired_rule(audit: Audit) -> Iterator[Violation]:
-    return calls_paired(audit.history)
+    return audit.found_in_one_pass(_calls_paired)
+
+
+@in_one_pass
+def _calls_paired(audit: Audit) -> EntryCheck:
+    return CallsPaired()
 
 
 @rule(

@@ -20,8 +20,15 @@ from maai.domain.frohlich.events import (
     PollResolved,
 )
 from maai.projections.frohlich import reference
-from maai.projections.frohlich.protocol_base import Audit, Violation, rule
+from maai.projections.frohlich.protocol_base import (
+    Audit,
+    EntryCheck,
+    Violation,
+    in_one_pass,
+    rule,
+)
 from maai.projections.frohlich.reference_words import PromptWords, words_for
+from maai.projections.history import Entry
 
 
 def _words(audit: Audit, agent: str) -> PromptWords:
@@ -199,10 +206,18 @@ def _shown_chances(text: str, words: PromptWords) -> list[Fraction] | None:
     "agent and round (the table the round is paid from)",
 )
 def prompt_round_table(audit: Audit) -> Iterator[Violation]:
-    for entry, requested in audit.history.of(ModelCallRequested):
+    return audit.found_in_one_pass(_round_tables)
+
+
+@in_one_pass
+def _round_tables(audit: Audit) -> EntryCheck:
+    def check(entry: Entry) -> Iterator[Violation]:
+        requested = entry.event
+        if not isinstance(requested, ModelCallRequested):
+            return
         parts = requested.request.address.split("/")
         if len(parts) != 5 or parts[0] != "p1" or parts[3] != "choice":
-            continue
+            return
         agent, rnd = parts[1], int(parts[2][1:])
         text = requested.request.input
         drawn = audit.phase1_tables.get((agent, rnd))
@@ -231,6 +246,8 @@ def prompt_round_table(audit: Audit) -> Iterator[Violation]:
                     f"{reference.situation(rnd)[0]}'s",
                 )
 
+    return check
+
 
 @rule(
     "prompt_round_outcome",
@@ -239,17 +256,26 @@ def prompt_round_table(audit: Audit) -> Iterator[Violation]:
     "payoff, balance and what each other distribution would have paid) is what was paid",
 )
 def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
+    return audit.found_in_one_pass(_round_outcomes)
+
+
+@in_one_pass
+def _round_outcomes(audit: Audit) -> EntryCheck:
     paid = {
         (p.agent, p.round): p for _, p in audit.history.of(PayoffAwarded) if p.scope == "phase1"
     }
-    for entry, requested in audit.history.of(ModelCallRequested):
+
+    def check(entry: Entry) -> Iterator[Violation]:
+        requested = entry.event
+        if not isinstance(requested, ModelCallRequested):
+            return
         parts = requested.request.address.split("/")
         if len(parts) != 4 or parts[0] != "p1" or parts[3] != "memory" or parts[2][:1] != "r":
-            continue
+            return
         agent, rnd = parts[1], int(parts[2][1:])
         award = paid.get((agent, rnd))
         if award is None:
-            continue  # an unpaid round is told as such
+            return  # an unpaid round is told as such
         # The last one: the agent's memory, shown earlier in the prompt, may quote old ones.
         words = _words(audit, agent)
         found = list(words.outcome.finditer(requested.request.input))
@@ -257,7 +283,7 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
         where = f"{agent} round {rnd}"
         if match is None:
             yield Violation("prompt_round_outcome", entry.seq, f"{where}: no outcome told")
-            continue
+            return
         told = (
             int(match.group(1)),
             int(match.group(2)),
@@ -280,7 +306,7 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
             )
         drawn = audit.phase1_tables.get((agent, rnd))
         if drawn is None:
-            continue
+            return
         row = _class_index(award.income_class.value)
         for cf in words.counterfactual_row.finditer(requested.request.input, match.end()):
             number, income = int(cf.group(1)), words.dollars(cf.group(2))
@@ -294,6 +320,8 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
                     f"{table_income}",
                 )
 
+    return check
+
 
 @rule(
     "prompt_memory_and_balance",
@@ -302,15 +330,22 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
     "and its memory exactly as last recorded",
 )
 def prompt_memory_and_balance(audit: Audit) -> Iterator[Violation]:
+    return audit.found_in_one_pass(_memory_and_balance)
+
+
+@in_one_pass
+def _memory_and_balance(audit: Audit) -> EntryCheck:
     memory: dict[str, str] = {}
     balance: dict[str, int] = {}
-    for entry in audit.history.entries:
+    names = audit.names
+
+    def check(entry: Entry) -> Iterator[Violation]:
         event = entry.event
         if isinstance(event, MemoryUpdated):
             memory[event.agent] = event.memory
         elif isinstance(event, PayoffAwarded):
             balance[event.agent] = balance.get(event.agent, 0) + event.payoff_cents
-        elif isinstance(event, ModelCallRequested) and event.request.agent in audit.names:
+        elif isinstance(event, ModelCallRequested) and event.request.agent in names:
             agent, text = event.request.agent, event.request.input
             words = _words(audit, agent)
             cents = balance.get(agent, 0)
@@ -330,6 +365,8 @@ def prompt_memory_and_balance(audit: Audit) -> Iterator[Violation]:
                     entry.seq,
                     f"{event.request.address}: the prompt does not show the memory as recorded",
                 )
+
+    return check
 
 
 def _explanation_problems(
@@ -377,15 +414,26 @@ def _explanation_problems(
     "(for (c) and (d) at both ends of each amount interval) is the rule's pick",
 )
 def prompt_explanation(audit: Audit) -> Iterator[Violation]:
+    return audit.found_in_one_pass(_explanations)
+
+
+@in_one_pass
+def _explanations(audit: Audit) -> EntryCheck:
     probs = _probs(audit)
-    for entry, requested in audit.history.of(ModelCallRequested):
+
+    def check(entry: Entry) -> Iterator[Violation]:
+        requested = entry.event
+        if not isinstance(requested, ModelCallRequested):
+            return
         parts = requested.request.address.split("/")
         if len(parts) != 5 or parts[0] != "p1" or parts[2] != "s1.2" or parts[3] != "ranking":
-            continue
+            return
         words = _words(audit, parts[1])
         text = requested.request.input
         for problem in _explanation_problems(text, audit.base, probs, words):
             yield Violation("prompt_explanation", entry.seq, f"{parts[1]}: {problem}")
+
+    return check
 
 
 def _digits(amount: int) -> re.Pattern[str]:

@@ -18,7 +18,7 @@ from maai.domain.world.events import (
     WorldEnded,
 )
 from maai.domain.world.state import requeue
-from maai.projections.calls import collect_calls
+from maai.projections.calls import Call, collect_calls
 from maai.projections.history import History, UnknownAgentError, cite, event_json
 from maai.projections.jsonout import scrub
 
@@ -56,17 +56,7 @@ def _agent(history: History, name: str) -> dict[str, Any]:
     calls = [c for c in collect_calls(history) if c.for_agent == name and c.completed is not None]
     return {
         "config": spec,
-        "calls": [
-            {
-                **cite(c.requests[-1][0]),
-                "address": c.address,
-                "purpose": c.request.purpose,
-                "system": c.request.system,
-                "input": c.request.input,
-                "answer": c.completed[1].answer.text if c.completed else None,
-            }
-            for c in calls
-        ],
+        "calls": [_call(history, c) for c in calls],
         "actions": [
             event_json(entry) for entry, e in history.of(ActionResolved) if e.agent == name
         ],
@@ -112,3 +102,16 @@ def _queue(history: History, name: str) -> list[dict[str, Any]]:
         }
         for e in queue
     ]
+
+
+def _call(history: History, call: Call) -> dict[str, Any]:
+    entry = call.requests[-1][0]
+    system, input_ = history.prompt(entry)  # texts, or handles that read them when written
+    return {
+        **cite(entry),
+        "address": call.address,
+        "purpose": call.request.purpose,
+        "system": system,
+        "input": input_,
+        "answer": call.completed[1].answer.text if call.completed else None,
+    }

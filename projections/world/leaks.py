@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from maai.domain.config import UTILITY
 from maai.domain.embeddings import EMBEDDER
-from maai.domain.events import ModelCallRequested
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import PlanChanged
 from maai.projections.history import History
@@ -38,7 +37,7 @@ def audit_leaks(history: History) -> LeakReport:
     index = TextIndex(i.text for i in items)
     leaks: list[Leak] = []
     checked = 0
-    for entry, e in history.of(ModelCallRequested):
+    for entry, e in history.requests():  # one prompt at a time
         request = e.request
         # Neither is an agent: the utility agent reads one agent's answer for that agent, and
         # the embedder receives the texts the agents' retrieval ranks, not a prompt.

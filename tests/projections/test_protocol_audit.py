@@ -405,3 +405,23 @@ def test_a_rule_that_cannot_evaluate_a_damaged_history_reports_it(
     assert list(report.rules_checked) == [r.id for r in all_rules()]
     crashed = [v for v in report.violations if v.detail.startswith("could not be checked")]
     assert crashed and crashed[0].seq is None
+
+
+def test_a_check_that_fails_in_the_shared_read_stops_its_own_rule_only(
+    golden_events: list[Event],
+) -> None:
+    # The rules that read prompts share one read of the run (protocol_base.in_one_pass): an
+    # address whose round cannot be read stops prompt_round_table, and the others go on.
+    def is_choice(e: ModelCallRequested) -> bool:
+        return e.request.address.startswith("p1/") and "/choice/" in e.request.address
+
+    target = find(golden_events, ModelCallRequested, is_choice)
+    address = target.request.address.replace("/r1/", "/rX/")
+    request = target.request.model_copy(update={"address": address})
+    ev = replaced(golden_events, ModelCallRequested, is_choice, request=request)
+    report = audit_protocol(history_from_events(ev))
+    found = [(v.rule, v.detail) for v in report.violations]
+    table = [d for r, d in found if r == "prompt_round_table"]
+    assert len(table) == 1 and table[0].startswith("could not be checked: ValueError")
+    assert ("calls_paired", f"{address}: recorded hash is not the request's") in found
+    assert not [d for r, d in found if r == "prompt_memory_and_balance"]
