@@ -13,7 +13,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from maai.canonical import FrozenJson, FrozenJsonList, Memo, canonical_json, canonical_json_shared
+from maai.canonical import (
+    FrozenJson,
+    FrozenJsonList,
+    JsonString,
+    Memo,
+    SharedText,
+    canonical_json,
+    canonical_json_shared,
+    json_string,
+)
 
 # Purposes generic pieces use; an experiment names its own (a ``StrEnum`` of its own, or plain
 # strings). The simulated participant learns a call's purpose from the engine, never from the
@@ -45,6 +54,9 @@ class ModelRequest(BaseModel):
     # The fields' canonical JSON once written (a request is recorded right after it is
     # hashed); see _plain_text for when it is kept.
     _text: str | None = PrivateAttr(default=None)
+    # (start, end, block): input[start:end] is a shared text whose JSON is kept
+    # (``sharing``), so it is not written again for this request.
+    _input_block: tuple[int, int, SharedText] | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
         # The fields only: whether their JSON was kept yet is no part of what a request is.
@@ -60,7 +72,16 @@ class ModelRequest(BaseModel):
         copied = super().model_copy(update=update, deep=deep)
         if update:  # other fields: what was written of these is not theirs
             copied._text = None
+            copied._input_block = None
         return copied
+
+    def sharing(self, block: SharedText | None) -> ModelRequest:
+        """This request, told that its input shows ``block`` (its first occurrence), a text
+        other requests show too: its JSON then reuses the block's, written once."""
+        span = _span(self.input, block.text) if block is not None else None
+        if span is not None and block is not None:
+            self._input_block = (span[0], span[1], block)
+        return self
 
     def request_hash(self, memo: Memo | None = None) -> str:
         """sha256 of the canonical JSON of ``model_dump(mode="json")``. The fields are JSON
@@ -88,8 +109,17 @@ class ModelRequest(BaseModel):
     def _plain_text(self, memo: Memo | None) -> str | None:
         """The fields' canonical JSON written as they are, or ``None`` where they hold
         something that is not plain JSON (``model_dump`` converts it)."""
+        fields = self._fields()
+        if self._input_block is not None:
+            # The input's JSON from its own text and the shared block's kept JSON: escaping
+            # is per character, so the pieces' escapes joined are the whole text's.
+            start, end, block = self._input_block
+            text = self.input
+            fields["input"] = JsonString(
+                json_string(text[:start])[:-1] + block.json_body + json_string(text[end:])[1:]
+            )
         try:
-            text = canonical_json_shared(self._fields(), memo)
+            text = canonical_json_shared(fields, memo)
         except (TypeError, ValueError):
             return None
         # Kept for the store only on a request the protocol just made (its history shared,
@@ -101,6 +131,21 @@ class ModelRequest(BaseModel):
 
 
 _FIELDS = tuple(ModelRequest.model_fields)
+
+
+def _span(text: str, block: str) -> tuple[int, int] | None:
+    """Where ``block`` first occurs in ``text``. Its head is looked for (in the text before
+    the block: the request's own text), then the rest compared: no pass over the text as
+    costly as a search for the whole block."""
+    if not block:
+        return None
+    head = block[:64]
+    at = text.find(head)
+    while at >= 0:
+        if text.startswith(block, at):
+            return at, at + len(block)
+        at = text.find(head, at + 1)
+    return None
 
 
 class Usage(BaseModel):

@@ -7,6 +7,7 @@ the domain both import it, and it imports nothing of theirs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -122,6 +123,50 @@ class FrozenJsonList(_Frozen, list[Any]):
     __iadd__ = __imul__ = _Frozen._refuse  # type: ignore[assignment]
 
 
+class SharedText:
+    """A text that grows at its end and that many requests carry (a run's public history as
+    one language renders it), with its JSON string body and its sha256 kept: a longer text
+    made by :meth:`extended` escapes and hashes only what it adds. Never changed once made."""
+
+    __slots__ = ("text", "json_body", "_sha", "_sha256")
+
+    def __init__(self, text: str, json_body: str, sha: Any) -> None:
+        self.text = text
+        self.json_body = json_body  # json_string(text) without its quotes
+        self._sha = sha  # sha256 state over text's UTF-8 bytes
+
+    @classmethod
+    def of(cls, text: str) -> SharedText:
+        return cls(text, _str(text)[1:-1], hashlib.sha256(text.encode()))
+
+    def extended(self, more: str) -> SharedText:
+        """This text followed by ``more``: costs ``more``'s length (and a copy of the text)."""
+        if not more:
+            return self
+        sha = self._sha.copy()
+        sha.update(more.encode())
+        return SharedText(self.text + more, self.json_body + _str(more)[1:-1], sha)
+
+    def sha256(self) -> str:
+        """Hex sha256 of the text's UTF-8 bytes."""
+        try:
+            return self._sha256
+        except AttributeError:
+            self._sha256: str = self._sha.hexdigest()
+            return self._sha256
+
+
+class JsonString(_Frozen):
+    """A JSON string written before: :func:`canonical_json_shared` puts its text in as it is
+    (a request's input pieced together from its own text and a :class:`SharedText`'s kept
+    JSON body)."""
+
+    __slots__ = ("_canonical",)
+
+    def __init__(self, canonical: str) -> None:
+        self._canonical = canonical
+
+
 class WithShared(dict[str, Any]):
     """A JSON object known to hold :class:`FrozenJson` or :class:`FrozenJsonList` parts:
     serialized with :func:`canonical_json_shared`. Other values take the C encoder, which
@@ -149,7 +194,7 @@ def canonical_json_shared(value: Any, memo: Memo | None = None) -> str:
     that hold one): a request that carries a long history then costs its new items only.
     Same text, byte for byte. ``memo``: the texts of dicts already written in a pass over
     many values that share them (the items of lists rebuilt from a ledger)."""
-    if isinstance(value, FrozenJson | FrozenJsonList):
+    if isinstance(value, _Frozen):
         return value.canonical()
     if isinstance(value, dict):
         if not all(type(key) is str for key in value):
