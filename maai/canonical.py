@@ -100,7 +100,7 @@ class FrozenJsonList(_Frozen, list[Any]):
     that of the array it extends: a history of a thousand items, carried by one request
     after another, is written out once in all rather than once per request."""
 
-    __slots__ = ("_canonical",)
+    __slots__ = ("_canonical", "_open_sha", "_sha256")
 
     @classmethod
     def extended(cls, before: FrozenJsonList | None, new: list[Any]) -> FrozenJsonList:
@@ -109,11 +109,35 @@ class FrozenJsonList(_Frozen, list[Any]):
         added = ",".join(canonical_json_shared(item) for item in new)
         if before is None or not before:
             made._canonical = "[" + added + "]"
+            made._open_sha = hashlib.sha256(made._canonical[:-1].encode())
         elif not new:
             made._canonical = before.canonical()
+            made._open_sha = before._running_sha()
         else:
             made._canonical = before.canonical()[:-1] + "," + added + "]"
+            made._open_sha = before._running_sha().copy()
+            made._open_sha.update(("," + added).encode())
         return made
+
+    def _running_sha(self) -> Any:
+        """sha256 state over the canonical text without its closing bracket: what a longer
+        list built from this one goes on from."""
+        try:
+            return self._open_sha
+        except AttributeError:
+            self._open_sha = hashlib.sha256(self.canonical()[:-1].encode())
+            return self._open_sha
+
+    def sha256(self) -> str:
+        """Hex sha256 of the canonical JSON (UTF-8): its new items' cost only, for a list made
+        by :meth:`extended` (request hash v2, ``maai.domain.calls``)."""
+        try:
+            return self._sha256
+        except AttributeError:
+            final = self._running_sha().copy()
+            final.update(b"]")
+            self._sha256: str = final.hexdigest()
+            return self._sha256
 
     def _plain(self) -> list[Any]:
         return list(self)

@@ -22,6 +22,7 @@ from maai.domain.events import (
     RunStarted,
 )
 from maai.projections.history import History
+from maai.projections.request_hashes import recorded_request_hash_v2
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,13 @@ def calls_paired(history: History) -> Iterator[Violation]:
     for entry in history.entries:
         event = entry.event
         if isinstance(event, ModelCallRequested):
-            if event.request.request_hash(memo) != event.request_hash:
+            request = event.request
+            recomputed = (
+                request.request_hash(memo)
+                if request.hash_cuts is None
+                else recorded_request_hash_v2(request)  # code of its own: see the module
+            )
+            if recomputed != event.request_hash:
                 detail = f"{event.request.address}: recorded hash is not the request's"
                 yield Violation("calls_paired", entry.seq, detail)
             requested[event.request.address] = event.request_hash

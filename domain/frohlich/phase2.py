@@ -176,10 +176,12 @@ def _history_context(language: str) -> GrowingMemo[PublicItem, FrozenJson]:
 
 
 def _sharing_history(state: State, request: ModelRequest, language: str) -> ModelRequest:
-    """``request`` (a Phase-2 task showing the public history) told that its history text is
-    shared: its JSON then reuses the history's, escaped once per item."""
+    """``request`` (a Phase-2 task showing the public history, with the history items in its
+    context) told that both are shared: in a run on request hash version 2 they are cut out
+    of its hash, which then costs the request's own text and not the whole discussion."""
     block = render.public_history_block(state.public, language) if state.public else None
-    return request.sharing(block)
+    version = state.started.hash_version if state.started is not None else 1
+    return request.sharing(block, "history", cut=version >= 2)
 
 
 def _discussion_context(state: State, round_: int, name: str, **extra: str) -> dict[str, Any]:
