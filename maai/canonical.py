@@ -171,6 +171,15 @@ class SharedText:
         sha.update(more.encode())
         return SharedText(self.text + more, self.json_body + _str(more)[1:-1], sha)
 
+    def __copy__(self) -> SharedText:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedText:
+        return self  # never changed: a copy would only cost the text again
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return SharedText.of, (self.text,)  # a hash state cannot be pickled; it is remade
+
     def sha256(self) -> str:
         """Hex sha256 of the text's UTF-8 bytes."""
         try:

@@ -4,7 +4,9 @@ hashed and stored byte for byte as before."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import pickle
 import random
 
 import pytest
@@ -63,6 +65,14 @@ def test_shared_texts_keep_their_json_and_digest() -> None:
     for text in texts:
         assert text.json_body == json_string(text.text)[1:-1]
         assert text.sha256() == hashlib.sha256(text.text.encode()).hexdigest()
+        assert copy.deepcopy(text) is text
+        again = pickle.loads(pickle.dumps(text))
+        assert (again.text, again.json_body, again.sha256()) == (
+            text.text,
+            text.json_body,
+            text.sha256(),
+        )
+        assert again.extended("x").sha256() == text.extended("x").sha256()
 
 
 @pytest.mark.parametrize("seed", range(10))
