@@ -27,7 +27,7 @@ from maai.cli.summary import print_summary
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
-from maai.ledger import EventStore, LedgerError
+from maai.ledger import ChainReport, EventStore, LedgerError, StoredEvent
 from maai.ledger.errors import StoreBusyError, StoreFullError
 from maai.runtime import config_files
 from maai.runtime.checkpoints import (
@@ -301,8 +301,9 @@ NoCheckOption = Annotated[
 ]
 
 
-def _check_chain(store: EventStore, run_id: str) -> None:
-    """Refuse a run whose hash chain is broken, naming the first bad seq (exit 1)."""
+def _check_chain(store: EventStore, run_id: str) -> ChainReport:
+    """Refuse a run whose hash chain is broken, naming the first bad seq (exit 1); else the
+    chain's report."""
     try:
         full = store.get_run(run_id).run_id
         chain = store.verify_chain(full)
@@ -314,6 +315,20 @@ def _check_chain(store: EventStore, run_id: str) -> None:
             "(maai verify tells more; --no-check reads it anyway)",
             EXIT_FAILED,
         )
+    return chain
+
+
+def _ends(store: EventStore, run_id: str) -> list[StoredEvent]:
+    """A run's first and last events: all that ``check_run_row`` reads of them (reading
+    every event again cost as much as checking the chain)."""
+    head = store.head(run_id)
+    if head == 0:
+        return []
+    first = next(iter(store.read(run_id, keep_packed=FOLD_KEEPS_PACKED)))
+    if head == 1:
+        return [first]
+    last = store.read(run_id, from_seq=head - 1, keep_packed=FOLD_KEEPS_PACKED)
+    return [first, next(iter(last))]
 
 
 def _recorded_request(store: EventStore, run_id: str, seq: int) -> ModelRequest:
@@ -427,9 +442,8 @@ def verify(
 
     A difference names the event's seq (and the call's address); exit 1 on any."""
     store = open_store_or_exit(db)
-    _check_chain(store, run_id)
+    chain = _check_chain(store, run_id)  # checked once: it reads every event
     run_id, experiment, _ = _config_of(store, run_id)
-    chain = store.verify_chain(run_id)
     problems: list[str] = []
     if receipt_file is not None:
         try:
@@ -447,9 +461,7 @@ def verify(
         experiment,
         recorded_request=partial(_recorded_request, store, run_id),
     )
-    report.divergences[:0] = check_run_row(
-        store.get_run(run_id), store.read(run_id, keep_packed=FOLD_KEEPS_PACKED)
-    )
+    report.divergences[:0] = check_run_row(store.get_run(run_id), _ends(store, run_id))
     for problem in problems:
         err.print(f"[red]broken[/red] {escape(problem)}", soft_wrap=True, highlight=False)
     for divergence in report.divergences:

@@ -11,9 +11,25 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
-from maai.canonical import FrozenJson, FrozenJsonList, Memo, canonical_json, canonical_json_shared
+from maai.canonical import (
+    FrozenJson,
+    FrozenJsonList,
+    JsonString,
+    Memo,
+    SharedText,
+    canonical_json,
+    canonical_json_shared,
+    json_string,
+)
 
 # Purposes generic pieces use; an experiment names its own (a ``StrEnum`` of its own, or plain
 # strings). The simulated participant learns a call's purpose from the engine, never from the
@@ -21,6 +37,28 @@ from maai.canonical import FrozenJson, FrozenJsonList, Memo, canonical_json, can
 MEMORY = "memory"  # rewrite memory after a step
 MEMORY_SHORTEN = "memory_shorten"  # memory was over the limit: shorten it
 EXTRACT = "extract"  # utility agent: structured extraction from a participant's text
+
+
+REQUEST_HASH_VERSION = 2
+"""The request hash new runs use (recorded in their ``run.started``; docs/ledger.md, "Request
+hashes"). Version 1 hashes a request's whole JSON; version 2 hashes it with the blocks it
+shares with other requests (the public history) cut out and replaced by their sha256, so a
+request's hash costs its own text and not the whole discussion it shows."""
+
+
+class HashCut(BaseModel):
+    """One block cut out of a request for its hash (version 2): the characters
+    ``[start, end)`` of the string at ``path`` (``input``), or the whole value at ``path``
+    (``context.history``) when ``start`` and ``end`` are ``None``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    start: int | None = None
+    end: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "start": self.start, "end": self.end}
 
 
 class ModelRequest(BaseModel):
@@ -42,9 +80,22 @@ class ModelRequest(BaseModel):
     output_schema: dict[str, Any] | None = None
     schema_name: str | None = None
     context: dict[str, Any] = Field(default_factory=dict)
+    # Request hash version 2 (REQUEST_HASH_VERSION) where set, else version 1. Absent from
+    # the JSON of a request without it, so requests recorded before it re-encode unchanged.
+    hash_cuts: list[HashCut] | None = None
     # The fields' canonical JSON once written (a request is recorded right after it is
     # hashed); see _plain_text for when it is kept.
     _text: str | None = PrivateAttr(default=None)
+    # (start, end, block): input[start:end] is a shared text whose JSON and sha256 are
+    # kept (``sharing``), so neither is made again for this request.
+    _input_block: tuple[int, int, SharedText] | None = PrivateAttr(default=None)
+
+    @model_serializer(mode="wrap")
+    def _without_absent_cuts(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("hash_cuts", ...) is None:
+            del data["hash_cuts"]
+        return data
 
     def __eq__(self, other: object) -> bool:
         # The fields only: whether their JSON was kept yet is no part of what a request is.
@@ -60,15 +111,52 @@ class ModelRequest(BaseModel):
         copied = super().model_copy(update=update, deep=deep)
         if update:  # other fields: what was written of these is not theirs
             copied._text = None
+            copied._input_block = None
         return copied
 
+    def sharing(
+        self, block: SharedText | None, context_key: str | None, *, cut: bool
+    ) -> ModelRequest:
+        """This request, told what it shares with other requests: ``block``, a text its input
+        shows (its first occurrence), and the context value at ``context_key``. Its JSON then
+        reuses the block's. With ``cut`` (a run on request hash version 2) both are cut out
+        for its hash (``hash_cuts``), which then costs the request's own text only."""
+        span = _span(self.input, block.text) if block is not None else None
+        request = self
+        if cut:
+            cuts = [] if span is None else [HashCut(path="input", start=span[0], end=span[1])]
+            if context_key is not None and context_key in self.context:
+                cuts.append(HashCut(path=f"context.{context_key}"))
+            request = self.model_copy(update={"hash_cuts": cuts})
+        if span is not None and block is not None:
+            request._input_block = (span[0], span[1], block)
+        return request
+
     def request_hash(self, memo: Memo | None = None) -> str:
-        """sha256 of the canonical JSON of ``model_dump(mode="json")``. The fields are JSON
-        values already, so they are serialized as they are (reusing the kept text of shared
-        history items, ``maai.canonical.FrozenJson``); a context holding anything else (a
-        model, a date) takes the general path, which gives the same text. ``memo``: texts of
-        the dicts met so far in a pass over many requests (``maai.canonical.Memo``)."""
+        """Version 1 (no ``hash_cuts``): sha256 of the canonical JSON of
+        ``model_dump(mode="json")``. The fields are JSON values already, so they are
+        serialized as they are (reusing the kept text of shared history items,
+        ``maai.canonical.FrozenJson``); a context holding anything else (a model, a date)
+        takes the general path, which gives the same text. ``memo``: texts of the dicts met
+        so far in a pass over many requests (``maai.canonical.Memo``).
+
+        Version 2 (``hash_cuts`` set): sha256 of the canonical JSON of the same object with
+        each cut value replaced (docs/ledger.md, "Request hashes")."""
+        if self.hash_cuts is not None:
+            return self._hash_v2(memo)
         text = self._text or self._plain_text(memo) or canonical_json(self.model_dump(mode="json"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _hash_v2(self, memo: Memo | None) -> str:
+        assert self.hash_cuts is not None
+        try:
+            fields = self._fields()
+            _cut(fields, self.hash_cuts, self._input_block)
+            text = canonical_json_shared(fields, memo)
+        except (TypeError, ValueError):
+            fields = self.model_dump(mode="json")
+            _cut(fields, self.hash_cuts, None)
+            text = canonical_json(fields)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def json_fields(self) -> dict[str, Any] | None:
@@ -83,13 +171,27 @@ class ModelRequest(BaseModel):
         return fields
 
     def _fields(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _FIELDS}
+        fields = {name: getattr(self, name) for name in _FIELDS}
+        if self.hash_cuts is None:
+            del fields["hash_cuts"]
+        else:
+            fields["hash_cuts"] = [cut.as_json() for cut in self.hash_cuts]
+        return fields
 
     def _plain_text(self, memo: Memo | None) -> str | None:
         """The fields' canonical JSON written as they are, or ``None`` where they hold
         something that is not plain JSON (``model_dump`` converts it)."""
+        fields = self._fields()
+        if self._input_block is not None:
+            # The input's JSON from its own text and the shared block's kept JSON: escaping
+            # is per character, so the pieces' escapes joined are the whole text's.
+            start, end, block = self._input_block
+            text = self.input
+            fields["input"] = JsonString(
+                json_string(text[:start])[:-1] + block.json_body + json_string(text[end:])[1:]
+            )
         try:
-            text = canonical_json_shared(self._fields(), memo)
+            text = canonical_json_shared(fields, memo)
         except (TypeError, ValueError):
             return None
         # Kept for the store only on a request the protocol just made (its history shared,
@@ -101,6 +203,64 @@ class ModelRequest(BaseModel):
 
 
 _FIELDS = tuple(ModelRequest.model_fields)
+
+
+def _span(text: str, block: str) -> tuple[int, int] | None:
+    """Where ``block`` first occurs in ``text``. Its head is looked for (in the text before
+    the block: the request's own text), then the rest compared: no pass over the text as
+    costly as a search for the whole block."""
+    if not block:
+        return None
+    head = block[:64]
+    at = text.find(head)
+    while at >= 0:
+        if text.startswith(block, at):
+            return at, at + len(block)
+        at = text.find(head, at + 1)
+    return None
+
+
+def _cut(
+    fields: dict[str, Any],
+    cuts: list[HashCut],
+    input_block: tuple[int, int, SharedText] | None,
+) -> None:
+    """Replace each cut value of ``fields`` (a request's JSON object) in place: a string's
+    ``[start, end)`` by ``[before, sha256 of the cut, after]``, a whole value by the sha256
+    of its canonical JSON. Digests kept by shared values are used as they are."""
+    for cut in cuts:
+        *parents, key = cut.path.split(".")
+        holder = fields
+        for name in parents:  # copied on the way down: the request's own dicts stay as they are
+            inner = holder.get(name)
+            if not isinstance(inner, dict):
+                raise ValueError(f"hash cut {cut.path!r}: no object {name!r}")
+            holder[name] = holder = dict(inner)
+        if key not in holder:
+            raise ValueError(f"hash cut {cut.path!r}: no value {key!r}")
+        value = holder[key]
+        if cut.start is None and cut.end is None:
+            if isinstance(value, FrozenJsonList):
+                holder[key] = value.sha256()
+            else:
+                holder[key] = _sha256(canonical_json_shared(value))
+            continue
+        if not isinstance(value, str) or cut.start is None or cut.end is None:
+            raise ValueError(f"hash cut {cut.path!r}: not a string with start and end")
+        if not 0 <= cut.start <= cut.end <= len(value):
+            raise ValueError(f"hash cut {cut.path!r}: [{cut.start}, {cut.end}) out of range")
+        if cut.path == "input" and input_block is not None and input_block[:2] == (
+            cut.start,
+            cut.end,
+        ):
+            digest = input_block[2].sha256()
+        else:
+            digest = _sha256(value[cut.start : cut.end])
+        holder[key] = [value[: cut.start], digest, value[cut.end :]]
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class Usage(BaseModel):

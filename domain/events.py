@@ -42,14 +42,24 @@ class RunStarted(Event):
     # maai, Python and key package versions, the git commit of a source checkout
     # (maai.runtime.provenance); absent in runs recorded before it was kept.
     provenance: dict[str, Any] | None = None
+    # The request hash the run's requests use (maai.domain.calls.REQUEST_HASH_VERSION);
+    # absent (version 1) in runs recorded before version 2.
+    request_hash_version: int | None = None
 
     @model_serializer(mode="wrap")
     def _without_absent_provenance(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # A run recorded before provenance was kept must re-encode to its stored payload.
+        # A run recorded before provenance (or the hash version) was kept must re-encode to
+        # its stored payload.
         data = handler(self)
-        if isinstance(data, dict) and data.get("provenance") is None:
-            data.pop("provenance", None)
+        if isinstance(data, dict):
+            for name in ("provenance", "request_hash_version"):
+                if data.get(name) is None:
+                    data.pop(name, None)
         return data
+
+    @property
+    def hash_version(self) -> int:
+        return self.request_hash_version or 1
 
     @property
     def key(self) -> str:

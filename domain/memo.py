@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
+from maai.canonical import SharedText
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -61,3 +63,24 @@ class GrowingMemo(Generic[T, R]):
         self._seen = [s for s in self._seen if s is not best][-(self._keep - 1) :]
         self._seen.append((items, results))
         return results
+
+
+class SharedLines(list[str]):
+    """Lines with their text (joined by newlines) kept as a :class:`SharedText`: the extend
+    step of a ``GrowingMemo`` of lines, so that the text of a longer history is the text of
+    the shorter one and its new lines, escaped and hashed once (``maai.domain.calls``)."""
+
+    __slots__ = ("shared",)
+    shared: SharedText
+
+    @classmethod
+    def extended(cls, before: list[str] | None, new: list[str]) -> SharedLines:
+        made = cls(before or ())
+        list.extend(made, new)
+        if not isinstance(before, SharedLines) or not before:
+            made.shared = SharedText.of("\n".join(made))
+        elif not new:
+            made.shared = before.shared
+        else:
+            made.shared = before.shared.extended("\n" + "\n".join(new))
+        return made

@@ -7,6 +7,7 @@ the domain both import it, and it imports nothing of theirs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -99,7 +100,7 @@ class FrozenJsonList(_Frozen, list[Any]):
     that of the array it extends: a history of a thousand items, carried by one request
     after another, is written out once in all rather than once per request."""
 
-    __slots__ = ("_canonical",)
+    __slots__ = ("_canonical", "_open_sha", "_sha256")
 
     @classmethod
     def extended(cls, before: FrozenJsonList | None, new: list[Any]) -> FrozenJsonList:
@@ -108,11 +109,35 @@ class FrozenJsonList(_Frozen, list[Any]):
         added = ",".join(canonical_json_shared(item) for item in new)
         if before is None or not before:
             made._canonical = "[" + added + "]"
+            made._open_sha = hashlib.sha256(made._canonical[:-1].encode())
         elif not new:
             made._canonical = before.canonical()
+            made._open_sha = before._running_sha()
         else:
             made._canonical = before.canonical()[:-1] + "," + added + "]"
+            made._open_sha = before._running_sha().copy()
+            made._open_sha.update(("," + added).encode())
         return made
+
+    def _running_sha(self) -> Any:
+        """sha256 state over the canonical text without its closing bracket: what a longer
+        list built from this one goes on from."""
+        try:
+            return self._open_sha
+        except AttributeError:
+            self._open_sha = hashlib.sha256(self.canonical()[:-1].encode())
+            return self._open_sha
+
+    def sha256(self) -> str:
+        """Hex sha256 of the canonical JSON (UTF-8): its new items' cost only, for a list made
+        by :meth:`extended` (request hash v2, ``maai.domain.calls``)."""
+        try:
+            return self._sha256
+        except AttributeError:
+            final = self._running_sha().copy()
+            final.update(b"]")
+            self._sha256: str = final.hexdigest()
+            return self._sha256
 
     def _plain(self) -> list[Any]:
         return list(self)
@@ -120,6 +145,59 @@ class FrozenJsonList(_Frozen, list[Any]):
     __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = _Frozen._refuse
     sort = reverse = _Frozen._refuse  # type: ignore[assignment]
     __iadd__ = __imul__ = _Frozen._refuse  # type: ignore[assignment]
+
+
+class SharedText:
+    """A text that grows at its end and that many requests carry (a run's public history as
+    one language renders it), with its JSON string body and its sha256 kept: a longer text
+    made by :meth:`extended` escapes and hashes only what it adds. Never changed once made."""
+
+    __slots__ = ("text", "json_body", "_sha", "_sha256")
+
+    def __init__(self, text: str, json_body: str, sha: Any) -> None:
+        self.text = text
+        self.json_body = json_body  # json_string(text) without its quotes
+        self._sha = sha  # sha256 state over text's UTF-8 bytes
+
+    @classmethod
+    def of(cls, text: str) -> SharedText:
+        return cls(text, _str(text)[1:-1], hashlib.sha256(text.encode()))
+
+    def extended(self, more: str) -> SharedText:
+        """This text followed by ``more``: costs ``more``'s length (and a copy of the text)."""
+        if not more:
+            return self
+        sha = self._sha.copy()
+        sha.update(more.encode())
+        return SharedText(self.text + more, self.json_body + _str(more)[1:-1], sha)
+
+    def __copy__(self) -> SharedText:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedText:
+        return self  # never changed: a copy would only cost the text again
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return SharedText.of, (self.text,)  # a hash state cannot be pickled; it is remade
+
+    def sha256(self) -> str:
+        """Hex sha256 of the text's UTF-8 bytes."""
+        try:
+            return self._sha256
+        except AttributeError:
+            self._sha256: str = self._sha.hexdigest()
+            return self._sha256
+
+
+class JsonString(_Frozen):
+    """A JSON string written before: :func:`canonical_json_shared` puts its text in as it is
+    (a request's input pieced together from its own text and a :class:`SharedText`'s kept
+    JSON body)."""
+
+    __slots__ = ("_canonical",)
+
+    def __init__(self, canonical: str) -> None:
+        self._canonical = canonical
 
 
 class WithShared(dict[str, Any]):
@@ -149,7 +227,7 @@ def canonical_json_shared(value: Any, memo: Memo | None = None) -> str:
     that hold one): a request that carries a long history then costs its new items only.
     Same text, byte for byte. ``memo``: the texts of dicts already written in a pass over
     many values that share them (the items of lists rebuilt from a ledger)."""
-    if isinstance(value, FrozenJson | FrozenJsonList):
+    if isinstance(value, _Frozen):
         return value.canonical()
     if isinstance(value, dict):
         if not all(type(key) is str for key in value):

@@ -22,6 +22,7 @@ from maai.domain.events import (
     RunStarted,
 )
 from maai.projections.history import Entry, History
+from maai.projections.request_hashes import recorded_request_hash_v2
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,13 @@ class CallsPaired:
         event = entry.event
         requested, completed = self.requested, self.completed
         if isinstance(event, ModelCallRequested):
-            if event.request.request_hash(self.memo) != event.request_hash:
+            request = event.request
+            recomputed = (
+                request.request_hash(self.memo)
+                if request.hash_cuts is None
+                else recorded_request_hash_v2(request)  # code of its own: see the module
+            )
+            if recomputed != event.request_hash:
                 detail = f"{event.request.address}: recorded hash is not the request's"
                 yield Violation("calls_paired", entry.seq, detail)
             requested[event.request.address] = event.request_hash

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from maai.domain import experiments
+from maai.domain.calls import REQUEST_HASH_VERSION
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.events import RunStarted
 from maai.domain.experiment import Experiment
@@ -60,17 +61,23 @@ def start_run(
     *,
     run_id: str | None = None,
     trace_id: str | None = None,
+    request_hash_version: int = REQUEST_HASH_VERSION,
 ) -> str:
-    """Create the run and record its first event."""
+    """Create the run and record its first event. ``request_hash_version``: 1 records a run
+    as runs were recorded before version 2 (tests compare the two)."""
     run_id = run_id or new_run_id()
     snapshot = config_snapshot(config)
     store.create_run(run_id, config.experiment, snapshot)
-    store.append(run_id, 0, [to_new_event(_run_started(config, snapshot, trace_id))])
+    started = _run_started(config, snapshot, trace_id, request_hash_version)
+    store.append(run_id, 0, [to_new_event(started)])
     return run_id
 
 
 def _run_started(
-    config: ExperimentConfig, snapshot: dict[str, Any], trace_id: str | None
+    config: ExperimentConfig,
+    snapshot: dict[str, Any],
+    trace_id: str | None,
+    request_hash_version: int = REQUEST_HASH_VERSION,
 ) -> RunStarted:
     return RunStarted(
         experiment=config.experiment,
@@ -79,6 +86,7 @@ def _run_started(
         trace_id=trace_id,
         code_version=code_version(),
         provenance=provenance(),
+        request_hash_version=None if request_hash_version == 1 else request_hash_version,
     )
 
 

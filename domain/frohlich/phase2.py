@@ -175,6 +175,15 @@ def _history_context(language: str) -> GrowingMemo[PublicItem, FrozenJson]:
     )
 
 
+def _sharing_history(state: State, request: ModelRequest, language: str) -> ModelRequest:
+    """``request`` (a Phase-2 task showing the public history, with the history items in its
+    context) told that both are shared: in a run on request hash version 2 they are cut out
+    of its hash, which then costs the request's own text and not the whole discussion."""
+    block = render.public_history_block(state.public, language) if state.public else None
+    version = state.started.hash_version if state.started is not None else 1
+    return request.sharing(block, "history", cut=version >= 2)
+
+
 def _discussion_context(state: State, round_: int, name: str, **extra: str) -> dict[str, Any]:
     """The facts a Phase-2 request to ``name`` carries. Built only with a request (callers
     pass it as a function): the walk passes by a waiting request at every decision of the
@@ -218,7 +227,8 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
                 task = render_template("reasoning", language, **values)
                 facts = context() if feedback is None else {**context(), "feedback": feedback}
                 task = render.with_feedback(task, feedback, language, "free_text")
-                return participant_request(state, name, call, Purpose.REASONING, task, facts)
+                request = participant_request(state, name, call, Purpose.REASONING, task, facts)
+                return _sharing_history(state, request, language)
 
             text = yield from free_text(
                 state,
@@ -253,7 +263,8 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
         if feedback is not None:
             facts["feedback"] = feedback
         task = render.with_feedback(task, feedback, language, "free_text")
-        return participant_request(state, name, call, Purpose.STATEMENT, task, facts)
+        request = participant_request(state, name, call, Purpose.STATEMENT, task, facts)
+        return _sharing_history(state, request, language)
 
     said = yield from free_text(
         state,
@@ -294,15 +305,21 @@ def group_answers(
         return render.with_feedback(text, feedback, language, kind)
 
     def ask(name: str) -> Walk[Elicited]:
-        task_of_name = partial(task, config.language_of(name))
+        language = config.language_of(name)
+        task_of_name = partial(task, language)
         context = partial(_discussion_context, state, round_, name, **values)
+        build = builder(state, name, purpose, task_of_name, context)
+
+        def build_sharing(address: str, attempt: int, feedback: str | None) -> ModelRequest:
+            return _sharing_history(state, build(address, attempt, feedback), language)
+
         return elicit(
             state,
             agent=name,
             kind=kind,
             slot=f"p2/r{round_}/t{turn}/{kind}/{name}",
             max_attempts=max_attempts,
-            build=builder(state, name, purpose, task_of_name, context),
+            build=build_sharing,
             task=task_of_name,
         )
 

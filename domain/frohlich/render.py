@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache, partial
 
+from maai.canonical import SharedText
 from maai.domain.frohlich import rules
 from maai.domain.frohlich.events import Counterfactual, TallyLine
 from maai.domain.frohlich.prompts import render, word
 from maai.domain.frohlich.state import AgentState, PublicItem
 from maai.domain.frohlich.types import INCOME_CLASSES, IncomeClass, PrincipleChoice
-from maai.domain.memo import GrowingMemo
+from maai.domain.memo import GrowingMemo, SharedLines
 
 
 @cache
@@ -219,7 +220,15 @@ def public_history_text(public: tuple[PublicItem, ...], language: str = "en") ->
     each item is rendered once per language, not once per prompt."""
     if not public:
         return history_text(public, language)
-    return "\n".join(_history_lines(language)(public))
+    return public_history_block(public, language).text
+
+
+def public_history_block(public: tuple[PublicItem, ...], language: str = "en") -> SharedText:
+    """:func:`public_history_text` of a history that is not empty, with its JSON and sha256
+    made from those of the history one item shorter (``maai.canonical.SharedText``)."""
+    lines = _history_lines(language)(public)
+    assert isinstance(lines, SharedLines)
+    return lines.shared
 
 
 def _poll_answer(answer: bool | None, language: str) -> str:
@@ -257,7 +266,7 @@ def item_lines(item: PublicItem, language: str = "en") -> list[str]:
 @cache
 def _history_lines(language: str) -> GrowingMemo[PublicItem, str]:
     """One memo per language: the lines of one language are never shown in another."""
-    return GrowingMemo(partial(item_lines, language=language))
+    return GrowingMemo(partial(item_lines, language=language), extend=SharedLines.extended)
 
 
 def preamble(agent: AgentState, personality: str, language: str) -> str:

@@ -13,10 +13,11 @@ import pytest
 
 from maai.canonical import canonical_json
 from maai.domain import experiments
-from maai.domain.calls import ModelRequest
+from maai.domain.calls import REQUEST_HASH_VERSION, ModelRequest
 from maai.domain.events import ModelCallRequested
 from maai.domain.experiments import parse_config
 from maai.ledger import EventStore
+from maai.projections.request_hashes import hash_v2
 from maai.runtime.engine import Engine, load_state
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import load_config, start_run
@@ -56,24 +57,32 @@ def config_of(experiment: str, agents: int, rounds: int) -> Any:
     return load_config(CONFIGS / "collaboration.yaml")
 
 
-def record(path: Path, config: Any) -> str:
+def record(path: Path, config: Any, request_hash_version: int = REQUEST_HASH_VERSION) -> str:
     with EventStore.open(str(path)) as store:
-        run_id = start_run(store, config, run_id="r")
+        run_id = start_run(store, config, run_id="r", request_hash_version=request_hash_version)
         asyncio.run(Engine(store, run_id, LiveExecutor(config), signer=None).run())
     return run_id
 
 
+@pytest.mark.parametrize("hash_version", [1, 2])
 @pytest.mark.parametrize("experiment", ["frohlich", "collaboration"])
-def test_every_prompt_is_recovered_exactly(tmp_path: Path, experiment: str) -> None:
+def test_every_prompt_is_recovered_exactly(
+    tmp_path: Path, experiment: str, hash_version: int
+) -> None:
     db = tmp_path / "ledger.db"
-    run_id = record(db, config_of(experiment, agents=5, rounds=6))
+    run_id = record(db, config_of(experiment, agents=5, rounds=6), hash_version)
     with EventStore.open(str(db)) as store:
         stored = list(store.read(run_id))
         requests = [e for e in stored if e.type == "model.requested"]
         assert requests
+        cut = [e for e in requests if "hash_cuts" in e.payload["request"]]
+        # Version 2 cuts the public history out of every Phase-2 discussion request.
+        assert bool(cut) == (hash_version == 2 and experiment == "frohlich")
         for event in requests:
             request = ModelRequest.model_validate(event.payload["request"])
             assert request.request_hash() == event.payload["request_hash"], event.seq
+        for event in cut:  # and by the audit's own code, from the stored JSON alone
+            assert hash_v2(event.payload["request"]) == event.payload["request_hash"]
         assert verify_events(stored).ok
         _, head = load_state(store, run_id)
         assert head == len(stored) and stored[-1].type == "run.completed"

@@ -27,17 +27,25 @@ def make_config(**overrides: Any) -> FrohlichConfig:
     return parse_config(data)
 
 
-def start(config: FrohlichConfig) -> tuple[State, list[Event]]:
+def start(
+    config: FrohlichConfig, request_hash_version: int | None = None
+) -> tuple[State, list[Event]]:
     started = RunStarted(
-        experiment="frohlich", config=config.model_dump(mode="json"), seed=config.seed
+        experiment="frohlich",
+        config=config.model_dump(mode="json"),
+        seed=config.seed,
+        request_hash_version=request_hash_version,
     )
     return evolve(initial_state(), started), [started]
 
 
 def drive(
-    config: FrohlichConfig, responder: Responder, max_steps: int = 10_000
+    config: FrohlichConfig,
+    responder: Responder,
+    max_steps: int = 10_000,
+    request_hash_version: int | None = None,
 ) -> tuple[State, list[Event], list[ModelRequest]]:
-    state, events = start(config)
+    state, events = start(config, request_hash_version)
     requests: list[ModelRequest] = []
     for _ in range(max_steps):
         decision = decide(state)

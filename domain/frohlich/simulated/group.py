@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from maai.canonical import FrozenJsonList
 from maai.domain.frohlich.simulated.facts import Item, as_int, history, progress
 from maai.domain.frohlich.simulated.persona import Persona, unit
 from maai.domain.frohlich.simulated.reading import Stance, amount_in, mentions, stance_in
@@ -142,8 +143,31 @@ class Position:
     view: GroupView
 
 
+# Every request made from one state carries the same history object, never changed (a
+# maai.canonical.FrozenJsonList): the group is read from it once for all the agents polled at
+# once, not once per agent (reading it costs the whole history). What is read does not depend
+# on the reader; each view gets its own copies.
+_read_views: dict[int, tuple[object, GroupView]] = {}
+_READ_VIEWS_LIMIT = 64
+
+
+def group_view(me: str, ctx: Mapping[str, Any]) -> GroupView:
+    """``read_group(me, history(ctx))``, the history read once per history object."""
+    raw = ctx.get("history")
+    if not isinstance(raw, FrozenJsonList):
+        return read_group(me, history(ctx))
+    known = _read_views.get(id(raw))
+    if known is None or known[0] is not raw:
+        if len(_read_views) >= _READ_VIEWS_LIMIT:
+            _read_views.clear()
+        known = (raw, read_group("", history(ctx)))
+        _read_views[id(raw)] = known
+    view = known[1]
+    return GroupView(me=me, positions=dict(view.positions), tally=dict(view.tally))
+
+
 def current_position(persona: Persona, seed: int, ctx: Mapping[str, Any]) -> Position:
-    view = read_group(persona.name, history(ctx))
+    view = group_view(persona.name, ctx)
     target = _steering_to(ctx)
     if target is not None:
         # A manipulator (the request tells it its target) holds the target and never yields.
