@@ -10,7 +10,7 @@ import pytest
 
 from maai.cli import run_source
 from maai.cli.run_source import StoredRun
-from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
 from maai.ledger import EventStore, NewEvent, StoredEvent
 from maai.projections.history import (
     PROMPT_NOT_HELD,
@@ -25,8 +25,12 @@ from tests.projections.recording import RUN_ID, golden_history, read_recording
 
 
 def stored_golden(path: Path) -> str:
+    return stored(path, [e.event for e in golden_history().entries])
+
+
+def stored(path: Path, events: list[Event]) -> str:
+    """A SQLite ledger in ``path`` holding ``events`` (a Frohlich run) as run ``RUN_ID``."""
     url = str(path / "ledger.db")
-    events = [e.event for e in golden_history().entries]
     started = events[0]
     assert isinstance(started, RunStarted)
     with EventStore.open(url) as store:
@@ -131,13 +135,7 @@ def stored_golden_packed(path: Path) -> str:
                 update={"request": request, "request_hash": request.request_hash()}
             )
         events.append(event)
-    url = str(path / "ledger.db")
-    started = events[0]
-    assert isinstance(started, RunStarted)
-    with EventStore.open(url) as store:
-        store.create_run(RUN_ID, "frohlich", started.config)
-        store.append(RUN_ID, 0, [to_new_event(e) for e in events])
-    return url
+    return stored(path, events)
 
 
 def test_packed_requests_are_read_light_or_whole_and_streamed_whole(
