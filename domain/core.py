@@ -5,6 +5,7 @@ and leave the state before it untouched."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -20,6 +21,7 @@ from maai.domain.events import (
     RunFailed,
     RunStarted,
 )
+from maai.domain.updates import Changes, setter, updater
 
 RunStatus = Literal["new", "running", "completed", "failed"]
 
@@ -49,34 +51,76 @@ class Core:
 def evolve_core(core: Core, event: Event) -> tuple[Core, bool]:
     """The core after ``event``, and whether it is a domain event (recorded by key, for the
     experiment's own reducer to fold too)."""
-    if isinstance(event, RunStarted):
-        return replace(core, started=event, status="running"), False
-    if isinstance(event, ModelCallRequested):
-        requested = core.requested.set(event.request.address, event.request_hash)
-        return replace(core, requested=requested), False
-    if isinstance(event, ModelCallCompleted):
-        usage = event.answer.usage
-        t = core.totals
-        totals = replace(
-            t,
-            calls=t.calls + 1,
-            input_tokens=t.input_tokens + usage.input_tokens,
-            output_tokens=t.output_tokens + usage.output_tokens,
-        )
-        answers = core.answers.set(event.address, event.answer)
-        return replace(core, answers=answers, totals=totals), False
-    if isinstance(event, ModelAttemptFailed):
-        totals = replace(core.totals, failed_attempts=core.totals.failed_attempts + 1)
-        return replace(core, totals=totals), False
-    if isinstance(event, RunFailed):
-        return replace(core, status="failed", failure=event.reason), False
-    if isinstance(event, RunCompleted):
-        return replace(core, status="completed", failure=None), False
-    records = core.records.set(event.key, event)
+    changes, is_domain = core_changes(core, event)
+    return update_core(core, changes), is_domain
+
+
+def core_changes(core: Core, event: Event) -> tuple[Changes, bool]:
+    """The fields of ``core`` that ``event`` changes, and whether it is a domain event:
+    ``evolve_core`` as changes, for a fold that sets them in place (``set_core``)."""
+    cls = type(event)
+    step = _CORE_STEPS.get(cls)
+    if step is None:  # a subclass is handled as its nearest base, as isinstance would
+        step = next((_CORE_STEPS[b] for b in cls.__mro__ if b in _CORE_STEPS), _domain_event)
+        _CORE_STEPS[cls] = step
+    return step(core, event)
+
+
+def _run_started(core: Core, event: Event) -> tuple[Changes, bool]:
+    return {"started": event, "status": "running"}, False
+
+
+def _call_requested(core: Core, event: ModelCallRequested) -> tuple[Changes, bool]:
+    return {"requested": core.requested.set(event.request.address, event.request_hash)}, False
+
+
+def _call_completed(core: Core, event: ModelCallCompleted) -> tuple[Changes, bool]:
+    usage = event.answer.usage
+    t = core.totals
+    totals = CallTotals(
+        calls=t.calls + 1,
+        input_tokens=t.input_tokens + usage.input_tokens,
+        output_tokens=t.output_tokens + usage.output_tokens,
+        failed_attempts=t.failed_attempts,
+    )
+    return {"answers": core.answers.set(event.address, event.answer), "totals": totals}, False
+
+
+def _attempt_failed(core: Core, event: ModelAttemptFailed) -> tuple[Changes, bool]:
+    totals = replace(core.totals, failed_attempts=core.totals.failed_attempts + 1)
+    return {"totals": totals}, False
+
+
+def _run_failed(core: Core, event: RunFailed) -> tuple[Changes, bool]:
+    return {"status": "failed", "failure": event.reason}, False
+
+
+def _run_completed(core: Core, event: RunCompleted) -> tuple[Changes, bool]:
+    return {"status": "completed", "failure": None}, False
+
+
+def _domain_event(core: Core, event: Event) -> tuple[Changes, bool]:
+    changes: Changes = {"records": core.records.set(event.key, event)}
     if core.status == "failed":
         # A resumed run appends new domain events after its failure: it is running again.
-        return replace(core, records=records, status="running", failure=None), True
-    return replace(core, records=records), True
+        changes["status"] = "running"
+        changes["failure"] = None
+    return changes, True
+
+
+_CORE_STEPS: dict[type, Callable[[Core, Any], tuple[Changes, bool]]] = {
+    RunStarted: _run_started,
+    ModelCallRequested: _call_requested,
+    ModelCallCompleted: _call_completed,
+    ModelAttemptFailed: _attempt_failed,
+    RunFailed: _run_failed,
+    RunCompleted: _run_completed,
+}
+
+update_core: Callable[[Core, Changes], Core] = updater(Core)
+"""``dataclasses.replace`` for a core, changes given as a dict."""
+set_core: Callable[[Core, Changes], None] = setter(Core)
+"""Sets changes on a private core in place (``maai.domain.updates``)."""
 
 
 class OnCore:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Protocol
@@ -141,7 +141,10 @@ class Experiment(ABC):
     def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
         """The offline stand-in for the utility agent (structured extraction)."""
 
-    def fold(self, events: Sequence[Event], state: Any = None) -> Any:
+    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
+        """``evolve`` over ``events`` from ``state`` (else the initial state), which is left
+        untouched. An experiment may do it faster (``maai.domain.updates``), to the same
+        state."""
         state = self.initial_state() if state is None else state
         for event in events:
             state = self.evolve(state, event)

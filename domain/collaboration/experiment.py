@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from maai.domain.collaboration import protocol
@@ -32,6 +33,9 @@ class Collaboration(Experiment):
 
     def evolve(self, state: Any, event: Event) -> Any:
         return game_state.evolve(state, event)
+
+    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
+        return game_state.fold(events, state)
 
     def decide(self, state: Any) -> Decision:
         return protocol.decide(state)

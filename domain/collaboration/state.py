@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from maai.domain.collaboration.config import CollaborationConfig
 from maai.domain.collaboration.events import (
@@ -13,8 +14,9 @@ from maai.domain.collaboration.events import (
     PartnerDrawn,
     PointsAwarded,
 )
-from maai.domain.core import Core, OnCore, evolve_core
+from maai.domain.core import Core, OnCore, core_changes, evolve_core, set_core, update_core
 from maai.domain.events import Event, RunStarted
+from maai.domain.updates import Changes, setter, updater
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,24 +51,50 @@ def initial_state() -> State:
 
 def evolve(state: State, event: Event) -> State:
     core, is_domain = evolve_core(state.core, event)
-    state = replace(state, core=core)
+    changes = _changes(state, event, is_domain)
+    changes["core"] = core
+    return _update_state(state, changes)
+
+
+def fold(events: Iterable[Event], state: State | None = None) -> State:
+    """``evolve`` over ``events``, from ``state`` (else the initial state), which is left
+    untouched: the same state, built without a copy of the state (or of its core) per event.
+    The copies made at the start are changed in place, event by event; no one sees them
+    before the state is returned (``maai.domain.updates``)."""
+    draft = _update_state(initial_state() if state is None else state, {})
+    core = update_core(draft.core, {})
+    _set_state(draft, {"core": core})
+    for event in events:
+        core_delta, is_domain = core_changes(core, event)
+        changes = _changes(draft, event, is_domain)  # reads the state before the event
+        set_core(core, core_delta)
+        _set_state(draft, changes)
+    return draft
+
+
+def _changes(state: State, event: Event, is_domain: bool) -> Changes:
+    """The fields besides the core that ``event`` changes."""
     if isinstance(event, RunStarted):
         config = CollaborationConfig.model_validate(event.config)
-        return replace(state, config=config, beliefs={a.name: () for a in config.agents})
+        return {"config": config, "beliefs": {a.name: () for a in config.agents}}
     if not is_domain:
-        return state
+        return {}
     if isinstance(event, BeliefStated):
         beliefs = dict(state.beliefs)
         beliefs[event.agent] = (*beliefs.get(event.agent, ()), event)
-        return replace(state, beliefs=beliefs)
+        return {"beliefs": beliefs}
     if isinstance(event, MessageSent):
-        return replace(state, messages=(*state.messages, event))
+        return {"messages": (*state.messages, event)}
     if isinstance(event, DecisionMade):
-        return replace(state, decisions={**state.decisions, event.agent: event})
+        return {"decisions": {**state.decisions, event.agent: event}}
     if isinstance(event, PartnerDrawn):
-        return replace(state, partner=event)
+        return {"partner": event}
     if isinstance(event, PointsAwarded):
-        return replace(state, points=event)
+        return {"points": event}
     if isinstance(event, GameEnded):
-        return replace(state, ended=event)
-    return state
+        return {"ended": event}
+    return {}
+
+
+_update_state: Callable[[State, Changes], State] = updater(State)
+_set_state: Callable[[State, Changes], None] = setter(State)

@@ -3,6 +3,7 @@ Experiment interface."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
@@ -35,6 +36,9 @@ class Frohlich(Experiment):
 
     def evolve(self, state: Any, event: Event) -> Any:
         return frohlich_state.evolve(state, event)
+
+    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
+        return frohlich_state.fold(events, state)
 
     def decide(self, state: Any) -> Decision:
         return protocol.decide(state)

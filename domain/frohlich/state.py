@@ -16,7 +16,7 @@ tallies), where copying costs microseconds, and the walks read them as plain seq
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from immutables import Map
@@ -46,6 +46,7 @@ from maai.domain.frohlich.events import (
     TallyLine,
 )
 from maai.domain.frohlich.types import PrincipleChoice, Ranking
+from maai.domain.updates import Changes, setter, updater
 from maai.domain.walk import Scopes
 
 RunStatus = Literal["new", "running", "completed", "failed"]
@@ -176,38 +177,24 @@ def initial_state() -> State:
     return State()
 
 
-def fold(events: list[Event] | tuple[Event, ...], state: State | None = None) -> State:
-    state = state or initial_state()
+def fold(events: Iterable[Event], state: State | None = None) -> State:
+    """``evolve`` over ``events``, from ``state`` (else the initial state), which is left
+    untouched: the same state, built without a copy of the whole state per event
+    (``maai.domain.updates``). The copy made at the start is changed in place, event by
+    event, by the handlers ``evolve`` uses; no one sees it before it is returned."""
+    draft = _update_state(initial_state() if state is None else state, {})
+    handlers = _HANDLERS
     for event in events:
-        state = evolve(state, event)
-    return state
+        cls = type(event)
+        changes = (handlers.get(cls) or _handler(cls))(draft, event)
+        changes["scopes"] = _scopes_after(draft, event, changes)
+        _set_state(draft, changes)
+    return draft
 
 
-Changes = dict[str, Any]
-"""New values of some of a state's fields."""
-
-
-def _updater(cls: type) -> Callable[[Any, Changes], Any]:
-    """``lambda obj, changes: dataclasses.replace(obj, **changes)`` for the frozen, slotted
-    dataclass ``cls``, at a quarter of the cost: it sets the slots one by one, in code written
-    for ``cls`` (as ``dataclasses`` writes ``__init__``), instead of looping over the fields
-    and calling ``__init__`` with every field by name. A state step spends most of its time
-    copying the fields it does not change."""
-    names = [f.name for f in fields(cls)]
-    lines = ["def update(obj, changes):", "    new = new_object(cls)"]
-    for i, name in enumerate(names):
-        lines.append(f"    set{i}(new, changes[{name!r}] if {name!r} in changes else obj.{name})")
-    lines.append("    return new")
-    scope: dict[str, Any] = {"cls": cls, "new_object": object.__new__}
-    scope.update({f"set{i}": getattr(cls, name).__set__ for i, name in enumerate(names)})
-    exec("\n".join(lines), scope)  # code built from the field names above, nothing else
-    update: Callable[[Any, Changes], Any] = scope["update"]
-    update.__doc__ = f"dataclasses.replace for {cls.__name__}, changes given as a dict"
-    return update
-
-
-_update_state: Callable[[State, Changes], State] = _updater(State)
-_update_agent: Callable[[AgentState, Changes], AgentState] = _updater(AgentState)
+_update_state: Callable[[State, Changes], State] = updater(State)
+_set_state: Callable[[State, Changes], None] = setter(State)
+_update_agent: Callable[[AgentState, Changes], AgentState] = updater(AgentState)
 
 
 def evolve(state: State, event: Event) -> State:

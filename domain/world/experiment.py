@@ -3,6 +3,7 @@ behind the generic Experiment interface."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
@@ -40,6 +41,9 @@ class World(Experiment):
 
     def evolve(self, state: Any, event: Event) -> Any:
         return world_state.evolve(state, event)
+
+    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
+        return world_state.fold(events, state)
 
     def decide(self, state: Any) -> Decision:
         return protocol.decide(state)

@@ -7,14 +7,14 @@ Frohlich state does)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, overload
 
 from immutables import Map
 
 from maai.domain.answers import AnswerMissing, AnswerRead
-from maai.domain.core import Core, OnCore, evolve_core
+from maai.domain.core import Core, OnCore, core_changes, evolve_core, set_core, update_core
 from maai.domain.events import (
     Event,
     ModelAttemptFailed,
@@ -22,6 +22,7 @@ from maai.domain.events import (
     ModelCallRequested,
     RunStarted,
 )
+from maai.domain.updates import setter, updater
 from maai.domain.walk import Scopes
 from maai.domain.world.config import WorldConfig, recorded_config
 from maai.domain.world.events import (
@@ -170,7 +171,30 @@ def initial_state() -> State:
 
 def evolve(state: State, event: Event) -> State:
     core, is_domain = evolve_core(state.core, event)
-    changes: dict[str, Any] = {"core": core, "scopes": _scopes_after(state, event)}
+    changes = _step(state, event, is_domain)
+    changes["core"] = core
+    return _replace(state, changes)
+
+
+def fold(events: Iterable[Event], state: State | None = None) -> State:
+    """``evolve`` over ``events``, from ``state`` (else the initial state), which is left
+    untouched: the same state, built without a copy of the state (or of its core) per event.
+    The copies made at the start are changed in place, event by event; no one sees them
+    before the state is returned (``maai.domain.updates``)."""
+    draft = _replace(initial_state() if state is None else state, {})
+    core = update_core(draft.core, {})
+    _set_state(draft, {"core": core})
+    for event in events:
+        core_delta, is_domain = core_changes(core, event)
+        changes = _step(draft, event, is_domain)  # reads the state before the event
+        set_core(core, core_delta)
+        _set_state(draft, changes)
+    return draft
+
+
+def _step(state: State, event: Event, is_domain: bool) -> dict[str, Any]:
+    """The fields besides the core that ``event`` changes."""
+    changes: dict[str, Any] = {"scopes": _scopes_after(state, event)}
     if isinstance(event, RunStarted):
         config = recorded_config(event.config)
         changes["config"] = config
@@ -178,19 +202,13 @@ def evolve(state: State, event: Event) -> State:
         changes["positions"] = Map({a.name: a.start for a in config.world.agents})
     elif is_domain:
         changes.update(_changes(state, event))
-    return _replace(state, changes)
+    return changes
 
 
-def _replace(state: State, changes: dict[str, Any]) -> State:
-    """``dataclasses.replace(state, **changes)`` without its checks and keyword call: the
-    engine folds every event through here, and the decisions fold theirs again."""
-    new = object.__new__(State)
-    for name in _FIELDS:
-        object.__setattr__(new, name, changes[name] if name in changes else getattr(state, name))
-    return new
-
-
-_FIELDS = tuple(f.name for f in fields(State))
+_replace: Callable[[State, dict[str, Any]], State] = updater(State)
+"""``dataclasses.replace(state, **changes)`` without its checks and keyword call: the
+engine folds every event through here, and the decisions fold theirs again."""
+_set_state: Callable[[State, dict[str, Any]], None] = setter(State)
 
 
 def _changes(state: State, event: Event) -> dict[str, Any]:

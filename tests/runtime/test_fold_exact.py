@@ -145,3 +145,24 @@ def test_load_state_equals_the_fold_of_fully_validated_events(store: EventStore)
     folded, head = load_state(store, run_id)
     assert head == store.head(run_id)
     assert folded == state
+
+
+def test_the_experiments_fold_is_evolve_over_the_events_and_leaves_its_input(
+    store: EventStore,
+) -> None:
+    """``Experiment.fold`` sets each event's changes on a copy of the state it starts from:
+    from the middle of a run it reaches what ``evolve`` reaches, and the state it started
+    from is the same as before."""
+    run_id, experiment = _run(store)
+    events = [validated(experiment.registry, stored) for stored in store.read(run_id)]
+    half = len(events) // 2
+    middle = middle_again = experiment.initial_state()
+    for event in events[:half]:
+        middle = experiment.evolve(middle, event)
+        middle_again = experiment.evolve(middle_again, event)
+    reached = middle
+    for event in events[half:]:
+        reached = experiment.evolve(reached, event)
+    assert experiment.fold(events[half:], middle) == reached
+    assert middle == middle_again
+    assert experiment.fold(iter(events)) == reached
