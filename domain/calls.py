@@ -282,3 +282,10 @@ class ModelAnswer(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     latency_ms: float = 0.0
     attempts: int = 1
+
+    def without_raw(self) -> ModelAnswer:
+        """The answer as a run's state holds it (``state.answers``): without the provider's
+        raw response, which no reducer or protocol reads (docs/experiments.md, "What the
+        protocol may read of an answer") and which folding a stored run does not read
+        (``runtime.engine.FOLD_OMITS``); the ledger keeps it."""
+        return self.model_copy(update={"raw": {}}) if self.raw else self

@@ -83,7 +83,8 @@ def _call_completed(core: Core, event: ModelCallCompleted) -> tuple[Changes, boo
         output_tokens=t.output_tokens + usage.output_tokens,
         failed_attempts=t.failed_attempts,
     )
-    return {"answers": core.answers.set(event.address, event.answer), "totals": totals}, False
+    answers = core.answers.set(event.address, event.answer.without_raw())
+    return {"answers": answers, "totals": totals}, False
 
 
 def _attempt_failed(core: Core, event: ModelAttemptFailed) -> tuple[Changes, bool]:

@@ -150,6 +150,12 @@ class Experiment(ABC):
             state = self.evolve(state, event)
         return state
 
+    def evolves_as(self, cls: type[Experiment]) -> bool:
+        """Whether this experiment's ``evolve`` is ``cls``'s own: a faster ``fold`` written
+        for ``cls`` folds with ``cls``'s reducer, so it stands for ``evolve`` only then (not
+        when a subclass or the instance replaced ``evolve``)."""
+        return type(self).evolve is cls.evolve and "evolve" not in vars(self)
+
     def views(self) -> ExperimentViews:
         """Its read models (loaded on first use: commands that only run need none)."""
         module = importlib.import_module(self.views_module)

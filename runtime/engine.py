@@ -123,6 +123,12 @@ FOLD_FIELDS: dict[str, tuple[str, ...]] = {
 store (docs/experiments.md, "What evolve may read")."""
 
 
+FOLD_OMITS: dict[str, tuple[str, ...]] = {ModelCallCompleted.TYPE: ("answer.raw",)}
+"""What ``load_state`` leaves out of the events it reads (``EventStore.read_fields(omit=)``):
+an answer's raw provider response, which a state does not hold (``ModelAnswer.without_raw``)
+and which is most of a short answer's payload."""
+
+
 def _request_from_fields(fields: dict[str, Any]) -> ModelCallRequested:
     """A request from its ``FOLD_FIELDS`` (a missing ``attempt`` is the default, 1)."""
     return ModelCallRequested.model_construct(
@@ -201,7 +207,7 @@ def _fold_stored(
     def decoded() -> Iterator[Event]:
         nonlocal head
         for seq, type_, schema_version, payload in store.read_fields(
-            run_id, FOLD_FIELDS, as_text=True
+            run_id, FOLD_FIELDS, as_text=True, omit=FOLD_OMITS
         ):
             try:
                 event = decode(type_, schema_version, payload)

@@ -35,6 +35,8 @@ class Collaboration(Experiment):
         return game_state.evolve(state, event)
 
     def fold(self, events: Iterable[Event], state: Any = None) -> Any:
+        if not self.evolves_as(Collaboration):
+            return super().fold(events, state)
         return game_state.fold(events, state)
 
     def decide(self, state: Any) -> Decision:

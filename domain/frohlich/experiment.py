@@ -38,6 +38,8 @@ class Frohlich(Experiment):
         return frohlich_state.evolve(state, event)
 
     def fold(self, events: Iterable[Event], state: Any = None) -> Any:
+        if not self.evolves_as(Frohlich):
+            return super().fold(events, state)
         return frohlich_state.fold(events, state)
 
     def decide(self, state: Any) -> Decision:

@@ -262,7 +262,7 @@ def _call_completed(state: State, event: ModelCallCompleted) -> Changes:
     by_phase = dict(state.totals_by_phase)
     by_phase[phase] = add(by_phase.get(phase, CallTotals()))
     return {
-        "answers": state.answers.set(event.address, event.answer),
+        "answers": state.answers.set(event.address, event.answer.without_raw()),
         "totals": add(state.totals),
         "totals_by_phase": by_phase,
     }

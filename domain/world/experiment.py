@@ -43,6 +43,8 @@ class World(Experiment):
         return world_state.evolve(state, event)
 
     def fold(self, events: Iterable[Event], state: Any = None) -> Any:
+        if not self.evolves_as(World):
+            return super().fold(events, state)
         return world_state.fold(events, state)
 
     def decide(self, state: Any) -> Decision:

@@ -69,3 +69,45 @@ def test_from_the_middle_and_errors(store: EventStore) -> None:
     for bad in ({"x": ("a'b",)}, {"x": ("",)}, {"x": ()}, {"x": "a"}):
         with pytest.raises(ValueError):
             store.read_fields("r1", bad)  # type: ignore[arg-type]
+
+
+def answers_with_raw(count: int) -> list[NewEvent]:
+    """Answers whose text and raw response (which repeats it) grow by a line each: both are
+    stored packed against the answer before; some are stored whole only because of the raw
+    response (long enough for later answers to be packed against), some are short."""
+    events = []
+    lines: list[str] = []
+    for i in range(count):
+        lines.append(f"[round {i}] what happened, told at some length to make it long enough.")
+        text = "\n".join(lines)
+        raw = {"output": [{"content": [{"text": text, "type": "output_text"}]}], "id": f"r{i}"}
+        payload = {"answer": {"text": text, "raw": raw, "attempts": 1}, "address": f"a/{i}"}
+        events.append(NewEvent(type="model.completed", payload=payload, agent="memo"))
+        events.append(NewEvent(type="note", payload={"n": i, "raw": "kept: not this type"}))
+    return events
+
+
+def without_raw(payload: dict[str, Any]) -> dict[str, Any]:
+    return {**payload, "answer": {k: v for k, v in payload["answer"].items() if k != "raw"}}
+
+
+@pytest.mark.parametrize("as_text", [False, True])
+def test_read_fields_leaves_out_what_omit_names_and_gives_the_rest_exactly(
+    store: EventStore, as_text: bool
+) -> None:
+    events = answers_with_raw(60)
+    store.create_run("r1", "test", {})
+    store.append("r1", 0, events)
+    omit = {"model.completed": ("answer.raw", "answer.nope", "nope.x")}
+    read = list(store.read_fields("r1", FIELDS, as_text=as_text, omit=omit))
+    assert [s for s, *_ in read] == list(range(1, len(events) + 1))
+    for event, (_, type_, _, payload) in zip(events, read, strict=True):
+        want = without_raw(event.payload) if type_ == "model.completed" else event.payload
+        assert logical(payload) == want
+    # Packed against earlier answers (text and raw), and read from any point on.
+    stored = [e.payload for e in store.read("r1", keep_packed={"model.completed"})]
+    assert sum(PACKED_KEY in p for p in stored) > 20
+    middle = list(store.read_fields("r1", {}, from_seq=70, as_text=as_text, omit=omit))
+    assert [logical(p) for *_, p in middle][::2] == [without_raw(e.payload) for e in events[70::2]]
+    with pytest.raises(ValueError):
+        store.read_fields("r1", FIELDS, omit={"model.requested": ("request",)})
