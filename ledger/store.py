@@ -898,18 +898,28 @@ class EventStore:
                 arguments = (*params, run_id, after, upto, self._read_chunk)
                 return raw.execute(query, arguments).fetchall()
 
+        named = fields.keys() | omit.keys()
         for rows in self._chunks(run_id, after, _MAX_SEQ, fetch):
             for r in rows:
-                seq, type_, text, agent = r[1], r[2], r[4], r[5]
-                paths = fields.get(type_)
-                left_out = omit.get(type_) if omit else None
-                # On SQLite, the length of the payload as stored, the paths removed or not.
-                size = len(text) if left_out is None or not sqlite else r[6]
-                # What the unpacker would leave alone. Canonical JSON holds the key's text
-                # only where it is a key: a quote inside a string is escaped.
+                type_, text = r[2], r[4]
+                # What the unpacker would leave alone, as text. Canonical JSON holds the
+                # key's text only where it is a key: a quote inside a string is escaped.
                 if (
                     as_text
-                    and paths is None
+                    and type_ not in named
+                    and len(text) < MIN_EVENT_CHARS
+                    and _PACKED_KEY_TEXT not in text
+                ):
+                    yield r[1], type_, r[3], text
+                    continue
+                seq, agent = r[1], r[5]
+                paths = fields.get(type_)
+                left_out = omit.get(type_)
+                # On SQLite, the length of the payload as stored, the paths removed or not.
+                size = len(text) if left_out is None or not sqlite else r[6]
+                if (
+                    as_text
+                    and left_out is not None
                     and size < MIN_EVENT_CHARS
                     and _PACKED_KEY_TEXT not in text
                 ):

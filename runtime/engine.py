@@ -131,16 +131,63 @@ and which is most of a short answer's payload."""
 
 def _request_from_fields(fields: dict[str, Any]) -> ModelCallRequested:
     """A request from its ``FOLD_FIELDS`` (a missing ``attempt`` is the default, 1)."""
-    return ModelCallRequested.model_construct(
-        request=RecordedRequestHeader.of(
+    return _requested(
+        RecordedRequestHeader.of(
             fields["request.address"],
             fields["request.agent"],
             fields["request.purpose"],
             fields["request.model"],
         ),
-        request_hash=fields["request_hash"],
-        attempt=1 if fields["attempt"] is None else fields["attempt"],
+        fields["request_hash"],
+        1 if fields["attempt"] is None else fields["attempt"],
     )
+
+
+def _constructed_requested(
+    request: RecordedRequestHeader, request_hash: str, attempt: int
+) -> ModelCallRequested:
+    return ModelCallRequested.model_construct(
+        request=request, request_hash=request_hash, attempt=attempt
+    )
+
+
+_set_slot = object.__setattr__
+
+
+def _built_requested(
+    request: RecordedRequestHeader, request_hash: str, attempt: int
+) -> ModelCallRequested:
+    """``_constructed_requested``, built as pydantic's ``model_construct`` builds a model
+    given every field (its field values, the names set, no extra or private values) without
+    its loop over the fields: a fold builds one per recorded request."""
+    event = _new_object(ModelCallRequested)
+    _set_slot(
+        event, "__dict__", {"request": request, "request_hash": request_hash, "attempt": attempt}
+    )
+    _set_slot(event, "__pydantic_fields_set__", {"request", "request_hash", "attempt"})
+    _set_slot(event, "__pydantic_extra__", None)
+    _set_slot(event, "__pydantic_private__", None)
+    return event
+
+
+_new_object = object.__new__
+
+
+def _same_construction() -> bool:
+    """Whether ``_built_requested`` builds what ``model_construct`` builds (a pydantic that
+    builds models otherwise, e.g. with another layout of an instance, makes it fall back)."""
+    header = RecordedRequestHeader.of("p1/a/x/1", "a", "x", "m")
+    built, constructed = _built_requested(header, "h", 2), _constructed_requested(header, "h", 2)
+    names = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+    try:
+        return type(built) is type(constructed) and all(
+            getattr(built, n) == getattr(constructed, n) for n in names
+        )
+    except AttributeError:
+        return False
+
+
+_requested = _built_requested if _same_construction() else _constructed_requested
 
 
 def fold_decoder(experiment: Experiment) -> Callable[[StoredEvent], Event]:

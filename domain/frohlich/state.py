@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from immutables import Map
 
-from maai.domain.calls import ModelAnswer
+from maai.domain.calls import ModelAnswer, Usage
 from maai.domain.events import (
     Event,
     ModelAttemptFailed,
@@ -184,11 +184,22 @@ def fold(events: Iterable[Event], state: State | None = None) -> State:
     event, by the handlers ``evolve`` uses; no one sees it before it is returned."""
     draft = _update_state(initial_state() if state is None else state, {})
     handlers = _HANDLERS
+    # From Phase 2 on, every event renews every scope token (``_scopes_after``): one new
+    # ``Scopes()`` stands for the one each event would make, set before anything reads it.
+    renewed = False
     for event in events:
         cls = type(event)
         changes = (handlers.get(cls) or _handler(cls))(draft, event)
-        changes["scopes"] = _scopes_after(draft, event, changes)
+        if draft.phase >= 2 and "phase" not in changes:
+            renewed = True
+        else:
+            if renewed:
+                _set_state(draft, {"scopes": Scopes()})
+                renewed = False
+            changes["scopes"] = _scopes_after(draft, event, changes)
         _set_state(draft, changes)
+    if renewed:
+        _set_state(draft, {"scopes": Scopes()})
     return draft
 
 
@@ -249,23 +260,27 @@ def _call_requested(state: State, event: ModelCallRequested) -> Changes:
 
 def _call_completed(state: State, event: ModelCallCompleted) -> Changes:
     usage = event.answer.usage
-    phase = event.address.split("/", 1)[0]
-
-    def add(t: CallTotals) -> CallTotals:
-        return CallTotals(
-            calls=t.calls + 1,
-            input_tokens=t.input_tokens + usage.input_tokens,
-            output_tokens=t.output_tokens + usage.output_tokens,
-            failed_attempts=t.failed_attempts,
-        )
-
+    phase = event.address.partition("/")[0]
     by_phase = dict(state.totals_by_phase)
-    by_phase[phase] = add(by_phase.get(phase, CallTotals()))
+    held = by_phase.get(phase)
+    by_phase[phase] = _plus_call(_NO_CALLS if held is None else held, usage)
     return {
         "answers": state.answers.set(event.address, event.answer.without_raw()),
-        "totals": add(state.totals),
+        "totals": _plus_call(state.totals, usage),
         "totals_by_phase": by_phase,
     }
+
+
+def _plus_call(t: CallTotals, usage: Usage) -> CallTotals:
+    return CallTotals(
+        t.calls + 1,
+        t.input_tokens + usage.input_tokens,
+        t.output_tokens + usage.output_tokens,
+        t.failed_attempts,
+    )
+
+
+_NO_CALLS = CallTotals()
 
 
 def _attempt_failed(state: State, event: ModelAttemptFailed) -> Changes:
@@ -282,7 +297,8 @@ def _run_completed(state: State, event: RunCompleted) -> Changes:
 
 def _domain_event(state: State, event: Event) -> Changes:
     """Every other event is a record, looked up by its key; some change more."""
-    changes: Changes = {"records": state.records.set(event.key, event)}
+    key = event.key  # a property, built on each read
+    changes: Changes = {"records": state.records.set(key, event)}
     if state.status == "failed":
         # A resumed run appends new domain events after its failure: it is running again.
         changes["status"] = "running"
@@ -290,7 +306,7 @@ def _domain_event(state: State, event: Event) -> Changes:
     more = _DOMAIN.get(type(event))
     if more is not None:
         more(state, event, changes)
-    if event.key.startswith(_ROUND_MEMORY_KEYS):
+    if key.startswith(_ROUND_MEMORY_KEYS):
         changes["rounds_closed"] = _rounds_closed(state, changes["records"])
     return changes
 

@@ -140,3 +140,25 @@ def test_agents_update_one_by_one_and_keep_their_order() -> None:
     assert "ann" in updated and "eve" not in updated and updated.get("eve") is None
     with pytest.raises(KeyError):
         agents.set("eve", AgentState(name="eve"))
+
+
+def test_fold_renews_the_scope_tokens_that_evolve_renews(recorded) -> None:
+    """Memoized walks (``domain.walk``) are keyed by each agent's scope token: a fold must
+    keep the tokens ``evolve`` keeps and renew those it renews, in Phase 1 (one agent's
+    event renews that agent's token) and from Phase 2 on (every event renews every token,
+    which the fold does once)."""
+    _, _, events = recorded
+    phase2 = next(i for i, e in enumerate(events) if getattr(e, "step", "").startswith("2."))
+    checked = set()
+    ranges = [(i, i + 1) for i in range(2, 14)] + [(3, 30), (phase2 - 12, phase2 + 6)]
+    for start, stop in [*ranges, (phase2 + 5, phase2 + 40), (phase2 + 5, len(events))]:
+        base = fold(events[:start])
+        tokens = {name: base.scopes.get(name) for name in NAMES}
+        chain = base
+        for event in events[start:stop]:
+            chain = evolve(chain, event)
+        folded = fold(events[start:stop], base)
+        kept = {name: folded.scopes.get(name) is tokens[name] for name in NAMES}
+        assert kept == {name: chain.scopes.get(name) is tokens[name] for name in NAMES}
+        checked.add(tuple(kept.values()))
+    assert len(checked) > 1  # some ranges keep tokens, some renew them all

@@ -23,6 +23,7 @@ from maai.domain.experiments import parse_config
 from maai.domain.registry import EventRegistry
 from maai.ledger import EventStore, StoredEvent, canonical_json
 from maai.ledger.fields import pick
+from maai.runtime import engine
 from maai.runtime.config_files import read_config
 from maai.runtime.engine import (
     FOLD_FIELDS,
@@ -174,3 +175,22 @@ def test_the_experiments_fold_is_evolve_over_the_events_and_leaves_its_input(
     assert experiment.fold(events[half:], middle) == reached
     assert middle == middle_again
     assert experiment.fold(iter(events)) == reached
+
+
+def test_a_request_is_built_as_pydantic_would_construct_it(store: EventStore) -> None:
+    run_id, experiment = _run(store)
+    decode = fold_fields_decoder(experiment)
+    built = [
+        decode(type_, version, payload)
+        for _, type_, version, payload in store.read_fields(run_id, FOLD_FIELDS, as_text=True)
+        if type_ == ModelCallRequested.TYPE
+    ]
+    assert built and engine._requested is engine._built_requested  # this pydantic's layout
+    for event in built:
+        assert isinstance(event, ModelCallRequested)
+        constructed = ModelCallRequested.model_construct(
+            request=event.request, request_hash=event.request_hash, attempt=event.attempt
+        )
+        assert vars(event) == vars(constructed)
+        assert event.model_fields_set == constructed.model_fields_set
+        assert event == constructed
