@@ -109,6 +109,40 @@ def candidates(payload: dict[str, Any]) -> Iterator[tuple[PathKey, str | list[An
                 stack.extend(((*path, i), item) for i, item in enumerate(value))
 
 
+def long_values(payload: dict[str, Any]) -> list[tuple[PathKey, str | list[Any]]]:
+    """What :func:`candidates` yields, in another order, found with less work: a reader
+    remembers each value by its path (no two share one), so the order makes no difference
+    to it; a writer's packing follows the order of ``candidates``. Scalars are looked at
+    where they are found instead of being stacked one by one."""
+    found: list[tuple[PathKey, str | list[Any]]] = []
+    stack: list[tuple[PathKey, dict[str, Any] | list[Any]]] = [((), payload)]
+    while stack:
+        path, container = stack.pop()
+        if isinstance(container, dict):
+            items: Any = container.items()
+        else:  # a short list: its items are looked into
+            items = enumerate(container)
+        for key, item in items:
+            if isinstance(item, str):
+                if len(item) < MIN_TEXT_CHARS:
+                    continue
+            elif isinstance(item, dict):
+                pass
+            elif not isinstance(item, list):
+                continue
+            # A key that is not a string is stored as one (JSON): a path naming it would
+            # not be found again in the stored payload, so what is below stays.
+            if isinstance(container, dict) and (
+                not isinstance(key, str) or (path == () and key == PACKED_KEY)
+            ):
+                continue
+            if isinstance(item, str) or (isinstance(item, list) and len(item) >= MIN_LIST_ITEMS):
+                found.append(((*path, key), item))
+            else:
+                stack.append(((*path, key), item))
+    return found
+
+
 def slot_keys(type_: str, agent: str | None, path: PathKey) -> tuple[SlotKey, SlotKey]:
     """The value's own slot (same type, agent and path) and the any-agent slot."""
     return (type_, agent, path), (type_, _ANY_AGENT, path)
@@ -428,7 +462,7 @@ class Unpacker:
         logical: dict[str, Any],
         made: dict[int, list[Any]],
     ) -> None:
-        for path, value in candidates(logical):
+        for path, value in long_values(logical):
             version = Version(seq, path, value, made.get(id(value)))
             self._by_place[(seq, path)] = version
             for key in slot_keys(type_, agent, path):
@@ -500,6 +534,7 @@ __all__ = [
     "Version",
     "apply_ops",
     "candidates",
+    "long_values",
     "diff_list",
     "diff_text",
     "unpack_payload",

@@ -17,8 +17,10 @@ from maai.ledger.packing import (
     Unpacker,
     Version,
     apply_ops,
+    candidates,
     diff_list,
     diff_text,
+    long_values,
 )
 from tests.ledger.helpers import RunSql
 
@@ -315,3 +317,28 @@ def test_a_damaged_difference_is_named_by_its_seq_when_read(
         list(store.read("r1"))
     report = store.verify_chain("r1")
     assert (report.ok, report.first_bad_seq) == (False, seq)
+
+
+def test_the_readers_walk_finds_what_the_writers_finds() -> None:
+    """``long_values`` (the reader's) and ``candidates`` (the writer's) find the same long
+    values at the same paths, in any payload shape: nested dicts, short and long lists,
+    lists in lists, non-string keys, a top-level ``"$packed"``."""
+    long_text, long_list = "x" * 2000, list(range(20))
+    payloads: list[dict[str, Any]] = [e.payload for e in growing_run(agents=3, rounds=3)]
+    payloads.append(
+        {
+            "a": {"b": [long_text, {"c": long_list, "d": "short"}, [long_text]], 1: long_text},
+            "e": long_list,
+            "f": [[["deep", long_text]]],
+            PACKED_KEY: [long_text],
+            "g": {PACKED_KEY: long_text, "h": None, "i": 1.5, "j": True},
+        }
+    )
+    found = 0
+    for payload in payloads:
+        walked = long_values(payload)
+        want = list(candidates(payload))
+        assert len(walked) == len(want)
+        assert dict(walked) == dict(want)
+        found += len(want)
+    assert found > 10
