@@ -247,9 +247,7 @@ def measure(
 
 def print_figures(results: list[Figures]) -> None:
     head = "".join(f" | {what:>22}" for what in MEASURES)
-    print(
-        f"{'experiment':>13} {'size':>7} {'events':>7} {'ledger MB':>9} {'record s':>8}{head}"
-    )
+    print(f"{'experiment':>13} {'size':>7} {'events':>7} {'ledger MB':>9} {'record s':>8}{head}")
     for r in results:
         cells = "".join(f" | {r.seconds[what]:8.3f} s {r.rate(what):9,.0f}/s" for what in MEASURES)
         print(
