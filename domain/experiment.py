@@ -154,7 +154,7 @@ class Experiment(ABC):
         """Whether this experiment's ``evolve`` is ``cls``'s own: a faster ``fold`` written
         for ``cls`` folds with ``cls``'s reducer, so it stands for ``evolve`` only then (not
         when a subclass or the instance replaced ``evolve``)."""
-        return type(self).evolve is cls.evolve and "evolve" not in vars(self)
+        return type(self).evolve is cls.evolve and "evolve" not in getattr(self, "__dict__", {})
 
     def views(self) -> ExperimentViews:
         """Its read models (loaded on first use: commands that only run need none)."""
