@@ -28,6 +28,7 @@ from maai.canonical import (
     SharedText,
     canonical_json,
     canonical_json_shared,
+    is_shared,
     json_string,
 )
 
@@ -152,7 +153,15 @@ class ModelRequest(BaseModel):
         try:
             fields = self._fields()
             _cut(fields, self.hash_cuts, self._input_block)
-            text = canonical_json_shared(fields, memo)
+            # With the shared blocks cut out, what is left is the request's own small values:
+            # the C encoder writes them at once (the same text: it writes the shared kinds,
+            # dict and list subclasses, as plain ones), where looking for kept texts would
+            # walk them in Python. A shared value left uncut takes the shared path.
+            context = fields["context"]
+            if isinstance(context, dict) and any(map(is_shared, context.values())):
+                text = canonical_json_shared(fields, memo)
+            else:
+                text = canonical_json(fields)
         except (TypeError, ValueError):
             fields = self.model_dump(mode="json")
             _cut(fields, self.hash_cuts, None)
@@ -191,7 +200,14 @@ class ModelRequest(BaseModel):
                 json_string(text[:start])[:-1] + block.json_body + json_string(text[end:])[1:]
             )
         try:
-            text = canonical_json_shared(fields, memo)
+            if (
+                memo is None
+                and self._input_block is None
+                and not any(map(is_shared, self.context.values()))
+            ):
+                text = canonical_json(fields)  # nothing kept to reuse: the C encoder at once
+            else:
+                text = canonical_json_shared(fields, memo)
         except (TypeError, ValueError):
             return None
         # Kept for the store only on a request the protocol just made (its history shared,

@@ -77,6 +77,12 @@ class _Frozen:
         return type(self), (self._plain(),)
 
 
+def is_shared(value: object) -> bool:
+    """Whether ``value`` keeps its canonical JSON text (:class:`FrozenJson`,
+    :class:`FrozenJsonList`, :class:`JsonString`): :func:`canonical_json_shared` reuses it."""
+    return isinstance(value, _Frozen)
+
+
 class FrozenJson(_Frozen, dict[str, Any]):
     """A JSON object that is never changed once made: a public-history item that hundreds
     of requests carry, its text written once."""

@@ -365,12 +365,12 @@ def round_memory(state: State, round_: int, name: str) -> Walk[None]:
         return
     statement = state.records.get(f"statement/{round_}/{name}")
     language = config_of(state).language_of(name)
-    items = tuple(i for i in state.public if i.round == round_)
 
     def summary() -> str:
-        return render_template(
-            "round_summary", language, round=round_, history=render.history_text(items, language)
-        )
+        # Made only with the request: the walk passes by this step at every decision.
+        items = tuple(i for i in state.public if i.round == round_)
+        history = render.round_history_text(items, language)
+        return render_template("round_summary", language, round=round_, history=history)
 
     if isinstance(statement, StatementMade):
         answer = statement.text
