@@ -116,13 +116,22 @@ class ModelRequest(BaseModel):
         return copied
 
     def sharing(
-        self, block: SharedText | None, context_key: str | None, *, cut: bool
+        self,
+        block: SharedText | None,
+        context_key: str | None,
+        *,
+        cut: bool,
+        span: tuple[int, int] | None = None,
     ) -> ModelRequest:
         """This request, told what it shares with other requests: ``block``, a text its input
         shows (its first occurrence), and the context value at ``context_key``. Its JSON then
         reuses the block's. With ``cut`` (a run on request hash version 2) both are cut out
-        for its hash (``hash_cuts``), which then costs the request's own text only."""
-        span = _span(self.input, block.text) if block is not None else None
+        for its hash (``hash_cuts``), which then costs the request's own text only.
+
+        ``span``: where that first occurrence is, from a caller that put the block there and
+        knows it occurs nowhere before (else it is looked for)."""
+        if span is None and block is not None:
+            span = _span(self.input, block.text)
         request = self
         if cut:
             cuts = [] if span is None else [HashCut(path="input", start=span[0], end=span[1])]
@@ -220,6 +229,18 @@ class ModelRequest(BaseModel):
 
 _FIELDS = tuple(ModelRequest.model_fields)
 
+HEAD_CHARS = 64
+"""How much of a shared block is looked for first (``_span``)."""
+
+
+def first_after(before: str, block: str) -> bool:
+    """Whether the first occurrence of ``block`` in any text ``before + block + ...`` is the
+    one after ``before`` (where ``_span`` finds the block, and the hash cut of a request
+    showing it falls): no occurrence of its head starts inside ``before``. Costs ``before``'s
+    length, never the block's."""
+    head = block[:HEAD_CHARS]
+    return bool(head) and (before + head[:-1]).find(head) < 0
+
 
 def _span(text: str, block: str) -> tuple[int, int] | None:
     """Where ``block`` first occurs in ``text``. Its head is looked for (in the text before
@@ -227,7 +248,7 @@ def _span(text: str, block: str) -> tuple[int, int] | None:
     costly as a search for the whole block."""
     if not block:
         return None
-    head = block[:64]
+    head = block[:HEAD_CHARS]
     at = text.find(head)
     while at >= 0:
         if text.startswith(block, at):
