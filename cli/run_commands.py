@@ -53,7 +53,7 @@ from maai.runtime.runs import (
     stored_config,
 )
 from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, fingerprint, load_signer
-from maai.runtime.verify import ChainCheck, check_run_row, verify_events
+from maai.runtime.verify import ChainCheck, check_run_row, reuse_large_blocks, verify_events
 
 # The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
 # commands that may call a model: `maai --help`, `show`, `replay` and `verify` start fast.
@@ -462,6 +462,7 @@ def verify(
     # the chain vouches for, and a broken chain is all that is reported, as before. Requests
     # are read as their address and hash (their texts are not rebuilt), and fetched whole
     # only to describe one that differs.
+    reuse_large_blocks()
     chained = ChainCheck(run_id, head, store.read(run_id, keep_packed=FOLD_KEEPS_PACKED))
     try:
         report = verify_events(

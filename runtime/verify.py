@@ -7,6 +7,7 @@ recorded, or something was not deterministic; each is reported with its seq and 
 
 from __future__ import annotations
 
+import ctypes
 import gc
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -37,6 +38,27 @@ from maai.ledger import (
     StoredEvent,
 )
 from maai.runtime.engine import fold_decoder
+
+_M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
+_M_MMAP_THRESHOLD = -3
+_LARGE_BLOCKS = 32 * 1024 * 1024  # glibc's largest mmap threshold on 64-bit machines
+
+
+def reuse_large_blocks() -> bool:
+    """Have glibc's malloc serve blocks of up to 32 MB from its heap and keep what is freed
+    there, for the rest of the process (a command that verifies and exits). A late prompt is
+    a fresh string of hundreds of kB, a little longer than the last one freed: glibc's own
+    threshold follows the last block freed, so each new prompt was mapped afresh and every
+    page of it faulted in (a sixth of verify's time on a 32 x 40 run). Whether it was done:
+    elsewhere than glibc, nothing is changed."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # the C library the interpreter runs on
+    except (OSError, AttributeError):
+        return False
+    return bool(
+        mallopt(_M_MMAP_THRESHOLD, _LARGE_BLOCKS) and mallopt(_M_TRIM_THRESHOLD, 2 * _LARGE_BLOCKS)
+    )
+
 
 # Events that record what the outside world did, not what the protocol derives.
 _OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed)
