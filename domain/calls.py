@@ -122,6 +122,7 @@ class ModelRequest(BaseModel):
         *,
         cut: bool,
         span: tuple[int, int] | None = None,
+        input_text: str | None = None,
     ) -> ModelRequest:
         """This request, told what it shares with other requests: ``block``, a text its input
         shows (its first occurrence), and the context value at ``context_key``. Its JSON then
@@ -129,15 +130,18 @@ class ModelRequest(BaseModel):
         for its hash (``hash_cuts``), which then costs the request's own text only.
 
         ``span``: where that first occurrence is, from a caller that put the block there and
-        knows it occurs nowhere before (else it is looked for)."""
+        knows it occurs nowhere before (else it is looked for). ``input_text``: the input
+        instead of this request's (made in one copy with it)."""
+        text = self.input if input_text is None else input_text
         if span is None and block is not None:
-            span = _span(self.input, block.text)
-        request = self
+            span = _span(text, block.text)
+        update: dict[str, Any] = {} if input_text is None else {"input": input_text}
         if cut:
             cuts = [] if span is None else [HashCut(path="input", start=span[0], end=span[1])]
             if context_key is not None and context_key in self.context:
                 cuts.append(HashCut(path=f"context.{context_key}"))
-            request = self.model_copy(update={"hash_cuts": cuts})
+            update["hash_cuts"] = cuts
+        request = self.model_copy(update=update) if update else self
         if span is not None and block is not None:
             request._input_block = (span[0], span[1], block)
         return request

@@ -117,7 +117,11 @@ def closed_round(
     and the agreement reached in it, if any. Read off the records, so that deciding late in
     a long discussion does not walk every earlier round again; ``None`` for a round still
     under way."""
-    if any(not memory_done(state, f"p2/r{round_}/{name}/memory") for name in names):
+    # Rounds up to ``rounds_closed`` are over by its definition (the same records): the walk
+    # starts at the last of them at every decision, so it is not checked agent by agent.
+    if round_ > state.rounds_closed and any(
+        not memory_done(state, f"p2/r{round_}/{name}/memory") for name in names
+    ):
         return None
     order = state.records[f"order/{round_}"]
     assert isinstance(order, SpeakingOrderDrawn)
@@ -213,8 +217,7 @@ def _showing_history(
         if first_after(before, block.text):
             text = "".join((before, block.text, after))
             span = (len(before), len(before) + len(block.text))
-            request = marked.model_copy(update={"input": text})
-            return request.sharing(block, "history", cut=cut, span=span)
+            return marked.sharing(block, "history", cut=cut, span=span, input_text=text)
     return build(block.text).sharing(block, "history", cut=cut)
 
 
