@@ -343,6 +343,8 @@ def group_answers(
     purpose = Purpose.POLL if kind == "poll" else Purpose.BALLOT
     max_attempts = config.attempts.poll if kind == "poll" else config.attempts.ballot
 
+    # Every agent of a language is asked the same question: rendered once per walk.
+    @cache
     def task(language: str, feedback: str | None, history: str | None = None) -> str:
         turn_values = _turn_values(state, round_, language, history)
         text = render_template(kind, language, **values, **turn_values)

@@ -56,9 +56,7 @@ EDITS = {
     ),
     "a deleted event": ("DELETE FROM events WHERE run_id = '{run}' AND seq = 20",),
     "a deleted tail": ("DELETE FROM events WHERE run_id = '{run}' AND seq > 30",),
-    "events beyond the head": (
-        "UPDATE runs SET head_seq = 25 WHERE run_id = '{run}'",
-    ),
+    "events beyond the head": ("UPDATE runs SET head_seq = 25 WHERE run_id = '{run}'",),
     "an event that cannot be parsed": (
         "UPDATE events SET payload = '{{\"half' WHERE run_id = '{run}' AND seq = 15",
     ),
@@ -90,8 +88,7 @@ def test_the_one_pass_reports_what_the_stores_check_reports(
     else:
         assert result.exit_code == 1
         assert (
-            f"hash chain broken at seq {expected.first_bad_seq}: {expected.reason}"
-            in result.stderr
+            f"hash chain broken at seq {expected.first_bad_seq}: {expected.reason}" in result.stderr
         ), result.stderr
         assert "divergence" not in result.stderr
 
