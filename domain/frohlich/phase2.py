@@ -329,6 +329,11 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
     raise AssertionError("unreachable")
 
 
+_once_per_walk = cache
+"""Remembers a function's results while the walk that made it lasts (a name of its own, so
+that tests can compare with walks that remember nothing)."""
+
+
 def group_answers(
     state: State,
     round_: int,
@@ -344,7 +349,7 @@ def group_answers(
     max_attempts = config.attempts.poll if kind == "poll" else config.attempts.ballot
 
     # Every agent of a language is asked the same question: rendered once per walk.
-    @cache
+    @_once_per_walk
     def task(language: str, feedback: str | None, history: str | None = None) -> str:
         turn_values = _turn_values(state, round_, language, history)
         text = render_template(kind, language, **values, **turn_values)
