@@ -53,7 +53,7 @@ from maai.runtime.runs import (
     stored_config,
 )
 from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, fingerprint, load_signer
-from maai.runtime.verify import check_run_row, verify_events
+from maai.runtime.verify import ChainCheck, check_run_row, reuse_large_blocks, verify_events
 
 # The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
 # commands that may call a model: `maai --help`, `show`, `replay` and `verify` start fast.
@@ -310,12 +310,16 @@ def _check_chain(store: EventStore, run_id: str) -> ChainReport:
     except LedgerError as exc:
         raise _fail(str(exc), exit_code_for(exc)) from None
     if not chain.ok:
-        raise _fail(
-            f"run {full}: hash chain broken at seq {chain.first_bad_seq}: {chain.reason} "
-            "(maai verify tells more; --no-check reads it anyway)",
-            EXIT_FAILED,
-        )
+        raise _chain_broken(chain)
     return chain
+
+
+def _chain_broken(chain: ChainReport) -> typer.Exit:
+    return _fail(
+        f"run {chain.run_id}: hash chain broken at seq {chain.first_bad_seq}: {chain.reason} "
+        "(maai verify tells more; --no-check reads it anyway)",
+        EXIT_FAILED,
+    )
 
 
 def _ends(store: EventStore, run_id: str) -> list[StoredEvent]:
@@ -442,8 +446,38 @@ def verify(
 
     A difference names the event's seq (and the call's address); exit 1 on any."""
     store = open_store_or_exit(db)
-    chain = _check_chain(store, run_id)  # checked once: it reads every event
-    run_id, experiment, _ = _config_of(store, run_id)
+    try:
+        run_id = store.get_run(run_id).run_id
+        head = store.head(run_id)
+    except LedgerError as exc:
+        raise _fail(str(exc), exit_code_for(exc)) from None
+    try:
+        experiment, _ = stored_config(store, run_id)
+    except Exception:
+        _check_chain(store, run_id)  # a broken chain is reported first, as it always was
+        _config_of(store, run_id)  # else the config's own error, as before
+        raise
+    # One pass over the events checks the chain and the protocol (the chain was checked in a
+    # pass of its own before: reading a long run twice); the protocol sees only the events
+    # the chain vouches for, and a broken chain is all that is reported, as before. Requests
+    # are read as their address and hash (their texts are not rebuilt), and fetched whole
+    # only to describe one that differs.
+    reuse_large_blocks()
+    chained = ChainCheck(run_id, head, store.read(run_id, keep_packed=FOLD_KEEPS_PACKED))
+    try:
+        report = verify_events(
+            chained, experiment, recorded_request=partial(_recorded_request, store, run_id)
+        )
+    except Exception:
+        if not chained.report().ok:
+            raise _chain_broken(chained.report()) from None
+        raise
+    try:
+        chain = chained.report()
+    except LedgerError as exc:
+        raise _fail(str(exc), exit_code_for(exc)) from None
+    if not chain.ok:
+        raise _chain_broken(chain)
     problems: list[str] = []
     if receipt_file is not None:
         try:
@@ -454,13 +488,6 @@ def verify(
     local = _local_key()
     signed = check_checkpoints(store, run_id, local)
     problems += [f"checkpoint: {p}" for p in signed.problems]
-    # Requests are read as their address and hash (their texts are not rebuilt), and
-    # fetched whole only to describe one that differs.
-    report = verify_events(
-        store.read(run_id, keep_packed=FOLD_KEEPS_PACKED),
-        experiment,
-        recorded_request=partial(_recorded_request, store, run_id),
-    )
     report.divergences[:0] = check_run_row(store.get_run(run_id), _ends(store, run_id))
     for problem in problems:
         err.print(f"[red]broken[/red] {escape(problem)}", soft_wrap=True, highlight=False)

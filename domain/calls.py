@@ -28,6 +28,7 @@ from maai.canonical import (
     SharedText,
     canonical_json,
     canonical_json_shared,
+    is_shared,
     json_string,
 )
 
@@ -115,19 +116,32 @@ class ModelRequest(BaseModel):
         return copied
 
     def sharing(
-        self, block: SharedText | None, context_key: str | None, *, cut: bool
+        self,
+        block: SharedText | None,
+        context_key: str | None,
+        *,
+        cut: bool,
+        span: tuple[int, int] | None = None,
+        input_text: str | None = None,
     ) -> ModelRequest:
         """This request, told what it shares with other requests: ``block``, a text its input
         shows (its first occurrence), and the context value at ``context_key``. Its JSON then
         reuses the block's. With ``cut`` (a run on request hash version 2) both are cut out
-        for its hash (``hash_cuts``), which then costs the request's own text only."""
-        span = _span(self.input, block.text) if block is not None else None
-        request = self
+        for its hash (``hash_cuts``), which then costs the request's own text only.
+
+        ``span``: where that first occurrence is, from a caller that put the block there and
+        knows it occurs nowhere before (else it is looked for). ``input_text``: the input
+        instead of this request's (made in one copy with it)."""
+        text = self.input if input_text is None else input_text
+        if span is None and block is not None:
+            span = _span(text, block.text)
+        update: dict[str, Any] = {} if input_text is None else {"input": input_text}
         if cut:
             cuts = [] if span is None else [HashCut(path="input", start=span[0], end=span[1])]
             if context_key is not None and context_key in self.context:
                 cuts.append(HashCut(path=f"context.{context_key}"))
-            request = self.model_copy(update={"hash_cuts": cuts})
+            update["hash_cuts"] = cuts
+        request = self.model_copy(update=update) if update else self
         if span is not None and block is not None:
             request._input_block = (span[0], span[1], block)
         return request
@@ -152,7 +166,15 @@ class ModelRequest(BaseModel):
         try:
             fields = self._fields()
             _cut(fields, self.hash_cuts, self._input_block)
-            text = canonical_json_shared(fields, memo)
+            # With the shared blocks cut out, what is left is the request's own small values:
+            # the C encoder writes them at once (the same text: it writes the shared kinds,
+            # dict and list subclasses, as plain ones), where looking for kept texts would
+            # walk them in Python. A shared value left uncut takes the shared path.
+            context = fields["context"]
+            if isinstance(context, dict) and any(map(is_shared, context.values())):
+                text = canonical_json_shared(fields, memo)
+            else:
+                text = canonical_json(fields)
         except (TypeError, ValueError):
             fields = self.model_dump(mode="json")
             _cut(fields, self.hash_cuts, None)
@@ -191,7 +213,14 @@ class ModelRequest(BaseModel):
                 json_string(text[:start])[:-1] + block.json_body + json_string(text[end:])[1:]
             )
         try:
-            text = canonical_json_shared(fields, memo)
+            if (
+                memo is None
+                and self._input_block is None
+                and not any(map(is_shared, self.context.values()))
+            ):
+                text = canonical_json(fields)  # nothing kept to reuse: the C encoder at once
+            else:
+                text = canonical_json_shared(fields, memo)
         except (TypeError, ValueError):
             return None
         # Kept for the store only on a request the protocol just made (its history shared,
@@ -204,6 +233,18 @@ class ModelRequest(BaseModel):
 
 _FIELDS = tuple(ModelRequest.model_fields)
 
+HEAD_CHARS = 64
+"""How much of a shared block is looked for first (``_span``)."""
+
+
+def first_after(before: str, block: str) -> bool:
+    """Whether the first occurrence of ``block`` in any text ``before + block + ...`` is the
+    one after ``before`` (where ``_span`` finds the block, and the hash cut of a request
+    showing it falls): no occurrence of its head starts inside ``before``. Costs ``before``'s
+    length, never the block's."""
+    head = block[:HEAD_CHARS]
+    return bool(head) and (before + head[:-1]).find(head) < 0
+
 
 def _span(text: str, block: str) -> tuple[int, int] | None:
     """Where ``block`` first occurs in ``text``. Its head is looked for (in the text before
@@ -211,7 +252,7 @@ def _span(text: str, block: str) -> tuple[int, int] | None:
     costly as a search for the whole block."""
     if not block:
         return None
-    head = block[:64]
+    head = block[:HEAD_CHARS]
     at = text.find(head)
     while at >= 0:
         if text.startswith(block, at):

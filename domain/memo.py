@@ -42,8 +42,15 @@ class GrowingMemo(Generic[T, R]):
 
     def __call__(self, items: tuple[T, ...]) -> list[R]:
         best: tuple[tuple[T, ...], list[R]] | None = None
-        for seen in self._seen:
+        # Newest first: the longest sequences are usually the newest, so the first that fits
+        # is usually the best and the shorter ones are passed over without a comparison (from
+        # the oldest, each of the ``keep`` sequences was compared in turn: ``keep`` passes over
+        # the items per call). The same sequence asked again (a state's history, which the
+        # walk reads at every step) is found by identity at once.
+        for seen in reversed(self._seen):
             known = seen[0]
+            if known is items:
+                return seen[1]
             size = len(known)
             if best is not None and size <= len(best[0]) or size > len(items):
                 continue
@@ -55,6 +62,10 @@ class GrowingMemo(Generic[T, R]):
             if items[:size] == known:
                 best = seen
         if best is not None and len(best[0]) == len(items):
+            # Kept under the sequence asked for (equal, not the same object): asked again, it
+            # is then found by identity.
+            self._seen = [s for s in self._seen if s is not best]
+            self._seen.append((items, best[1]))
             return best[1]
         new: list[R] = []
         for item in items[len(best[0]) if best is not None else 0 :]:

@@ -27,6 +27,7 @@ class PromptSet:
     def __init__(self, package: str) -> None:
         self.package = package
         self._template = lru_cache(maxsize=None)(self._load)
+        self._fixed_texts: dict[tuple[str, str], str] = {}
 
     def _load(self, name: str, language: str) -> Template:
         path = resources.files(self.package).joinpath(language, f"{name}.txt")
@@ -42,7 +43,18 @@ class PromptSet:
         return self._template(name, language)
 
     def render(self, name: str, language: str = "en", /, **values: object) -> str:
+        if not values:
+            return self._fixed(name, language)
         return self.template(name, language).substitute({k: str(v) for k, v in values.items()})
+
+    def _fixed(self, name: str, language: str) -> str:
+        """A template that takes no values, filled in once (the protocol renders the same
+        principles and explanations into every prompt)."""
+        text = self._fixed_texts.get((name, language))
+        if text is None:
+            text = self.template(name, language).substitute({})
+            self._fixed_texts[(name, language)] = text
+        return text
 
     def languages(self) -> list[str]:
         root = resources.files(self.package)

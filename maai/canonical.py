@@ -77,6 +77,12 @@ class _Frozen:
         return type(self), (self._plain(),)
 
 
+def is_shared(value: object) -> bool:
+    """Whether ``value`` keeps its canonical JSON text (:class:`FrozenJson`,
+    :class:`FrozenJsonList`, :class:`JsonString`): :func:`canonical_json_shared` reuses it."""
+    return isinstance(value, _Frozen)
+
+
 class FrozenJson(_Frozen, dict[str, Any]):
     """A JSON object that is never changed once made: a public-history item that hundreds
     of requests carry, its text written once."""
@@ -95,12 +101,46 @@ class FrozenJson(_Frozen, dict[str, Any]):
     __ior__ = _Frozen._refuse  # type: ignore[assignment]
 
 
+class _Grown:
+    """A text that is an earlier one with a piece put in before its last ``close``
+    characters, written out only when asked for: a reader that needs only the digests of a
+    growing text (``verify`` on request hash version 2) never copies it whole, and one that
+    asks for each version in turn copies each once, as when it was written at once. Once
+    written, the text no longer holds on to the earlier one."""
+
+    __slots__ = ("_before", "_piece", "_close", "_text")
+
+    def __init__(
+        self, text: str | None, close: str = "", before: _Grown | None = None, piece: str = ""
+    ) -> None:
+        self._text = text
+        self._close = close
+        self._before = before
+        self._piece = piece
+
+    def text(self) -> str:
+        if self._text is not None:
+            return self._text
+        pieces: list[str] = []
+        node: _Grown = self
+        while node._text is None:  # iteratively: a chain may be thousands long
+            pieces.append(node._piece)
+            assert node._before is not None  # the first of a chain is made with its text
+            node = node._before
+        pieces.reverse()
+        known = node._text
+        self._text = known[: len(known) - len(self._close)] + "".join(pieces) + self._close
+        self._before = None
+        return self._text
+
+
 class FrozenJsonList(_Frozen, list[Any]):
     """A JSON array that is never changed once made, whose canonical text is built from
     that of the array it extends: a history of a thousand items, carried by one request
-    after another, is written out once in all rather than once per request."""
+    after another, is written out once in all rather than once per request (and not at all
+    where only its digest is asked for)."""
 
-    __slots__ = ("_canonical", "_open_sha", "_sha256")
+    __slots__ = ("_canonical", "_grown", "_open_sha", "_sha256")
 
     @classmethod
     def extended(cls, before: FrozenJsonList | None, new: list[Any]) -> FrozenJsonList:
@@ -108,16 +148,29 @@ class FrozenJsonList(_Frozen, list[Any]):
         list.extend(made, new)
         added = ",".join(canonical_json_shared(item) for item in new)
         if before is None or not before:
-            made._canonical = "[" + added + "]"
-            made._open_sha = hashlib.sha256(made._canonical[:-1].encode())
+            made._grown = _Grown("[" + added + "]", "]")
+            made._open_sha = hashlib.sha256(("[" + added).encode())
         elif not new:
-            made._canonical = before.canonical()
+            made._grown = before._text_grown()
             made._open_sha = before._running_sha()
         else:
-            made._canonical = before.canonical()[:-1] + "," + added + "]"
+            made._grown = _Grown(None, "]", before._text_grown(), "," + added)
             made._open_sha = before._running_sha().copy()
             made._open_sha.update(("," + added).encode())
         return made
+
+    def _text_grown(self) -> _Grown:
+        try:
+            return self._grown
+        except AttributeError:  # not made by ``extended``: its text is written whole
+            self._grown = _Grown(self.canonical(), "]")
+            return self._grown
+
+    def canonical(self) -> str:
+        try:
+            return self._grown.text()
+        except AttributeError:
+            return super().canonical()
 
     def _running_sha(self) -> Any:
         """sha256 state over the canonical text without its closing bracket: what a longer
@@ -152,16 +205,21 @@ class SharedText:
     one language renders it), with its JSON string body and its sha256 kept: a longer text
     made by :meth:`extended` escapes and hashes only what it adds. Never changed once made."""
 
-    __slots__ = ("text", "json_body", "_sha", "_sha256")
+    __slots__ = ("text", "_json_body", "_sha", "_sha256")
 
-    def __init__(self, text: str, json_body: str, sha: Any) -> None:
+    def __init__(self, text: str, json_body: _Grown, sha: Any) -> None:
         self.text = text
-        self.json_body = json_body  # json_string(text) without its quotes
+        self._json_body = json_body  # json_string(text) without its quotes, when asked for
         self._sha = sha  # sha256 state over text's UTF-8 bytes
 
     @classmethod
     def of(cls, text: str) -> SharedText:
-        return cls(text, _str(text)[1:-1], hashlib.sha256(text.encode()))
+        return cls(text, _Grown(_str(text)[1:-1]), hashlib.sha256(text.encode()))
+
+    @property
+    def json_body(self) -> str:
+        """``json_string(text)`` without its quotes: escaped once per piece added."""
+        return self._json_body.text()
 
     def extended(self, more: str) -> SharedText:
         """This text followed by ``more``: costs ``more``'s length (and a copy of the text)."""
@@ -169,7 +227,8 @@ class SharedText:
             return self
         sha = self._sha.copy()
         sha.update(more.encode())
-        return SharedText(self.text + more, self.json_body + _str(more)[1:-1], sha)
+        body = _Grown(None, "", self._json_body, _str(more)[1:-1])
+        return SharedText(self.text + more, body, sha)
 
     def __copy__(self) -> SharedText:
         return self

@@ -8,7 +8,7 @@ from functools import cache, partial
 from typing import Any
 
 from maai.canonical import FrozenJson, FrozenJsonList
-from maai.domain.calls import ModelRequest
+from maai.domain.calls import ModelRequest, first_after
 from maai.domain.frohlich import manipulator, parsing, render, rules
 from maai.domain.frohlich.elicit import Elicited, elicit
 from maai.domain.frohlich.events import (
@@ -117,7 +117,11 @@ def closed_round(
     and the agreement reached in it, if any. Read off the records, so that deciding late in
     a long discussion does not walk every earlier round again; ``None`` for a round still
     under way."""
-    if any(not memory_done(state, f"p2/r{round_}/{name}/memory") for name in names):
+    # Rounds up to ``rounds_closed`` are over by its definition (the same records): the walk
+    # starts at the last of them at every decision, so it is not checked agent by agent.
+    if round_ > state.rounds_closed and any(
+        not memory_done(state, f"p2/r{round_}/{name}/memory") for name in names
+    ):
         return None
     order = state.records[f"order/{round_}"]
     assert isinstance(order, SpeakingOrderDrawn)
@@ -141,8 +145,11 @@ def speaking_order(
     raise AssertionError("unreachable")
 
 
-def _turn_values(state: State, round_: int, language: str) -> dict[str, Any]:
-    """What every Phase-2 task shows, in the reader's ``language``."""
+def _turn_values(
+    state: State, round_: int, language: str, history: str | None = None
+) -> dict[str, Any]:
+    """What every Phase-2 task shows, in the reader's ``language``; ``history`` in place of
+    the public history's text where given (``HISTORY_MARK``)."""
     config = config_of(state)
     return {
         "group_instructions": render_template(
@@ -154,7 +161,9 @@ def _turn_values(state: State, round_: int, language: str) -> dict[str, Any]:
         "principles": render_template("principles", language),
         "round": round_,
         "rounds": config.phase2_rounds,
-        "history": render.public_history_text(state.public, language),
+        "history": render.public_history_text(state.public, language)
+        if history is None
+        else history,
     }
 
 
@@ -175,13 +184,41 @@ def _history_context(language: str) -> GrowingMemo[PublicItem, FrozenJson]:
     )
 
 
-def _sharing_history(state: State, request: ModelRequest, language: str) -> ModelRequest:
-    """``request`` (a Phase-2 task showing the public history, with the history items in its
-    context) told that both are shared: in a run on request hash version 2 they are cut out
-    of its hash, which then costs the request's own text and not the whole discussion."""
-    block = render.public_history_block(state.public, language) if state.public else None
+HISTORY_MARK = "\ue000maai:public-history\ue000"
+"""Stands for the public history's text while a request's own text is rendered (private-use
+characters): the history, the longest part of a late prompt, is then copied into the input
+once, at a place known without looking for it."""
+
+
+def _showing_history(
+    state: State, language: str, build: Callable[[str], ModelRequest]
+) -> ModelRequest:
+    """The request ``build(history)`` makes, given the public history's text (a Phase-2 task
+    showing it, with the history items in its context), told that both are shared: in a run
+    on request hash version 2 they are cut out of its hash, which then costs the request's
+    own text and not the whole discussion.
+
+    The request is built around ``HISTORY_MARK`` and the history put in its place: exactly
+    the request built around the history itself (``string.Template`` puts values in as they
+    are), where the mark occurs once in the input and the history's first characters do not
+    occur before it (so the first occurrence of the history, which its hash cut names, is the
+    one put in). Otherwise it is built around the history itself."""
     version = state.started.hash_version if state.started is not None else 1
-    return request.sharing(block, "history", cut=version >= 2)
+    cut = version >= 2
+    if not state.public:
+        return build(render.public_history_text(state.public, language)).sharing(
+            None, "history", cut=cut
+        )
+    block = render.public_history_block(state.public, language)
+    marked = build(HISTORY_MARK)
+    pieces = marked.input.split(HISTORY_MARK)
+    if len(pieces) == 2:
+        before, after = pieces
+        if first_after(before, block.text):
+            text = "".join((before, block.text, after))
+            span = (len(before), len(before) + len(block.text))
+            return marked.sharing(block, "history", cut=cut, span=span, input_text=text)
+    return build(block.text).sharing(block, "history", cut=cut)
 
 
 def _discussion_context(state: State, round_: int, name: str, **extra: str) -> dict[str, Any]:
@@ -223,12 +260,15 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
         if not isinstance(recorded_reasoning, ReasoningRecorded):
 
             def reasoning_request(call: str, feedback: str | None) -> ModelRequest:
-                values = _turn_values(state, round_, language)
-                task = render_template("reasoning", language, **values)
                 facts = context() if feedback is None else {**context(), "feedback": feedback}
-                task = render.with_feedback(task, feedback, language, "free_text")
-                request = participant_request(state, name, call, Purpose.REASONING, task, facts)
-                return _sharing_history(state, request, language)
+
+                def showing(history: str) -> ModelRequest:
+                    values = _turn_values(state, round_, language, history)
+                    task = render_template("reasoning", language, **values)
+                    task = render.with_feedback(task, feedback, language, "free_text")
+                    return participant_request(state, name, call, Purpose.REASONING, task, facts)
+
+                return _showing_history(state, language, showing)
 
             text = yield from free_text(
                 state,
@@ -252,19 +292,22 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
             if reasoning_text is not None
             else ""
         )
-        task = render_template(
-            "statement",
-            language,
-            reasoning=reasoning_block,
-            vote_phrase=word(language, "vote_phrase"),
-            **_turn_values(state, round_, language),
-        )
         facts = {**context(), "reasoning": reasoning_text}
         if feedback is not None:
             facts["feedback"] = feedback
-        task = render.with_feedback(task, feedback, language, "free_text")
-        request = participant_request(state, name, call, Purpose.STATEMENT, task, facts)
-        return _sharing_history(state, request, language)
+
+        def showing(history: str) -> ModelRequest:
+            task = render_template(
+                "statement",
+                language,
+                reasoning=reasoning_block,
+                vote_phrase=word(language, "vote_phrase"),
+                **_turn_values(state, round_, language, history),
+            )
+            task = render.with_feedback(task, feedback, language, "free_text")
+            return participant_request(state, name, call, Purpose.STATEMENT, task, facts)
+
+        return _showing_history(state, language, showing)
 
     said = yield from free_text(
         state,
@@ -286,6 +329,11 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
     raise AssertionError("unreachable")
 
 
+_once_per_walk = cache
+"""Remembers a function's results while the walk that made it lasts (a name of its own, so
+that tests can compare with walks that remember nothing)."""
+
+
 def group_answers(
     state: State,
     round_: int,
@@ -300,18 +348,24 @@ def group_answers(
     purpose = Purpose.POLL if kind == "poll" else Purpose.BALLOT
     max_attempts = config.attempts.poll if kind == "poll" else config.attempts.ballot
 
-    def task(language: str, feedback: str | None) -> str:
-        text = render_template(kind, language, **values, **_turn_values(state, round_, language))
+    # Every agent of a language is asked the same question: rendered once per walk.
+    @_once_per_walk
+    def task(language: str, feedback: str | None, history: str | None = None) -> str:
+        turn_values = _turn_values(state, round_, language, history)
+        text = render_template(kind, language, **values, **turn_values)
         return render.with_feedback(text, feedback, language, kind)
 
     def ask(name: str) -> Walk[Elicited]:
         language = config.language_of(name)
         task_of_name = partial(task, language)
         context = partial(_discussion_context, state, round_, name, **values)
-        build = builder(state, name, purpose, task_of_name, context)
 
         def build_sharing(address: str, attempt: int, feedback: str | None) -> ModelRequest:
-            return _sharing_history(state, build(address, attempt, feedback), language)
+            def showing(history: str) -> ModelRequest:
+                shown = partial(task, language, history=history)
+                return builder(state, name, purpose, shown, context)(address, attempt, feedback)
+
+            return _showing_history(state, language, showing)
 
         return elicit(
             state,
@@ -365,12 +419,12 @@ def round_memory(state: State, round_: int, name: str) -> Walk[None]:
         return
     statement = state.records.get(f"statement/{round_}/{name}")
     language = config_of(state).language_of(name)
-    items = tuple(i for i in state.public if i.round == round_)
 
     def summary() -> str:
-        return render_template(
-            "round_summary", language, round=round_, history=render.history_text(items, language)
-        )
+        # Made only with the request: the walk passes by this step at every decision.
+        items = tuple(i for i in state.public if i.round == round_)
+        history = render.round_history_text(items, language)
+        return render_template("round_summary", language, round=round_, history=history)
 
     if isinstance(statement, StatementMade):
         answer = statement.text

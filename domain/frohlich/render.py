@@ -269,6 +269,20 @@ def _history_lines(language: str) -> GrowingMemo[PublicItem, str]:
     return GrowingMemo(partial(item_lines, language=language), extend=SharedLines.extended)
 
 
+def round_history_text(items: tuple[PublicItem, ...], language: str = "en") -> str:
+    """:func:`history_text` of one round's items, which every agent's memory update of the
+    round shows: each item is rendered once per language, not once per agent (rendering the
+    round afresh for each of n agents cost n times the round)."""
+    if not items:
+        return history_text(items, language)
+    return "\n".join(_round_lines(language)(items))
+
+
+@cache
+def _round_lines(language: str) -> GrowingMemo[PublicItem, str]:
+    return GrowingMemo(partial(item_lines, language=language))
+
+
 def preamble(agent: AgentState, personality: str, language: str) -> str:
     return render(
         "preamble",

@@ -87,3 +87,21 @@ def test_a_request_sharing_its_history_is_hashed_and_stored_as_before(seed: int)
         assert shared.request_hash() == plain.request_hash()
         event = ModelCallRequested(request=shared, request_hash=shared.request_hash())
         assert canonical_json_shared(encode(event)[2]) == canonical_json(event.model_dump())
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_texts_written_when_asked_for_in_any_order_are_the_texts_written_at_once(
+    seed: int,
+) -> None:
+    # A growing history's JSON (item lists) and escaped text (shared texts) are written only
+    # when asked for, from the last one written: whichever are asked, in whatever order
+    # (verify asks for none, the engine for each in turn), each is the text written afresh.
+    rng = random.Random(seed)
+    texts, lists = grown(rng, 40)
+    asked = rng.sample(range(len(texts)), k=rng.randrange(len(texts)))
+    for i in asked:
+        assert lists[i].canonical() == canonical_json(list(lists[i]))
+        assert texts[i].json_body == json_string(texts[i].text)[1:-1]
+    for i in range(len(texts)):
+        assert lists[i].canonical() == canonical_json(list(lists[i]))
+        assert texts[i].json_body == json_string(texts[i].text)[1:-1]

@@ -1,6 +1,8 @@
 """The decider's shortcuts (memoized Phase-1 walks, closed Phase-2 rounds read off the
-records) decide exactly what a full walk decides, whatever order the answers arrive in, and
-a branch of a history never reuses the other branch's memo."""
+records, a poll's question rendered once per walk, a round's summary rendered once per item,
+the public history put in place of a mark) decide exactly what a full walk decides, whatever
+order the answers arrive in, and a branch of a history never reuses the other branch's
+memo."""
 
 from __future__ import annotations
 
@@ -11,13 +13,15 @@ import pytest
 from maai.domain.calls import ModelAnswer, ModelRequest, Usage
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.domain.frohlich import decide as decide_module
-from maai.domain.frohlich import phase2
+from maai.domain.frohlich import phase2, render
 from maai.domain.frohlich.decide import decide
 from maai.domain.frohlich.events import DiscussionEnded
+from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.simulated import SimulatedParticipant, SimulatedUtility
 from maai.domain.frohlich.simulated import build_policy as build_simulated
 from maai.domain.frohlich.state import State, evolve
 from maai.domain.walk import Decision
+from tests.domain.test_history_splice import built_around_the_history
 from tests.support.driver import agreeable, make_config, start
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]
@@ -27,6 +31,9 @@ def unmemoized(state: State, monkeypatch: pytest.MonkeyPatch) -> Decision:
     with monkeypatch.context() as patch:
         patch.setattr(decide_module, "memoized", lambda scope, name, begin: begin())
         patch.setattr(phase2, "closed_round", lambda state, round_, names: None)
+        patch.setattr(phase2, "_once_per_walk", lambda function: function)
+        patch.setattr(render, "round_history_text", render.history_text)
+        patch.setattr(phase2, "_showing_history", built_around_the_history)
         return decide(state)
 
 
@@ -103,3 +110,45 @@ def test_a_branch_does_not_see_the_memo_of_another_branch() -> None:
     # Asked again, each branch still decides as before (the memo of one did not leak).
     assert decide(good).events == good_events
     assert decide(bad).events == bad_events
+
+
+def test_a_poll_asked_again_beside_a_first_asking_is_asked_with_its_own_feedback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # alice's poll answer is unreadable (the utility agent cannot read it either), so she is
+    # asked again with feedback while bob's first asking still waits: one walk builds both,
+    # and what it renders once for all (the question) must not carry one's feedback to the
+    # other.
+    def answer(request: ModelRequest) -> str:
+        if request.agent == "utility":
+            return "nonsense"
+        if request.purpose == Purpose.POLL and request.agent == "alice":
+            return "banana"
+        return agreeable(request)
+
+    state, _ = start(make_config())
+    waiting: dict[str, ModelRequest] = {}
+    for _ in range(500):
+        decision = decide(state)
+        reference = unmemoized(state, monkeypatch)
+        assert decision.events == reference.events
+        assert decision.calls == reference.calls
+        state = decision.state
+        addresses = {r.address for r in decision.calls}
+        if "p2/r1/t1/poll/alice/2" in addresses and "p2/r1/t1/poll/bob/1" in addresses:
+            again = next(r for r in decision.calls if r.address == "p2/r1/t1/poll/alice/2")
+            first = next(r for r in decision.calls if r.address == "p2/r1/t1/poll/bob/1")
+            assert again.context["feedback"] and first.context["feedback"] is None
+            return
+        for request in decision.calls:
+            if request.address not in waiting:
+                waiting[request.address] = request
+                digest = request.request_hash()
+                state = evolve(state, ModelCallRequested(request=request, request_hash=digest))
+        for address, request in list(waiting.items()):
+            if request.purpose == Purpose.POLL and request.agent == "bob":
+                continue  # bob's answer waits
+            del waiting[address]
+            state = evolve(state, completed(request, answer(request)))
+        assert not decision.done
+    raise AssertionError("alice was never asked again beside bob's first asking")

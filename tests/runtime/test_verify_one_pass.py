@@ -1,0 +1,107 @@
+"""``maai verify`` checks the hash chain in the same pass as the protocol
+(``runtime.verify.ChainCheck``): whatever is done to a ledger, it reports exactly what the
+store's own check (``EventStore.verify_chain``) reports, and the protocol never sees an event
+the chain does not vouch for."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from maai.cli.app import app
+from maai.ledger import EventStore
+from maai.runtime.engine import FOLD_KEEPS_PACKED
+from maai.runtime.verify import ChainCheck
+from tests.runtime.test_run_row_trust import tamper
+
+runner = CliRunner()
+
+
+def invoke(*args: str) -> Result:
+    return runner.invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    db = tmp_path_factory.mktemp("one-pass") / "l.db"
+    done = invoke("run", "collaboration", "--db", str(db), "-q")
+    assert done.exit_code == 0, done.output
+    with EventStore.open(str(db)) as store:
+        (run,) = store.list_runs()
+    return db, run.run_id
+
+
+def tampered(tmp_path: Path, recorded: tuple[Path, str], *statements: str) -> tuple[str, str]:
+    source, run_id = recorded
+    db = tmp_path / "l.db"
+    with sqlite3.connect(source) as original, sqlite3.connect(db) as copy:
+        original.backup(copy)
+    tamper(str(db), *(s.format(run=run_id) for s in statements))
+    return str(db), run_id
+
+
+EDITS = {
+    "intact": (),
+    "an edited payload": (
+        """UPDATE events SET payload = replace(payload, ':"collaborative"', ':"individual"') """
+        "WHERE run_id = '{run}' AND type = 'points.awarded'",
+    ),
+    "an edited hash": ("UPDATE events SET hash = 'ab' || substr(hash, 3) WHERE seq = 7",),
+    "an edited link": ("UPDATE events SET prev_hash = 'ab' || substr(prev_hash, 3) WHERE seq = 9",),
+    "an edited time": (
+        "UPDATE events SET recorded_at = '2020-01-01 00:00:00.000000' WHERE seq = 12",
+    ),
+    "a deleted event": ("DELETE FROM events WHERE run_id = '{run}' AND seq = 20",),
+    "a deleted tail": ("DELETE FROM events WHERE run_id = '{run}' AND seq > 30",),
+    "events beyond the head": ("UPDATE runs SET head_seq = 25 WHERE run_id = '{run}'",),
+    "an event that cannot be parsed": (
+        "UPDATE events SET payload = '{{\"half' WHERE run_id = '{run}' AND seq = 15",
+    ),
+    "a broken run.started": (
+        "UPDATE events SET payload = '{{\"nonsense\": 1}}' WHERE run_id = '{run}' AND seq = 1",
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_the_one_pass_reports_what_the_stores_check_reports(
+    tmp_path: Path, recorded: tuple[Path, str], edit: str
+) -> None:
+    db, run_id = tampered(tmp_path, recorded, *EDITS[edit])
+    with EventStore.open(db) as store:
+        expected = store.verify_chain(run_id)
+        checked = ChainCheck(
+            run_id, store.head(run_id), store.read(run_id, keep_packed=FOLD_KEEPS_PACKED)
+        )
+        given = [record.seq for record in checked]
+        assert checked.report() == expected
+    assert expected.ok == (edit == "intact")
+    # The events given are those before the first break, each once, in order.
+    last_good = expected.head_seq if expected.ok else expected.first_bad_seq - 1
+    assert given == list(range(1, last_good + 1))
+    result = invoke("verify", run_id, "--db", db)
+    if expected.ok:
+        assert result.exit_code == 0, result.output
+    else:
+        assert result.exit_code == 1
+        assert (
+            f"hash chain broken at seq {expected.first_bad_seq}: {expected.reason}" in result.stderr
+        ), result.stderr
+        assert "divergence" not in result.stderr
+
+
+def test_a_reader_that_stops_early_still_gets_the_whole_chain_checked(
+    tmp_path: Path, recorded: tuple[Path, str]
+) -> None:
+    db, run_id = tampered(tmp_path, recorded, *EDITS["an edited hash"])
+    with EventStore.open(db) as store:
+        checked = ChainCheck(
+            run_id, store.head(run_id), store.read(run_id, keep_packed=FOLD_KEEPS_PACKED)
+        )
+        first = next(iter(checked))
+        assert first.seq == 1
+        report = checked.report()
+    assert not report.ok and report.first_bad_seq == 7
