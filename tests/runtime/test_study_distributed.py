@@ -46,6 +46,13 @@ def _runs_of_jobs(url: str, job_ids: list[int]) -> list[str]:
     return [row[0]["run_id"] for row in rows]
 
 
+def _in_a_run(log: Path) -> bool:
+    """Whether the worker writing ``log`` has started a run it has not yet finished."""
+    lines = log.read_text(encoding="utf-8").splitlines()
+    started = sum(line.endswith(": started") for line in lines)
+    return started > sum(line.endswith(": completed") for line in lines)
+
+
 def _statuses(url: str) -> dict[str, str]:
     with EventStore.open(url) as store:
         return {info.run_id: info.status for info in store.list_runs()}
@@ -93,10 +100,11 @@ def test_a_killed_worker_s_run_is_finished_by_another(postgres_url: str, tmp_pat
     ]
     try:
         deadline = time.monotonic() + 60
-        while _jobs(postgres_url, "doing") < 3:
+        while _jobs(postgres_url, "doing") < 3 or not _in_a_run(tmp_path / "worker0.log"):
             assert time.monotonic() < deadline, "the three workers never all ran at once"
             time.sleep(0.02)
-        time.sleep(0.1)  # each worker into its run
+        # Killed as its log shows it inside a run (a run lasts far longer than this check), so
+        # that it dies holding a job: a fixed pause let it finish first on a loaded machine.
         workers[0].send_signal(signal.SIGKILL)
         workers[0].wait(timeout=10)
         deadline = time.monotonic() + 120
