@@ -29,7 +29,6 @@ enough rounds that the game is still on after ``--ticks`` ticks.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import json
 import os
@@ -51,7 +50,7 @@ from maai.domain.world.simulated import SimulatedUtility
 from maai.domain.world.state import State
 from maai.ledger import EventStore
 from maai.runtime import providers
-from maai.runtime.engine import Engine
+from maai.runtime.engine import Engine, run_engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 from maai.runtime.simulated import SimulatedModel
@@ -287,7 +286,7 @@ def run_once(config: WorldConfig, latency_ms: float, synchronous: str, folder: P
         executor = LiveExecutor(config, models={providers.UTILITY: utility})
         engine = Engine(store, run_id, executor, experiment=TimedWorld())
         started = time.perf_counter()
-        state = asyncio.run(engine.run())
+        state = run_engine(engine)
         wall = time.perf_counter() - started
     size = sum(p.stat().st_size for p in folder.glob(f"{path.name}*"))
     return Result(wall, state, recorded(path, run_id), size, spent["s"], spent["n"])

@@ -394,7 +394,9 @@ class Engine:
                 await _check_writes(pending)
                 decision = decide(state)
                 adopt(decision)
-                new_calls = [c for c in decision.calls if c.address not in in_flight]
+                # Only the new calls' requests are built: those in flight were built when
+                # they were sent.
+                new_calls = [c.request for c in decision.needed if c.address not in in_flight]
                 for request in new_calls:
                     requests[request.address] = request
                     in_flight[request.address] = asyncio.create_task(
@@ -514,3 +516,18 @@ async def _cancel(tasks: Iterable[asyncio.Task[ModelAnswer]]) -> None:
     for task in tasks:
         with contextlib.suppress(BaseException):
             await task
+
+
+def run_engine(engine: Engine) -> State:
+    """``asyncio.run(engine.run())``, without its cost at the end: on its way out,
+    ``asyncio.run`` (Python 3.11 to 3.13) restores the SIGINT handler, and ``signal`` formats
+    the handler it replaces (which holds the main task, and so its result) into an error
+    message it then drops: two ``repr`` of the whole state, seconds for a large run. The main
+    task here returns nothing; the state comes back another way."""
+    states: list[State] = []
+
+    async def main() -> None:
+        states.append(await engine.run())
+
+    asyncio.run(main())
+    return states[0]
