@@ -12,12 +12,15 @@ from typing import Any
 
 import pytest
 
+from maai.domain import experiments
 from maai.ledger import EventStore
 from maai.runtime import engine as engine_module
 from maai.runtime import signing
+from maai.runtime.call_context import current_request
 from maai.runtime.engine import MAX_QUEUED_APPENDS, Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
+from maai.runtime.simulated import SimulatedModel
 from tests.support.driver import make_config
 
 
@@ -115,3 +118,50 @@ def test_batches_queued_behind_a_slow_append_are_stored_together_in_order(
     # One checkpoint in every stretch of 10 events that the run filled, none skipped.
     assert sorted({seq // 10 for seq in periodic}) == list(range(1, head // 10 + 1))
     assert all(b // 10 > a // 10 for a, b in zip(periodic, periodic[1:], strict=False))
+
+
+class _FailsFirstAtOnce(SimulatedModel):
+    """The simulated participant behind a connection that drops every call's first attempt
+    before anything is sent: the failure comes back at once, while the engine is still
+    sending the other calls of the same decision."""
+
+    def __init__(self, policy: Any) -> None:
+        super().__init__(policy)
+        self.failed: set[str] = set()
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        request = current_request.get()
+        assert request is not None
+        if request.address not in self.failed:
+            self.failed.add(request.address)
+            raise TimeoutError("dropped before it was sent")
+        return await super().get_response(*args, **kwargs)
+
+
+def test_an_attempt_that_fails_at_once_is_recorded_after_its_request(tmp_path: Path) -> None:
+    config = make_config(
+        phase2_rounds=1, retry={"max_attempts": 2, "base_delay_s": 0.0, "max_delay_s": 0.0}
+    )
+    experiment = experiments.get("frohlich")
+    models: dict[str, Any] = {}
+    for agent in config.agents:
+        models[agent.name] = _FailsFirstAtOnce(experiment.simulated_participant(config, agent.name))
+    with EventStore.open(str(tmp_path / "ledger.db")) as store:
+        run_id = start_run(store, config)
+        executor = LiveExecutor(config, models=models)
+        state = asyncio.run(Engine(store, run_id, executor).run())
+        assert state.status == "completed"
+        stored = list(store.read(run_id))
+    requested: dict[str, int] = {}
+    failures = 0
+    for event in stored:
+        if event.type == "model.requested":
+            requested.setdefault(event.payload["request"]["address"], event.seq)
+        elif event.type == "model.attempt_failed":
+            failures += 1
+            address = event.payload["address"]
+            assert address in requested, f"seq {event.seq}: a failure of {address} first"
+    # Every participant call failed once, several of them while others were being sent.
+    assert failures == sum(
+        1 for e in stored if e.type == "model.completed" and e.agent != "utility"
+    )
