@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from maai.domain import experiments
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.domain.frohlich.simulated import SimulatedUtility
 from maai.domain.frohlich.state import State
@@ -209,6 +210,7 @@ class Result:
     decide_cpu_s: float  # of which decide(), on the engine's loop
     model_cpu_s: float  # of which the simulated models writing their answers
     append_cpu_s: float  # of which the store's appends, on the writer thread
+    requests_built: int  # ModelRequest objects made (rendered) over the run
 
 
 def run_once(
@@ -273,7 +275,16 @@ def run_once(
             finally:
                 cpu["model"] += time.thread_time() - started_cpu
 
+        real_init = ModelRequest.__init__
+        built = 0
+
+        def counted_init(request: ModelRequest, **fields: Any) -> None:
+            nonlocal built
+            built += 1
+            real_init(request, **fields)
+
         SimulatedModel.respond = timed_respond  # type: ignore[method-assign]
+        ModelRequest.__init__ = counted_init  # type: ignore[method-assign]
         try:
             started = time.perf_counter()
             started_cpu = time.process_time()
@@ -282,6 +293,7 @@ def run_once(
             cpu_s = time.process_time() - started_cpu
         finally:
             SimulatedModel.respond = real_respond  # type: ignore[method-assign]
+            ModelRequest.__init__ = real_init  # type: ignore[method-assign]
         events = store.head(run_id)
     addresses = recorded_addresses(path, run_id)
     phase1_wall = (phase2_at if phase2_at is not None else started + wall) - started
@@ -298,6 +310,7 @@ def run_once(
         cpu["decide"],
         cpu["model"],
         cpu["append"],
+        built,
     )
 
 
@@ -341,6 +354,7 @@ def report(result: Result, latency_ms: float, config: FrohlichConfig) -> dict[st
         "decide_cpu_s": result.decide_cpu_s,
         "model_cpu_s": result.model_cpu_s,
         "append_cpu_s": result.append_cpu_s,
+        "requests_built_per_call": result.requests_built / max(1, len(result.addresses)),
         "engine_cpu_ms_per_call": (result.cpu_s - result.model_cpu_s)
         * 1000
         / max(1, len(result.addresses)),
@@ -410,7 +424,8 @@ def print_report(figures: dict[str, Any]) -> None:
         f"engine CPU per call (process less simulated answers): "
         f"{figures['engine_cpu_ms_per_call']:.3f} ms; of which decide "
         f"{figures['decide_cpu_s'] * 1000 / calls:.3f} ms, appends "
-        f"{figures['append_cpu_s'] * 1000 / calls:.3f} ms"
+        f"{figures['append_cpu_s'] * 1000 / calls:.3f} ms; requests built (rendered) per call: "
+        f"{figures['requests_built_per_call']:.2f}"
     )
 
 

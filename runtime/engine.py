@@ -421,17 +421,9 @@ class Engine:
                 pending.append(writer.submit(list(unsent)))
                 unsent.clear()
 
-        # Calls started whose requests are not recorded yet, and the failed attempts of
-        # theirs that came in meanwhile: recorded right after their requests, never before.
-        unrecorded: set[str] = set()
-        held: list[Event] = []
-
         def attempt_failed(event: ModelAttemptFailed) -> None:
             # Stored at once: a call may keep retrying for a long while.
             def store_now() -> None:
-                if event.address in unrecorded:
-                    held.append(event)
-                    return
                 record([event])
                 send()
 
@@ -442,28 +434,23 @@ class Engine:
                 await _check_writes(pending)
                 decision = decide(state)
                 adopt(decision)
-                if decision.done:
-                    send()
-                    break
-                # Each new call is sent as soon as its request is built: it takes its first
-                # steps (its request goes out, its latency starts) before the next request is
-                # built (the requests of the calls in flight were built when they were sent).
-                # Hashing and recording the requests come after, overlapping the wait for the
-                # answers instead of delaying the requests.
-                new_calls: list[ModelRequest] = []
-                for call in decision.needed:
-                    if call.address in in_flight:
-                        continue
-                    if new_calls:
-                        await asyncio.sleep(0)
-                    request = call.request
-                    new_calls.append(request)
+                # Only the new calls' requests are built: those in flight were built when
+                # they were sent.
+                new_calls = [c.request for c in decision.needed if c.address not in in_flight]
+                for request in new_calls:
                     requests[request.address] = request
-                    unrecorded.add(request.address)
                     in_flight[request.address] = asyncio.create_task(
                         self.executor.execute(request, attempt_failed),
                         name=request.address,
                     )
+                if decision.done:
+                    send()
+                    break
+                # The new calls take their first steps (their requests go out, their latency
+                # starts) before they are hashed and recorded: that work then overlaps the
+                # wait for the answers instead of delaying the requests. Nothing of theirs
+                # can be recorded first: an attempt that fails at once is recorded through
+                # call_soon_threadsafe, queued behind this coroutine's next step.
                 await asyncio.sleep(0)
                 requested: list[Event] = []
                 for request in new_calls:
@@ -476,10 +463,6 @@ class Engine:
                         )
                     )
                 record(requested)
-                unrecorded.clear()
-                if held:
-                    record(held)
-                    held.clear()
                 # What came in last time, what it led to and the new requests go to the
                 # store as one append (one transaction, one fsync) per turn of the loop,
                 # queued behind the new calls' next steps so that the write does not compete
