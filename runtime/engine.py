@@ -252,7 +252,6 @@ class _Writer:
         self.signed_upto = signed_upto
         self._queued: list[tuple[tuple[Event, ...], Future[object]]] = []
         self._lock = threading.Lock()
-        self.appends = 0  # store transactions, for the benchmarks
 
     def submit(self, events: Sequence[Event]) -> Future[object]:
         # Encoding happens on the worker thread too, off the engine's critical path (events
@@ -272,13 +271,11 @@ class _Writer:
         # Once an append is refused (e.g. another writer appended first), none after it may
         # be stored: it could land on top of the other writer's events by chance (same
         # length) and fork the history.
-        outcome: object
         try:
             if self.failed is not None:
                 raise self.failed
             records = [to_new_event(e) for events, _ in taken for e in events]
-            outcome = self.store.append(self.run_id, self.head, records)
-            self.appends += 1
+            receipts = self.store.append(self.run_id, self.head, records)
         except BaseException as exc:  # noqa: BLE001 -- handed to every batch's future
             self.failed = self.failed or exc
             for _, future in taken:
@@ -286,8 +283,6 @@ class _Writer:
                     future.set_exception(exc)
             return
         self.head += len(records)
-        receipts = outcome
-        assert isinstance(receipts, list)
         if self.checkpoint is not None and receipts:
             every = self.checkpoint_every
             if receipts[-1].seq // every > self.signed_upto // every:
