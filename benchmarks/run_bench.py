@@ -28,7 +28,9 @@ the CLI uses. Prints:
 - CPU time, which a loaded machine does not inflate as it does wall time: the process's over
   the run, split into ``decide()`` on the engine's loop, the simulated participants writing
   their answers (a real model's work, done elsewhere), and the store's appends on the writer
-  thread; the engine's own CPU per call is the process's less the simulated answers.
+  thread; the engine's own CPU per call is the process's less the simulated answers; the
+  requests built (rendered) per call, and the garbage collector's full collections (each a
+  pause of every thread).
 
 ``--profile FILE`` runs the same under cProfile and writes the stats to FILE (print them
 with ``python -m pstats FILE``).
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import json
 import os
 import platform
@@ -211,6 +214,7 @@ class Result:
     model_cpu_s: float  # of which the simulated models writing their answers
     append_cpu_s: float  # of which the store's appends, on the writer thread
     requests_built: int  # ModelRequest objects made (rendered) over the run
+    full_collections: tuple[int, float]  # the collector's full collections: count, CPU s
 
 
 def run_once(
@@ -283,8 +287,20 @@ def run_once(
             built += 1
             real_init(request, **fields)
 
+        full = [0, 0.0, 0.0]  # count, CPU seconds, when the one under way started
+
+        def collected(phase: str, info: dict[str, int]) -> None:
+            if info["generation"] != 2:
+                return
+            if phase == "start":
+                full[2] = time.process_time()
+            else:
+                full[0] += 1
+                full[1] += time.process_time() - full[2]
+
         SimulatedModel.respond = timed_respond  # type: ignore[method-assign]
         ModelRequest.__init__ = counted_init  # type: ignore[method-assign]
+        gc.callbacks.append(collected)
         try:
             started = time.perf_counter()
             started_cpu = time.process_time()
@@ -294,6 +310,7 @@ def run_once(
         finally:
             SimulatedModel.respond = real_respond  # type: ignore[method-assign]
             ModelRequest.__init__ = real_init  # type: ignore[method-assign]
+            gc.callbacks.remove(collected)
         events = store.head(run_id)
     addresses = recorded_addresses(path, run_id)
     phase1_wall = (phase2_at if phase2_at is not None else started + wall) - started
@@ -311,6 +328,7 @@ def run_once(
         cpu["model"],
         cpu["append"],
         built,
+        (int(full[0]), full[1]),
     )
 
 
@@ -355,6 +373,8 @@ def report(result: Result, latency_ms: float, config: FrohlichConfig) -> dict[st
         "model_cpu_s": result.model_cpu_s,
         "append_cpu_s": result.append_cpu_s,
         "requests_built_per_call": result.requests_built / max(1, len(result.addresses)),
+        "full_collections": result.full_collections[0],
+        "full_collections_cpu_s": result.full_collections[1],
         "engine_cpu_ms_per_call": (result.cpu_s - result.model_cpu_s)
         * 1000
         / max(1, len(result.addresses)),
@@ -425,7 +445,8 @@ def print_report(figures: dict[str, Any]) -> None:
         f"{figures['engine_cpu_ms_per_call']:.3f} ms; of which decide "
         f"{figures['decide_cpu_s'] * 1000 / calls:.3f} ms, appends "
         f"{figures['append_cpu_s'] * 1000 / calls:.3f} ms; requests built (rendered) per call: "
-        f"{figures['requests_built_per_call']:.2f}"
+        f"{figures['requests_built_per_call']:.2f}; full collections of the garbage collector: "
+        f"{figures['full_collections']} ({figures['full_collections_cpu_s']:.3f} s)"
     )
 
 

@@ -66,6 +66,14 @@ class Call:
         """Whether the request has been built (for tests and benchmarks)."""
         return self._request is not None
 
+    def __eq__(self, other: object) -> bool:
+        # As when a call was its request: equal requests (built to be compared).
+        if not isinstance(other, Call):
+            return NotImplemented
+        return self.address == other.address and self.request == other.request
+
+    __hash__ = None  # type: ignore[assignment]  # a request is not hashable either
+
     def __repr__(self) -> str:
         return f"Call({self.address!r}{'' if self.built else ', not built yet'})"
 
