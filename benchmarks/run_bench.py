@@ -29,8 +29,9 @@ the CLI uses. Prints:
   the run, split into ``decide()`` on the engine's loop, the simulated participants writing
   their answers (a real model's work, done elsewhere), and the store's appends on the writer
   thread; the engine's own CPU per call is the process's less the simulated answers; the
-  requests built (rendered) per call, and the garbage collector's full collections (each a
-  pause of every thread).
+  requests built (rendered) per call, the garbage collector's full collections (each a
+  pause of every thread), and what one ``repr`` of the final state costs (``asyncio.run``
+  made two on its way out; ``maai.runtime.engine.run_engine`` makes none).
 
 ``--profile FILE`` runs the same under cProfile and writes the stats to FILE (print them
 with ``python -m pstats FILE``).
@@ -215,6 +216,7 @@ class Result:
     append_cpu_s: float  # of which the store's appends, on the writer thread
     requests_built: int  # ModelRequest objects made (rendered) over the run
     full_collections: tuple[int, float]  # the collector's full collections: count, CPU s
+    state_repr_s: float  # CPU of one repr of the final state (asyncio.run made two)
 
 
 def run_once(
@@ -312,6 +314,10 @@ def run_once(
             ModelRequest.__init__ = real_init  # type: ignore[method-assign]
             gc.callbacks.remove(collected)
         events = store.head(run_id)
+    # What ``asyncio.run(engine.run())`` spent twice after the run (``run_engine``).
+    started_cpu = time.process_time()
+    repr(state)
+    state_repr_s = time.process_time() - started_cpu
     addresses = recorded_addresses(path, run_id)
     phase1_wall = (phase2_at if phase2_at is not None else started + wall) - started
     return Result(
@@ -329,6 +335,7 @@ def run_once(
         cpu["append"],
         built,
         (int(full[0]), full[1]),
+        state_repr_s,
     )
 
 
@@ -375,6 +382,7 @@ def report(result: Result, latency_ms: float, config: FrohlichConfig) -> dict[st
         "requests_built_per_call": result.requests_built / max(1, len(result.addresses)),
         "full_collections": result.full_collections[0],
         "full_collections_cpu_s": result.full_collections[1],
+        "state_repr_s": result.state_repr_s,
         "engine_cpu_ms_per_call": (result.cpu_s - result.model_cpu_s)
         * 1000
         / max(1, len(result.addresses)),
@@ -446,7 +454,9 @@ def print_report(figures: dict[str, Any]) -> None:
         f"{figures['decide_cpu_s'] * 1000 / calls:.3f} ms, appends "
         f"{figures['append_cpu_s'] * 1000 / calls:.3f} ms; requests built (rendered) per call: "
         f"{figures['requests_built_per_call']:.2f}; full collections of the garbage collector: "
-        f"{figures['full_collections']} ({figures['full_collections_cpu_s']:.3f} s)"
+        f"{figures['full_collections']} ({figures['full_collections_cpu_s']:.3f} s); one repr of "
+        f"the final state (asyncio.run made two at exit, run_engine none): "
+        f"{figures['state_repr_s']:.3f} s"
     )
 
 

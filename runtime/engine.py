@@ -348,12 +348,9 @@ class Engine:
 
     async def run(self) -> State:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="maai-ledger")
-        full_collections = _FullCollections()
-        gc.callbacks.append(full_collections)
         try:
-            return await self._run(pool, full_collections)
+            return await self._run(pool)
         finally:
-            gc.callbacks.remove(full_collections)
             pool.shutdown(wait=True)
             # A stopped run's head is signed, whatever stopped it (a kill -9 leaves it to the
             # resume that follows).
@@ -366,7 +363,7 @@ class Engine:
             # or runs another experiment, must not keep this run's garbage forever.
             gc.unfreeze()
 
-    async def _run(self, pool: ThreadPoolExecutor, full_collections: _FullCollections) -> State:
+    async def _run(self, pool: ThreadPoolExecutor) -> State:
         experiment = self.experiment
         evolve, decide = experiment.evolve, experiment.decide
         state, head = await asyncio.get_running_loop().run_in_executor(
@@ -429,12 +426,6 @@ class Engine:
 
         try:
             while True:
-                if full_collections.happened:
-                    # What a full collection left is alive, and most of it (the state the run
-                    # has grown) lives on: frozen, it is not traversed again by every later
-                    # full collection, each a pause of the loop that grows with the run.
-                    full_collections.happened = False
-                    gc.freeze()
                 await _check_writes(pending)
                 decision = decide(state)
                 adopt(decision)
@@ -524,17 +515,6 @@ class Engine:
                 with contextlib.suppress(BaseException):
                     await asyncio.wrap_future(future)
             raise
-
-
-class _FullCollections:
-    """A ``gc.callbacks`` entry that notes a full collection (of the oldest generation)."""
-
-    def __init__(self) -> None:
-        self.happened = False
-
-    def __call__(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "stop" and info["generation"] == 2:
-            self.happened = True
 
 
 # Appends queued behind the one being written before the engine waits for the store. With
