@@ -13,7 +13,7 @@ import contextlib
 import gc
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from typing import Any, Literal, Protocol
 
 from maai.domain import experiments
@@ -279,7 +279,7 @@ class _Writer:
         except BaseException as exc:  # noqa: BLE001 -- handed to every batch's future
             self.failed = self.failed or exc
             for _, future in taken:
-                if not future.cancelled():
+                with contextlib.suppress(InvalidStateError):  # its waiter gave up
                     future.set_exception(exc)
             return
         self.head += len(records)
@@ -296,9 +296,9 @@ class _Writer:
                         self.signed_upto = receipt.seq
                         self.checkpoint(receipt.seq, receipt.hash)
         for _, future in taken:
-            # A batch whose waiter gave up (the engine was cancelled) is stored all the same:
-            # the batches after it were stored on top of it.
-            if not future.cancelled():
+            # A batch whose waiter gave up (the engine was cancelled: its future is cancelled)
+            # is stored all the same: the batches after it are stored on top of it.
+            with contextlib.suppress(InvalidStateError):
                 future.set_result(receipts)
 
 
