@@ -24,7 +24,14 @@ the CLI uses. Prints:
 
 - the ratio wall / critical path (target: at most 1.10);
 - model calls and tokens per phase; per Phase-2 round, the speakers' own calls and the
-  number of concurrent stages with their cost in calls.
+  number of concurrent stages with their cost in calls;
+- CPU time, which a loaded machine does not inflate as it does wall time: the process's over
+  the run, split into ``decide()`` on the engine's loop, the simulated participants writing
+  their answers (a real model's work, done elsewhere), and the store's appends on the writer
+  thread; the engine's own CPU per call is the process's less the simulated answers; the
+  requests built (rendered) per call, the garbage collector's full collections (each a
+  pause of every thread), and what one ``repr`` of the final state costs (``asyncio.run``
+  made two on its way out; ``maai.runtime.engine.run_engine`` makes none).
 
 ``--profile FILE`` runs the same under cProfile and writes the stats to FILE (print them
 with ``python -m pstats FILE``).
@@ -33,8 +40,8 @@ with ``python -m pstats FILE``).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
+import gc
 import json
 import os
 import platform
@@ -50,13 +57,14 @@ from pathlib import Path
 from typing import Any
 
 from maai.domain import experiments
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.domain.frohlich.simulated import SimulatedUtility
 from maai.domain.frohlich.state import State
 from maai.domain.walk import Decision
 from maai.ledger import EventStore
 from maai.runtime import providers
-from maai.runtime.engine import Engine
+from maai.runtime.engine import Engine, run_engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 from maai.runtime.simulated import SimulatedModel
@@ -202,6 +210,13 @@ class Result:
     decides: dict[int, int]
     appends: int  # store transactions
     phase1_wall_s: float  # from the start to the first decide() in Phase 2
+    cpu_s: float  # the process's CPU time over the run, all threads
+    decide_cpu_s: float  # of which decide(), on the engine's loop
+    model_cpu_s: float  # of which the simulated models writing their answers
+    append_cpu_s: float  # of which the store's appends, on the writer thread
+    requests_built: int  # ModelRequest objects made (rendered) over the run
+    full_collections: tuple[int, float]  # the collector's full collections: count, CPU s
+    state_repr_s: float  # CPU of one repr of the final state (asyncio.run made two)
 
 
 def run_once(
@@ -215,6 +230,7 @@ def run_once(
     decide_s: dict[int, float] = defaultdict(float)
     decides: dict[int, int] = defaultdict(int)
     appends = 0
+    cpu = {"decide": 0.0, "model": 0.0, "append": 0.0}
     phase2_at: float | None = None
     frohlich = experiments.get("frohlich")
     real_decide: Callable[[State], Decision] = frohlich.decide
@@ -222,6 +238,7 @@ def run_once(
     def timed_decide(state: State) -> Decision:
         nonlocal phase2_at
         started = time.perf_counter()
+        started_cpu = time.thread_time()
         if phase2_at is None and state.phase >= 2:
             phase2_at = started
         try:
@@ -229,6 +246,7 @@ def run_once(
         finally:
             decide_s[state.phase] += time.perf_counter() - started
             decides[state.phase] += 1
+            cpu["decide"] += time.thread_time() - started_cpu
 
     with EventStore.open(str(path), synchronous=synchronous) as store:
         store.pack_repeated_text = not store_whole
@@ -238,7 +256,11 @@ def run_once(
         def counted_append(*args: Any, **kwargs: Any) -> Any:
             nonlocal appends
             appends += 1
-            return real_append(*args, **kwargs)
+            started_cpu = time.thread_time()
+            try:
+                return real_append(*args, **kwargs)
+            finally:
+                cpu["append"] += time.thread_time() - started_cpu
 
         store.append = counted_append  # type: ignore[method-assign]
         utility = SimulatedModel(SimulatedUtility(seed=config.seed))
@@ -250,14 +272,70 @@ def run_once(
                 return timed_decide(state)
 
         engine = Engine(store, run_id, executor, experiment=TimedFrohlich())
-        started = time.perf_counter()
-        state = asyncio.run(engine.run())
-        wall = time.perf_counter() - started
+        real_respond = SimulatedModel.respond
+
+        def timed_respond(model: SimulatedModel, *args: Any) -> str:
+            started_cpu = time.thread_time()
+            try:
+                return real_respond(model, *args)
+            finally:
+                cpu["model"] += time.thread_time() - started_cpu
+
+        real_init = ModelRequest.__init__
+        built = 0
+
+        def counted_init(request: ModelRequest, **fields: Any) -> None:
+            nonlocal built
+            built += 1
+            real_init(request, **fields)
+
+        full = [0, 0.0, 0.0]  # count, CPU seconds, when the one under way started
+
+        def collected(phase: str, info: dict[str, int]) -> None:
+            if info["generation"] != 2:
+                return
+            if phase == "start":
+                full[2] = time.process_time()
+            else:
+                full[0] += 1
+                full[1] += time.process_time() - full[2]
+
+        SimulatedModel.respond = timed_respond  # type: ignore[method-assign]
+        ModelRequest.__init__ = counted_init  # type: ignore[method-assign]
+        gc.callbacks.append(collected)
+        try:
+            started = time.perf_counter()
+            started_cpu = time.process_time()
+            state = run_engine(engine)
+            wall = time.perf_counter() - started
+            cpu_s = time.process_time() - started_cpu
+        finally:
+            SimulatedModel.respond = real_respond  # type: ignore[method-assign]
+            ModelRequest.__init__ = real_init  # type: ignore[method-assign]
+            gc.callbacks.remove(collected)
         events = store.head(run_id)
+    # What ``asyncio.run(engine.run())`` spent twice after the run (``run_engine``).
+    started_cpu = time.process_time()
+    repr(state)
+    state_repr_s = time.process_time() - started_cpu
     addresses = recorded_addresses(path, run_id)
     phase1_wall = (phase2_at if phase2_at is not None else started + wall) - started
     return Result(
-        wall, state, addresses, events, dict(decide_s), dict(decides), appends, phase1_wall
+        wall,
+        state,
+        addresses,
+        events,
+        dict(decide_s),
+        dict(decides),
+        appends,
+        phase1_wall,
+        cpu_s,
+        cpu["decide"],
+        cpu["model"],
+        cpu["append"],
+        built,
+        (int(full[0]), full[1]),
+        state_repr_s,
     )
 
 
@@ -297,6 +375,18 @@ def report(result: Result, latency_ms: float, config: FrohlichConfig) -> dict[st
         "appends": result.appends,
         "phase1_wall_s": result.phase1_wall_s,
         "phase1_critical_s": path.phase1.cost * latency_ms / 1000,
+        "cpu_s": result.cpu_s,
+        "decide_cpu_s": result.decide_cpu_s,
+        "model_cpu_s": result.model_cpu_s,
+        "append_cpu_s": result.append_cpu_s,
+        "requests_built_per_call": result.requests_built / max(1, len(result.addresses)),
+        "full_collections": result.full_collections[0],
+        "full_collections_cpu_s": result.full_collections[1],
+        "state_repr_s": result.state_repr_s,
+        "engine_cpu_ms_per_call": (result.cpu_s - result.model_cpu_s)
+        * 1000
+        / max(1, len(result.addresses)),
+        "overhead_ms_per_call": (result.wall_s - critical_s) * 1000 / max(1, len(result.addresses)),
     }
 
 
@@ -345,6 +435,28 @@ def print_report(figures: dict[str, Any]) -> None:
     print(
         f"overhead (wall - critical path): {figures['overhead_s']:.3f} s; decide() on the "
         f"engine's loop: {decide_total:.3f} s ({parts}); store appends: {figures['appends']}"
+    )
+    calls = max(1, figures["calls"])
+    rest = (
+        figures["cpu_s"]
+        - figures["decide_cpu_s"]
+        - figures["model_cpu_s"]
+        - figures["append_cpu_s"]
+    )
+    print(
+        f"overhead per call: {figures['overhead_ms_per_call']:.3f} ms (wall); CPU: process "
+        f"{figures['cpu_s']:.3f} s = decide {figures['decide_cpu_s']:.3f} s + simulated answers "
+        f"{figures['model_cpu_s']:.3f} s + appends (writer thread) "
+        f"{figures['append_cpu_s']:.3f} s + the rest "
+        f"{rest:.3f} s\n"
+        f"engine CPU per call (process less simulated answers): "
+        f"{figures['engine_cpu_ms_per_call']:.3f} ms; of which decide "
+        f"{figures['decide_cpu_s'] * 1000 / calls:.3f} ms, appends "
+        f"{figures['append_cpu_s'] * 1000 / calls:.3f} ms; requests built (rendered) per call: "
+        f"{figures['requests_built_per_call']:.2f}; full collections of the garbage collector: "
+        f"{figures['full_collections']} ({figures['full_collections_cpu_s']:.3f} s); one repr of "
+        f"the final state (asyncio.run made two at exit, run_engine none): "
+        f"{figures['state_repr_s']:.3f} s"
     )
 
 

@@ -18,7 +18,11 @@ fixed latency counted from the call, on a temporary SQLite ledger, through the C
   a tick costs its longest per-agent chain, and the critical path is the sum over the ticks
   of those chains, times the latency (from the recorded call addresses
   ``w/t<tick>/<agent>/...``);
-- wall / critical path (target: at most 1.10), and ``decide()``'s time on the engine's loop.
+- wall / critical path (target: at most 1.10), and ``decide()``'s time on the engine's loop;
+- CPU time, which a loaded machine does not inflate as it does wall time: the process's over
+  the run, and of it ``decide()``, the simulated models writing their answers (a real model's
+  work, done elsewhere) and the store's appends (on the writer thread); the engine's own CPU
+  per call is the process's less the simulated answers.
 
 Worlds: ``free``, N wanderers in five places (a café with few seats, a library only half of
 them may enter), so that every tick has moves, speech, plans ending and new plans, and
@@ -29,7 +33,6 @@ enough rounds that the game is still on after ``--ticks`` ticks.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import json
 import os
@@ -51,7 +54,7 @@ from maai.domain.world.simulated import SimulatedUtility
 from maai.domain.world.state import State
 from maai.ledger import EventStore
 from maai.runtime import providers
-from maai.runtime.engine import Engine
+from maai.runtime.engine import Engine, run_engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 from maai.runtime.simulated import SimulatedModel
@@ -263,6 +266,10 @@ class Result:
     ledger_bytes: int
     decide_s: float
     decides: int
+    cpu_s: float  # the process's CPU time over the run, all threads
+    decide_cpu_s: float  # of which decide(), on the engine's loop
+    model_cpu_s: float  # of which the simulated models writing their answers
+    append_cpu_s: float  # of which the store's appends, on the writer thread
 
 
 def run_once(config: WorldConfig, latency_ms: float, synchronous: str, folder: Path) -> Result:
@@ -270,27 +277,66 @@ def run_once(config: WorldConfig, latency_ms: float, synchronous: str, folder: P
     world = experiments.get("world")
     real_decide: Callable[[State], Decision] = world.decide
     spent = {"s": 0.0, "n": 0}
+    cpu = {"decide": 0.0, "model": 0.0, "append": 0.0}
 
     class TimedWorld(type(world)):  # type: ignore[misc]
         def decide(self, state: State) -> Decision:
             started = time.perf_counter()
+            started_cpu = time.thread_time()
             try:
                 return real_decide(state)
             finally:
                 spent["s"] += time.perf_counter() - started
                 spent["n"] += 1
+                cpu["decide"] += time.thread_time() - started_cpu
+
+    real_respond = SimulatedModel.respond
+
+    def timed_respond(model: SimulatedModel, *args: Any) -> str:
+        started_cpu = time.thread_time()
+        try:
+            return real_respond(model, *args)
+        finally:
+            cpu["model"] += time.thread_time() - started_cpu
 
     with EventStore.open(str(path), synchronous=synchronous) as store:
         run_id = start_run(store, config)
+        real_append = store.append
+
+        def timed_append(*args: Any, **kwargs: Any) -> Any:
+            started_cpu = time.thread_time()
+            try:
+                return real_append(*args, **kwargs)
+            finally:
+                cpu["append"] += time.thread_time() - started_cpu
+
+        store.append = timed_append  # type: ignore[method-assign]
         utility = SimulatedModel(SimulatedUtility(seed=config.seed))
         utility.latency_ms = latency_ms
         executor = LiveExecutor(config, models={providers.UTILITY: utility})
         engine = Engine(store, run_id, executor, experiment=TimedWorld())
-        started = time.perf_counter()
-        state = asyncio.run(engine.run())
-        wall = time.perf_counter() - started
+        SimulatedModel.respond = timed_respond  # type: ignore[method-assign]
+        try:
+            started = time.perf_counter()
+            started_cpu = time.process_time()
+            state = run_engine(engine)
+            wall = time.perf_counter() - started
+            cpu_s = time.process_time() - started_cpu
+        finally:
+            SimulatedModel.respond = real_respond  # type: ignore[method-assign]
     size = sum(p.stat().st_size for p in folder.glob(f"{path.name}*"))
-    return Result(wall, state, recorded(path, run_id), size, spent["s"], spent["n"])
+    return Result(
+        wall,
+        state,
+        recorded(path, run_id),
+        size,
+        spent["s"],
+        spent["n"],
+        cpu_s,
+        cpu["decide"],
+        cpu["model"],
+        cpu["append"],
+    )
 
 
 def report(result: Result, world: str, latency_ms: float, config: WorldConfig) -> dict[str, Any]:
@@ -319,6 +365,16 @@ def report(result: Result, world: str, latency_ms: float, config: WorldConfig) -
         "overhead_ms_per_tick": (result.wall_s - critical_s) * 1000 / ticks,
         "decide_s": result.decide_s,
         "decides": result.decides,
+        "cpu_s": result.cpu_s,
+        "decide_cpu_s": result.decide_cpu_s,
+        "model_cpu_s": result.model_cpu_s,
+        "append_cpu_s": result.append_cpu_s,
+        "engine_cpu_ms_per_call": (result.cpu_s - result.model_cpu_s)
+        * 1000
+        / max(1, len(result.recorded.addresses)),
+        "overhead_ms_per_call": (result.wall_s - critical_s)
+        * 1000
+        / max(1, len(result.recorded.addresses)),
         "outcome": result.state.ended.reason if result.state.ended else "not finished",
     }
 
@@ -336,7 +392,12 @@ def print_report(f: dict[str, Any]) -> None:
         f"({f['critical_path_calls']} calls x {f['latency_ms']:g} ms); "
         f"wall / critical path {f['ratio']:.3f} (target <= 1.10)\n"
         f"  overhead {f['overhead_ms_per_tick']:.1f} ms per tick; decide() on the loop "
-        f"{f['decide_s']:.3f} s in {f['decides']} calls",
+        f"{f['decide_s']:.3f} s in {f['decides']} calls\n"
+        f"  CPU: process {f['cpu_s']:.3f} s = decide {f['decide_cpu_s']:.3f} s + simulated "
+        f"answers {f['model_cpu_s']:.3f} s + appends (writer thread) {f['append_cpu_s']:.3f} s "
+        f"+ the rest; engine CPU per call (process less simulated answers) "
+        f"{f['engine_cpu_ms_per_call']:.3f} ms; overhead per call (wall) "
+        f"{f['overhead_ms_per_call']:.3f} ms",
         flush=True,
     )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -43,6 +42,7 @@ from maai.runtime.engine import (
     RunFailedError,
     UnreadableHistoryError,
     load_state,
+    run_engine,
 )
 from maai.runtime.runs import (
     ensure_started,
@@ -109,7 +109,7 @@ def _execute(
     )
     show_warnings = True
     try:
-        state = asyncio.run(engine.run())
+        state = run_engine(engine)
     except KeyboardInterrupt:
         with _sigint_deferred():
             _stop_running(store, run_id)

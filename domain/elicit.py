@@ -86,7 +86,7 @@ def elicit(state: ReadableState, question: Question) -> Walk[Elicited]:
         address = attempt_address(q.slot, attempt)
         answer = state.answers.get(address)
         if answer is None:
-            yield from wait([Call(q.build(address, attempt, feedback))])
+            yield from wait([Call.later(address, partial(q.build, address, attempt, feedback))])
         answer_text = answer.text
         record = state.records.get(f"parse/{address}")
         if record is None:
@@ -142,7 +142,7 @@ def _extract(
         via = extract_address(address, u)
         answer = state.answers.get(via)
         if answer is None:
-            yield from wait([Call(utility.request(via, text))])
+            yield from wait([Call.later(via, partial(utility.request, via, text))])
         record = state.records.get(f"parse/{via}")
         if record is None:
             common: dict[str, Any] = dict(

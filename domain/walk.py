@@ -26,9 +26,56 @@ class Emit:
     event: Event
 
 
-@dataclass(frozen=True, slots=True)
 class Call:
-    request: ModelRequest
+    """A model call a walk needs: its address, and its request, built the first time it is
+    read. A walk passes by every call still in flight at each decision, and the engine sends
+    only the new ones: built at once, the requests of the calls in flight would be rendered
+    again at every answer (most of a large run's ``decide`` time). ``Call(request)`` is
+    one already built; ``Call.later(address, build)`` builds it on first use. ``build`` must
+    read nothing that may change later (a walk's values and its state are fixed)."""
+
+    __slots__ = ("address", "_build", "_request")
+
+    def __init__(self, request: ModelRequest) -> None:
+        self.address: str = request.address
+        self._build: Callable[[], ModelRequest] | None = None
+        self._request: ModelRequest | None = request
+
+    @classmethod
+    def later(cls, address: str, build: Callable[[], ModelRequest]) -> Call:
+        call = cls.__new__(cls)
+        call.address, call._build, call._request = address, build, None
+        return call
+
+    @property
+    def request(self) -> ModelRequest:
+        request = self._request
+        if request is None:
+            assert self._build is not None
+            request = self._build()
+            if request.address != self.address:
+                raise ValueError(
+                    f"the call at {self.address!r} built a request for {request.address!r}"
+                )
+            # The builder (and the state it holds) is no longer needed.
+            self._request, self._build = request, None
+        return request
+
+    @property
+    def built(self) -> bool:
+        """Whether the request has been built (for tests and benchmarks)."""
+        return self._request is not None
+
+    def __eq__(self, other: object) -> bool:
+        # As when a call was its request: equal requests (built to be compared).
+        if not isinstance(other, Call):
+            return NotImplemented
+        return self.address == other.address and self.request == other.request
+
+    __hash__ = None  # type: ignore[assignment]  # a request is not hashable either
+
+    def __repr__(self) -> str:
+        return f"Call({self.address!r}{'' if self.built else ', not built yet'})"
 
 
 Need = Emit | Call
@@ -66,9 +113,9 @@ def _once(needs: list[Need]) -> list[Need]:
     unique: list[Need] = []
     for need in needs:
         if isinstance(need, Call):
-            if need.request.address in seen:
+            if need.address in seen:
                 continue
-            seen.add(need.request.address)
+            seen.add(need.address)
         unique.append(need)
     return unique
 
@@ -145,12 +192,18 @@ def memoized(scope: Scope | None, name: str, start: Callable[[], Walk[T]]) -> Wa
 @dataclass(frozen=True)
 class Decision:
     """What must happen next: events derivable now (already folded into ``state``), model
-    calls to make, or ``done`` when the protocol has nothing left."""
+    calls to make (``needed``; their requests built on first use), or ``done`` when the
+    protocol has nothing left."""
 
     events: list[Event] = field(default_factory=list)
-    calls: list[ModelRequest] = field(default_factory=list)
+    needed: list[Call] = field(default_factory=list)
     done: bool = False
     state: Any = None
+
+    @property
+    def calls(self) -> list[ModelRequest]:
+        """Every needed call's request, built now where it was not yet."""
+        return [call.request for call in self.needed]
 
 
 def run_walk(
@@ -172,8 +225,8 @@ def run_walk(
             walk.close()
         emits = [n.event for n in needs if isinstance(n, Emit)]
         if not emits:
-            calls = [n.request for n in needs if isinstance(n, Call)]
-            return Decision(events=events, calls=calls, state=state)
+            calls = [n for n in needs if isinstance(n, Call)]
+            return Decision(events=events, needed=calls, state=state)
         for event in emits:
             state = evolve(state, event)
             events.append(event)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from maai.domain.address import attempt_address
@@ -136,7 +136,7 @@ def free_text(
         address = free_text_address(slot, attempt)
         answer = state.answers.get(address)
         if answer is None:
-            yield from wait([Call(build(address, feedback))])
+            yield from wait([Call.later(address, partial(build, address, feedback))])
         text = answer.text or ""
         if text.strip():
             return text
