@@ -47,7 +47,7 @@ import yaml
 
 PRINCIPLES = ("a", "b", "c", "d")
 COMMANDS = ("run", "replay", "verify", "export", "tables", "audit protocol", "audit leaks")
-OPTIONAL_COMMANDS = ("audit votes",)
+OPTIONAL_COMMANDS = ("audit votes", "transcript", "report", "show")
 """Measured only when ``--commands`` names them (the collaboration game and the world have
 no votes)."""
 # Runs one maai command and reports its own peak RSS (KiB) and CPU seconds (user + system)
@@ -191,6 +191,9 @@ def measure(
         "audit protocol": ["audit", "protocol", run_id, "--json"],
         "audit leaks": ["audit", "leaks", run_id, "--json"],
         "audit votes": ["audit", "votes", run_id, "--json"],
+        "transcript": ["export", run_id, "-f", "transcript", "-o", str(folder / "t.md"), "--force"],
+        "report": ["report", run_id, "-o", str(folder / "report.html"), "--force"],
+        "show": ["show", run_id],
     }
     for name, command in args.items():
         if name in commands:
