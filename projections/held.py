@@ -25,6 +25,9 @@ CHUNK_EVENTS = 128
 """Events per compressed chunk: large enough to compress well (repeated keys and values),
 small enough that decompressing one for a single entry (``entries[-1]``) costs little."""
 
+RECENT_CHUNKS = 4
+"""Decompressed chunks kept for reads by position."""
+
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
@@ -42,6 +45,9 @@ class HeldEntries(Sequence[Any]):
         self._kind_ids: dict[tuple[int, type[Event]], int] = {}
         self._chunk_kinds: list[set[int]] = []
         self._count = 0
+        # The chunks read last, decompressed: entries read by position (a call's events,
+        # projections/calls.py) are near one another.
+        self._recent: dict[int, list[str]] = {}
 
     def add(self, record: StoredEvent, registry: EventRegistry, event: Event) -> None:
         """Hold ``record``, which ``registry`` decoded as ``event`` (of which only the
@@ -74,6 +80,7 @@ class HeldEntries(Sequence[Any]):
         text = "\n".join(self._pending)
         self._chunks.append(zlib.compress(text.encode("utf-8", "surrogatepass"), 1))
         self._pending = []
+        self._recent.clear()
 
     def _lines(self, chunk: int) -> list[str]:
         if chunk == len(self._chunks):  # not sealed yet (still being built)
@@ -105,7 +112,13 @@ class HeldEntries(Sequence[Any]):
         if not 0 <= index < self._count:
             raise IndexError("entry index out of range")
         chunk, at = divmod(index, CHUNK_EVENTS)
-        return self._entry(index, self._lines(chunk)[at])
+        lines = self._recent.pop(chunk, None)
+        if lines is None:
+            lines = self._lines(chunk)
+            if len(self._recent) >= RECENT_CHUNKS:
+                del self._recent[next(iter(self._recent))]
+        self._recent[chunk] = lines  # the most recent last
+        return self._entry(index, lines[at])
 
     def __iter__(self) -> Iterator[Any]:
         return self.matching(range(len(self._kinds)))
