@@ -18,9 +18,9 @@ from maai.domain.world.events import (
     WorldEnded,
 )
 from maai.domain.world.state import requeue
-from maai.projections.calls import Call, collect_calls
+from maai.projections.calls import Call, CallList, collect_calls
 from maai.projections.history import History, UnknownAgentError, cite, event_json
-from maai.projections.jsonout import scrub
+from maai.projections.jsonout import DeferredJson, scrub
 
 FORMAT = "maai.world_agent_log/1"
 
@@ -30,6 +30,7 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
     if agent is not None and agent not in names:
         raise UnknownAgentError(agent, names)
     chosen = names if agent is None else [agent]
+    calls = collect_calls(history)  # once: each agent's section picks its own
     started = history.started
     ended = history.of(WorldEnded)
     return {
@@ -46,14 +47,22 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
             "ended": event_json(ended[-1][0]) if ended else None,
             "outcomes": [event_json(entry) for entry, _ in history.of(OutcomeComputed)],
         },
-        "agents": {name: _agent(history, name) for name in chosen},
+        "agents": {name: _section(history, name, calls) for name in chosen},
     }
 
 
-def _agent(history: History, name: str) -> dict[str, Any]:
+def _section(history: History, name: str, calls: CallList) -> Any:
+    """An agent's section; for a history read from a store, built only as it is written
+    (``jsonout.DeferredJson``): the log of a long run then holds one agent's at a time."""
+    if history.source is None:
+        return _agent(history, name, calls)
+    return DeferredJson(lambda: _agent(history, name, calls))
+
+
+def _agent(history: History, name: str, all_calls: CallList) -> dict[str, Any]:
     config = history.config
     spec = config.agent(name).model_dump(mode="json") if isinstance(config, WorldConfig) else None
-    calls = [c for c in collect_calls(history) if c.for_agent == name and c.completed is not None]
+    calls = [c for c in all_calls if c.for_agent == name and c.completed is not None]
     return {
         "config": spec,
         "calls": [_call(history, c) for c in calls],
