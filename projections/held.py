@@ -1,34 +1,80 @@
 """The entries of a history read from a store, held compressed: a run's light records (its
 events without prompts, ``history.light_record``) take 3–4 KB each as Python objects but
-about 0.1 KB as JSON text compressed in chunks, so a history of 30,000 events holds a few MB
-instead of 120 (docs/projections.md, "Memory").
+about 0.15 KB as JSON text compressed in chunks, so a history of 30,000 events holds a few
+MB instead of 120 (docs/projections.md, "Memory").
 
 Each entry is decoded again whenever it is read, from the same payload as the store gave
 (its JSON text, parsed back into the same values): the same events as a history held whole.
-The class of every event is kept (one small number each), so that :meth:`HeldEntries.of`
-decodes only the events of the types it is asked for.
+The events of each kind (the registry that decoded it and its class) are compressed
+together, apart from the other kinds', so that :meth:`HeldEntries.of` decompresses and
+decodes only the events of the types it is asked for: projections ask for one type after
+another, many times over (the agent log: each type once per agent).
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import zlib
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 from maai.domain.events import Event
 from maai.domain.registry import EventRegistry
 from maai.ledger import StoredEvent, format_recorded_at
 
-CHUNK_EVENTS = 128
-"""Events per compressed chunk: large enough to compress well (repeated keys and values),
-small enough that decompressing one for a single entry (``entries[-1]``) costs little."""
+CHUNK_EVENTS = 32
+"""Events of one kind per compressed chunk: large enough to compress well (repeated keys and
+values), small enough that decompressing one for a single entry costs little."""
 
-RECENT_CHUNKS = 4
-"""Decompressed chunks kept for reads by position."""
+RECENT_CHUNKS = 16
+"""Decompressed chunks kept for reads by position (a call's events, projections/calls.py,
+are read one by one, near one another)."""
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class _Kind:
+    """The events of one kind (registry, class and agent): their positions in the history
+    and their lines, compressed ``CHUNK_EVENTS`` at a time."""
+
+    __slots__ = ("registry", "cls", "agent", "agent_field", "positions", "chunks", "pending")
+
+    def __init__(
+        self, registry: EventRegistry, cls: type[Event], agent: str | None, agent_field: bool
+    ) -> None:
+        self.registry = registry
+        self.cls = cls
+        self.agent = agent
+        self.agent_field = agent_field  # ``agent`` is the event's field, not its caller
+        self.positions = array("L")
+        self.chunks: list[bytes] = []
+        self.pending: list[str] = []
+
+    def seal(self) -> None:
+        text = "\n".join(self.pending)
+        self.chunks.append(zlib.compress(text.encode("utf-8", "surrogatepass"), 1))
+        self.pending = []
+
+    def lines(self, chunk: int) -> list[str]:
+        if chunk == len(self.chunks):  # not sealed yet (still being built)
+            return self.pending
+        return zlib.decompress(self.chunks[chunk]).decode("utf-8", "surrogatepass").split("\n")
+
+    def stream(self) -> Iterator[tuple[int, str]]:
+        """(position, line) of every event of this kind, in order."""
+        count = len(self.positions)
+        for chunk in range((count + CHUNK_EVENTS - 1) // CHUNK_EVENTS):
+            start = chunk * CHUNK_EVENTS
+            # Each line let go of once read: a walk over every kind holds the rest of one
+            # chunk of each, not whole chunks.
+            lines = deque(self.lines(chunk))
+            at = start
+            while lines:
+                yield self.positions[at], lines.popleft()
+                at += 1
 
 
 class HeldEntries(Sequence[Any]):
@@ -37,66 +83,56 @@ class HeldEntries(Sequence[Any]):
     common registry before ``run.started``, the experiment's after it)."""
 
     def __init__(self) -> None:
-        self._chunks: list[bytes] = []
-        self._pending: list[str] = []
-        # Per event: its kind (registry and class) as an index into ``_kinds``.
+        self._kinds: list[_Kind] = []
+        self._kind_ids: dict[tuple[int, type[Event], str | None, bool], int] = {}
+        # Per position: its kind (an index into ``_kinds``) and its rank among that kind's.
         self._kind_of = array("H")
-        self._kinds: list[tuple[EventRegistry, type[Event]]] = []
-        self._kind_ids: dict[tuple[int, type[Event]], int] = {}
-        self._chunk_kinds: list[set[int]] = []
-        self._count = 0
-        # The chunks read last, decompressed: entries read by position (a call's events,
-        # projections/calls.py) are near one another.
-        self._recent: dict[int, list[str]] = {}
+        self._rank_of = array("L")
+        self._recent: dict[tuple[int, int], list[str]] = {}
 
     def add(self, record: StoredEvent, registry: EventRegistry, event: Event) -> None:
         """Hold ``record``, which ``registry`` decoded as ``event`` (of which only the
         class is kept)."""
-        key = (id(registry), type(event))
-        kind = self._kind_ids.get(key)
-        if kind is None:
-            kind = self._kind_ids[key] = len(self._kinds)
-            self._kinds.append((registry, type(event)))
-        self._kind_of.append(kind)
-        if self._count % CHUNK_EVENTS == 0:
-            self._chunk_kinds.append(set())
-        self._chunk_kinds[-1].add(kind)
+        # Grouped by agent too (a request by its caller): an agent's events are read
+        # together (``of(..., agent=)``, a call's events), the other agents' are not.
+        agent = getattr(event, "agent", None)
+        agent_field = isinstance(agent, str)
+        if not agent_field:
+            agent = event.agent_name
+        key = (id(registry), type(event), agent, agent_field)
+        index = self._kind_ids.get(key)
+        if index is None:
+            index = self._kind_ids[key] = len(self._kinds)
+            self._kinds.append(_Kind(registry, type(event), agent, agent_field))
+        kind = self._kinds[index]
+        self._kind_of.append(index)
+        self._rank_of.append(len(kind.positions))
+        kind.positions.append(len(self._kind_of) - 1)
         # Tab-separated: none of the fields has a tab (JSON text escapes its own).
-        self._pending.append(
+        kind.pending.append(
             f"{record.seq}\t{record.hash}\t{format_recorded_at(record.recorded_at)}\t"
             f"{record.type}\t{record.schema_version}\t{_ENCODER.encode(record.payload)}"
         )
-        self._count += 1
-        if len(self._pending) == CHUNK_EVENTS:
-            self._seal()
+        if len(kind.pending) == CHUNK_EVENTS:
+            kind.seal()
 
     def done(self) -> HeldEntries:
-        """Compress the last partial chunk; nothing is added after."""
-        if self._pending:
-            self._seal()
+        """Compress the last partial chunks; nothing is added after."""
+        for kind in self._kinds:
+            if kind.pending:
+                kind.seal()
+        self._recent.clear()
         return self
 
-    def _seal(self) -> None:
-        text = "\n".join(self._pending)
-        self._chunks.append(zlib.compress(text.encode("utf-8", "surrogatepass"), 1))
-        self._pending = []
-        self._recent.clear()
-
-    def _lines(self, chunk: int) -> list[str]:
-        if chunk == len(self._chunks):  # not sealed yet (still being built)
-            return self._pending
-        return zlib.decompress(self._chunks[chunk]).decode("utf-8", "surrogatepass").split("\n")
-
-    def _entry(self, index: int, line: str) -> Any:
+    def _entry(self, kind: _Kind, line: str) -> Any:
         from maai.projections.history import Entry
 
         seq, hash_, recorded_at, type_, version, payload = line.split("\t", 5)
-        registry = self._kinds[self._kind_of[index]][0]
-        event = registry.decode_json(type_, int(version), payload)
+        event = kind.registry.decode_json(type_, int(version), payload)
         return Entry(int(seq), hash_, recorded_at, event)
 
     def __len__(self) -> int:
-        return self._count
+        return len(self._kind_of)
 
     @overload
     def __getitem__(self, index: int) -> Any: ...
@@ -106,34 +142,46 @@ class HeldEntries(Sequence[Any]):
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._count))]
+            return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
+            index += len(self)
+        if not 0 <= index < len(self):
             raise IndexError("entry index out of range")
-        chunk, at = divmod(index, CHUNK_EVENTS)
-        lines = self._recent.pop(chunk, None)
+        kind_index = self._kind_of[index]
+        kind = self._kinds[kind_index]
+        chunk, at = divmod(self._rank_of[index], CHUNK_EVENTS)
+        key = (kind_index, chunk)
+        lines = self._recent.pop(key, None)
         if lines is None:
-            lines = self._lines(chunk)
+            lines = kind.lines(chunk)
             if len(self._recent) >= RECENT_CHUNKS:
                 del self._recent[next(iter(self._recent))]
-        self._recent[chunk] = lines  # the most recent last
-        return self._entry(index, lines[at])
+        self._recent[key] = lines  # the most recent last
+        return self._entry(kind, lines[at])
 
     def __iter__(self) -> Iterator[Any]:
-        return self.matching(range(len(self._kinds)))
+        return self._merged(self._kinds)
 
-    def of(self, *types: type[Event]) -> Iterator[Any]:
-        """The entries whose event is an instance of one of ``types``, decoding no other."""
-        kinds = {i for i, (_, cls) in enumerate(self._kinds) if issubclass(cls, types)}
-        return self.matching(kinds)
+    def of(self, *types: type[Event], agent: str | None = None) -> Iterator[Any]:
+        """The entries whose event is an instance of one of ``types`` (and with ``agent``,
+        whose ``agent`` field is that), decoding no other."""
+        return self._merged(
+            [
+                kind
+                for kind in self._kinds
+                if issubclass(kind.cls, types)
+                and (agent is None or (kind.agent_field and kind.agent == agent))
+            ]
+        )
 
-    def matching(self, kinds: Iterable[int]) -> Iterator[Any]:
-        wanted = set(kinds)
-        for chunk, present in enumerate(self._chunk_kinds):
-            if wanted.isdisjoint(present):
-                continue
-            start = chunk * CHUNK_EVENTS
-            for at, line in enumerate(self._lines(chunk)):
-                if self._kind_of[start + at] in wanted:
-                    yield self._entry(start + at, line)
+    def _merged(self, kinds: list[_Kind]) -> Iterator[Any]:
+        # Each kind's events are in position order: merged, they are in the history's.
+        if not kinds:
+            return
+        if len(kinds) == 1:
+            for _, line in kinds[0].stream():
+                yield self._entry(kinds[0], line)
+            return
+        streams = [((p, i, line) for p, line in k.stream()) for i, k in enumerate(kinds)]
+        for _, i, line in heapq.merge(*streams):
+            yield self._entry(kinds[i], line)

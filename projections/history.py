@@ -130,6 +130,12 @@ class History:
             return [(e, e.event) for e in self.entries.of(*types)]
         return [(e, e.event) for e in self.entries if isinstance(e.event, types)]
 
+    def of_agent(self, agent: str, *types: type[Event]) -> list[tuple[Entry, Any]]:
+        """:meth:`of`, for the events whose ``agent`` field is ``agent``."""
+        if isinstance(self.entries, HeldEntries):  # decodes those alone
+            return [(e, e.event) for e in self.entries.of(*types, agent=agent)]
+        return [(e, ev) for e, ev in self.of(*types) if getattr(ev, "agent", None) == agent]
+
     def stream(self) -> Iterator[Entry]:
         """Every entry with its event whole (prompts included), in seq order, one at a time:
         for a history without its prompts, read again from its source."""

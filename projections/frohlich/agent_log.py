@@ -91,7 +91,7 @@ def run_json(history: History, calls: CallList) -> dict[str, Any]:
 
 def agent_json(history: History, name: str, calls: CallList) -> dict[str, Any]:
     def mine(*types: type[Event]) -> list[Entry]:
-        return [e for e, ev in history.of(*types) if getattr(ev, "agent", None) == name]
+        return [e for e, _ in history.of_agent(name, *types)]
 
     answers = mine(AnswerAccepted, AnswerMissing)
 

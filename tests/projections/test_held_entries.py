@@ -54,6 +54,15 @@ def test_held_entries_are_the_light_records_decoded_in_every_way_they_are_read(
     for types in kinds:
         whole = [(e, e.event) for e in expected if isinstance(e.event, types)]
         assert whole and history.of(*types) == whole
+    # An agent's events are held apart from the others' (a request with its caller's), and
+    # read alone: those whose ``agent`` field names the agent, none else.
+    for types in kinds:
+        for agent in ("alice", "bob", "utility", "nobody"):
+            mine = [(e, e.event) for e in expected if isinstance(e.event, types)]
+            mine = [(e, ev) for e, ev in mine if getattr(ev, "agent", None) == agent]
+            assert history.of_agent(agent, *types) == mine
+    assert history.of_agent("alice", MemoryUpdated, StatementMade)
+    assert not history.of_agent("alice", ModelCallRequested)  # a request has no agent field
 
 
 def test_a_history_read_from_the_store_holds_a_small_part_of_its_events_decoded(
