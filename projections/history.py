@@ -130,6 +130,24 @@ class History:
             return [(e, e.event) for e in self.entries.of(*types)]
         return [(e, e.event) for e in self.entries if isinstance(e.event, types)]
 
+    @overload
+    def each(self, kind: type[E], /) -> Iterator[tuple[Entry, E]]: ...
+
+    @overload
+    def each(self, kind: type[E], other: type[F], /) -> Iterator[tuple[Entry, E | F]]: ...
+
+    @overload
+    def each(
+        self, kind: type[E], other: type[F], third: type[G], /
+    ) -> Iterator[tuple[Entry, E | F | G]]: ...
+
+    def each(self, *types: type[Event]) -> Iterator[tuple[Entry, Any]]:
+        """:meth:`of` one at a time, for a loop that reads them once: a history read from a
+        store then holds the entry at hand, not all of them."""
+        if isinstance(self.entries, HeldEntries):
+            return ((e, e.event) for e in self.entries.of(*types))
+        return ((e, e.event) for e in self.entries if isinstance(e.event, types))
+
     def of_agent(self, agent: str, *types: type[Event]) -> list[tuple[Entry, Any]]:
         """:meth:`of`, for the events whose ``agent`` field is ``agent``."""
         if isinstance(self.entries, HeldEntries):  # decodes those alone

@@ -10,7 +10,7 @@ import csv
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 from maai.projections.history import History
 
@@ -78,11 +78,15 @@ def cell(value: Any) -> str:
 
 def to_csv(columns: Sequence[str], table_rows: Iterable[Row]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    write_csv(buffer, columns, table_rows)
+    return buffer.getvalue()
+
+
+def write_csv(handle: TextIO, columns: Sequence[str], table_rows: Iterable[Row]) -> None:
+    writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(columns)
     for row in table_rows:
         writer.writerow([cell(row.get(name)) for name in columns])
-    return buffer.getvalue()
 
 
 def render_tables(
@@ -110,10 +114,18 @@ class RenderedTables(Mapping[str, str]):
         self._labels = label_columns(histories)
 
     def __getitem__(self, name: str) -> str:
+        buffer = io.StringIO()
+        self.write(name, buffer)
+        return buffer.getvalue()
+
+    def write(self, name: str, handle: TextIO) -> None:
+        """Write the file ``name`` to ``handle`` (opened without newline translation) as
+        its rows come: the same text as ``self[name]``, never held whole."""
         if name == DICTIONARY:
-            return data_dictionary(list(self._tables.values()), self._labels, self._units)
+            handle.write(data_dictionary(list(self._tables.values()), self._labels, self._units))
+            return
         table = self._tables[name]
-        return to_csv(columns_of(table, self._labels), self._rows(table))
+        write_csv(handle, columns_of(table, self._labels), self._rows(table))
 
     def _rows(self, table: Table) -> Iterator[Row]:
         # As build_tables stacks them, one row at a time.

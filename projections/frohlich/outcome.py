@@ -52,7 +52,7 @@ def outcome_json(history: History) -> dict[str, Any]:
 
 def phase2_payment_json(history: History) -> dict[str, Any] | None:
     """The Phase-2 table and how the group's distribution was chosen; ``None`` before 2.2."""
-    drawn = [(e, d) for e, d in history.of(DistributionsDrawn) if d.scope == "phase2"]
+    drawn = [(e, d) for e, d in history.each(DistributionsDrawn) if d.scope == "phase2"]
     chosen = history.of(GroupDistributionChosen)
     if not drawn and not chosen:
         return None

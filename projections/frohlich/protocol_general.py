@@ -95,7 +95,7 @@ def _attempt(address: str, marker: str = "/") -> int | None:
 )
 def attempts_bounded(audit: Audit) -> Iterator[Violation]:
     limits = audit.config.attempts
-    for entry, requested in audit.history.of(ModelCallRequested):
+    for entry, requested in audit.history.each(ModelCallRequested):
         request = requested.request
         n = _attempt(request.address)
         if request.purpose == Purpose.EXTRACT:
@@ -112,7 +112,7 @@ def attempts_bounded(audit: Audit) -> Iterator[Violation]:
                     "attempts_bounded", entry.seq, f"{request.address}: attempt {n} > {limit}"
                 )
     failures: dict[str, int] = defaultdict(int)
-    for entry, failed in audit.history.of(ModelAttemptFailed):
+    for entry, failed in audit.history.each(ModelAttemptFailed):
         failures[failed.address] += 1
         if failures[failed.address] > audit.config.retry.max_attempts:
             yield Violation(
@@ -175,7 +175,7 @@ def missing_not_defaulted(audit: Audit) -> Iterator[Violation]:
 )
 def memory_limit(audit: Audit) -> Iterator[Violation]:
     seen: set[str] = set()
-    for entry, event in audit.history.of(MemoryUpdated):
+    for entry, event in audit.history.each(MemoryUpdated):
         if event.agent not in audit.names:
             yield Violation("memory_limit", entry.seq, f"memory of unknown agent {event.agent}")
             continue

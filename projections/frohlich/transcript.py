@@ -88,7 +88,7 @@ def _ending(history: History) -> list[str]:
 
 
 def _payment(history: History) -> list[str]:
-    drawn = [d for _, d in history.of(DistributionsDrawn) if d.scope == "phase2"]
+    drawn = [d for _, d in history.each(DistributionsDrawn) if d.scope == "phase2"]
     chosen = history.of(GroupDistributionChosen)
     if not drawn:
         return []
@@ -115,7 +115,7 @@ def _payment(history: History) -> list[str]:
             )
             lines.append(f"The agreed principle selects Distribution {pick.distribution}{note}.")
         lines.append("")
-    paid = [p for _, p in history.of(PayoffAwarded) if p.scope == "phase2"]
+    paid = [p for _, p in history.each(PayoffAwarded) if p.scope == "phase2"]
     if paid:
         lines += ["| Participant | Income class | Income | Payoff |", "|---|---|---:|---:|"]
         lines += [

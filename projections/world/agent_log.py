@@ -45,7 +45,7 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
             "agents": names,
             "events": len(history.entries),
             "ended": event_json(ended[-1][0]) if ended else None,
-            "outcomes": [event_json(entry) for entry, _ in history.of(OutcomeComputed)],
+            "outcomes": [event_json(entry) for entry, _ in history.each(OutcomeComputed)],
         },
         "agents": {name: _section(history, name, calls) for name in chosen},
     }
@@ -67,24 +67,24 @@ def _agent(history: History, name: str, all_calls: CallList) -> dict[str, Any]:
         "config": spec,
         "calls": [_call(history, c) for c in calls],
         "actions": [
-            event_json(entry) for entry, e in history.of(ActionResolved) if e.agent == name
+            event_json(entry) for entry, e in history.each(ActionResolved) if e.agent == name
         ],
         "witnessed": [
             {**cite(entry), "tick": e.tick, "description": e.description}
-            for entry, e in history.of(ActionResolved)
+            for entry, e in history.each(ActionResolved)
             if e.agent != name and name in e.witnesses
         ],
         "memories": [
             {**cite(entry), **m.model_dump(mode="json")}
-            for entry, e in history.of(MemoriesScored)
+            for entry, e in history.each(MemoriesScored)
             if e.agent == name
             for m in e.memories
         ],
-        "plans": [event_json(entry) for entry, e in history.of(PlanChanged) if e.agent == name],
+        "plans": [event_json(entry) for entry, e in history.each(PlanChanged) if e.agent == name],
         # Not for a run recorded before plan lists, whose export stays as it was.
         **({"plan_queue": _queue(history, name)} if _plan_lists(config) else {}),
         "contributions": [
-            event_json(entry) for entry, e in history.of(ContributionRecorded) if e.player == name
+            event_json(entry) for entry, e in history.each(ContributionRecorded) if e.player == name
         ],
     }
 
@@ -97,7 +97,7 @@ def _queue(history: History, name: str) -> list[dict[str, Any]]:
     """The agent's plans as they stand at the end of the history, the current one first
     (docs/world.md §4), each with the tick it was queued or became current."""
     queue: tuple[PlanChanged, ...] = ()
-    for _, e in history.of(PlanChanged):
+    for _, e in history.each(PlanChanged):
         if e.agent == name:
             queue = requeue(queue, e)
     return [
