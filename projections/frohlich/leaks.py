@@ -85,8 +85,16 @@ def _payoff_texts(event: PayoffAwarded, language: str) -> list[str]:
 def private_items(history: History) -> list[Item]:
     languages = _Languages(history)
     items: list[Item] = []
-    for entry in history.entries:
-        event = entry.event
+    kinds = (
+        ReasoningRecorded,
+        MemoryUpdated,
+        PayoffAwarded,
+        AnswerAccepted,
+        AnswerRejected,
+        AnswerUndecided,
+        ManipulatorTargetChosen,
+    )
+    for entry, event in history.each(*kinds):
         texts: list[tuple[str, str, str]] = []  # (kind, owner, text)
         if isinstance(event, ReasoningRecorded):
             texts.append(("private reasoning", event.agent, event.text))

@@ -52,8 +52,7 @@ def _calls_paired(audit: Audit) -> EntryCheck:
 )
 def answers_read_from_calls(audit: Audit) -> Iterator[Violation]:
     answers: dict[str, str] = {}
-    for entry in audit.history.entries:
-        event = entry.event
+    for entry, event in audit.history.each(ModelCallCompleted, *_PARSES):
         if isinstance(event, ModelCallCompleted):
             answers[event.address] = event.answer.text
         elif isinstance(event, _PARSES):
@@ -133,8 +132,7 @@ def missing_not_defaulted(audit: Audit) -> Iterator[Violation]:
     accepted: dict[str, int] = defaultdict(int)
     tried: dict[str, set[int]] = defaultdict(set)
     limits = audit.config.attempts
-    for entry in audit.history.entries:
-        event = entry.event
+    for entry, event in audit.history.each(*_PARSES, AnswerMissing):
         if isinstance(event, _PARSES):
             tried[event.slot].add(event.attempt)
         if isinstance(event, AnswerAccepted):

@@ -65,8 +65,7 @@ def speaking_order(audit: Audit) -> Iterator[Violation]:
 def turns_follow_order(audit: Audit) -> Iterator[Violation]:
     orders: dict[int, list[str]] = {}
     spoken: dict[int, int] = defaultdict(int)
-    for entry in audit.history.entries:
-        event = entry.event
+    for entry, event in audit.history.each(SpeakingOrderDrawn, StatementMade):
         if isinstance(event, SpeakingOrderDrawn):
             orders[event.round] = event.order
         if not isinstance(event, StatementMade):
@@ -98,8 +97,7 @@ def turns_follow_order(audit: Audit) -> Iterator[Violation]:
 )
 def reasoning_as_configured(audit: Audit) -> Iterator[Violation]:
     reasoned: set[tuple[int, str]] = set()
-    for entry in audit.history.entries:
-        event = entry.event
+    for entry, event in audit.history.each(ReasoningRecorded, StatementMade):
         if isinstance(event, ReasoningRecorded):
             if event.agent not in audit.names or not audit.config.agent(event.agent).reasoning:
                 yield Violation(
@@ -213,8 +211,8 @@ def ballot_rule(audit: Audit) -> Iterator[Violation]:
 )
 def consensus_ends_discussion(audit: Audit) -> Iterator[Violation]:
     agreed: BallotResolved | None = None
-    for entry in audit.history.entries:
-        event = entry.event
+    ends = (StatementMade, PollResolved, BallotResolved, DiscussionEnded)
+    for entry, event in audit.history.each(*ends):
         if agreed is not None and isinstance(event, StatementMade | PollResolved | BallotResolved):
             yield Violation(
                 "consensus_ends_discussion",
@@ -268,8 +266,8 @@ def discussion_rounds(audit: Audit) -> Iterator[Violation]:
 )
 def phase2_after_discussion(audit: Audit) -> Iterator[Violation]:
     ended = False
-    for entry in audit.history.entries:
-        event = entry.event
+    kinds = (DiscussionEnded, DistributionsDrawn, GroupDistributionChosen, PayoffAwarded)
+    for entry, event in audit.history.each(*kinds):
         if isinstance(event, DiscussionEnded):
             ended = True
         early = (

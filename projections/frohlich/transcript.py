@@ -30,11 +30,8 @@ def transcript(history: History) -> str:
             f"- Discussion rounds allowed: {config.phase2_rounds}",
         ]
     lines += [f"- Run status: {history.status}", ""]
-    phase2 = [
-        e.event
-        for e in history.entries
-        if isinstance(e.event, SpeakingOrderDrawn | StatementMade | PollResolved | BallotResolved)
-    ]
+    public = (SpeakingOrderDrawn, StatementMade, PollResolved, BallotResolved)
+    phase2 = [event for _, event in history.each(*public)]
     if not phase2:
         lines += ["The discussion has not started.", ""]
     for event in phase2:
