@@ -29,9 +29,11 @@ CHUNK_EVENTS = 32
 """Events of one kind per compressed chunk: large enough to compress well (repeated keys and
 values), small enough that decompressing one for a single entry costs little."""
 
-RECENT_CHUNKS = 16
-"""Decompressed chunks kept for reads by position (a call's events, projections/calls.py,
-are read one by one, near one another)."""
+RECENT_CHUNKS = 128
+"""Decompressed chunks kept for reads by position (a call's events, projections/calls.py):
+calls are read in the order of their first request, which takes turns among the agents, and
+each agent's requests and answers are chunks of their own (two or three per agent at a time;
+128 chunks of 32 lines: a few MB)."""
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -88,6 +90,7 @@ class HeldEntries(Sequence[Any]):
         # Per position: its kind (an index into ``_kinds``) and its rank among that kind's.
         self._kind_of = array("H")
         self._rank_of = array("L")
+        self._seqs = array("Q")
         self._recent: dict[tuple[int, int], list[str]] = {}
 
     def add(self, record: StoredEvent, registry: EventRegistry, event: Event) -> None:
@@ -106,6 +109,7 @@ class HeldEntries(Sequence[Any]):
             self._kinds.append(_Kind(registry, type(event), agent, agent_field))
         kind = self._kinds[index]
         self._kind_of.append(index)
+        self._seqs.append(record.seq)
         self._rank_of.append(len(kind.positions))
         kind.positions.append(len(self._kind_of) - 1)
         # Tab-separated: none of the fields has a tab (JSON text escapes its own).
@@ -158,6 +162,15 @@ class HeldEntries(Sequence[Any]):
                 del self._recent[next(iter(self._recent))]
         self._recent[key] = lines  # the most recent last
         return self._entry(kind, lines[at])
+
+    def seqs(self) -> Sequence[int]:
+        """The seq of every entry, in order, read without decoding any."""
+        return self._seqs
+
+    def positions(self, *types: type[Event]) -> list[int]:
+        """The positions of the entries whose event is an instance of one of ``types``."""
+        found = [k.positions for k in self._kinds if issubclass(k.cls, types)]
+        return sorted(p for positions in found for p in positions)
 
     def __iter__(self) -> Iterator[Any]:
         return self._merged(self._kinds)

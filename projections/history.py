@@ -154,6 +154,19 @@ class History:
             return [(e, e.event) for e in self.entries.of(*types, agent=agent)]
         return [(e, ev) for e, ev in self.of(*types) if getattr(ev, "agent", None) == agent]
 
+    def seqs(self) -> Sequence[int]:
+        """The seq of every entry, in order (a history read from a store: decoding none)."""
+        if isinstance(self.entries, HeldEntries):
+            return self.entries.seqs()
+        return [e.seq for e in self.entries]
+
+    def positions(self, *types: type[Event]) -> list[int]:
+        """The positions in ``entries`` of the events of ``types`` (decoding none of a
+        history read from a store)."""
+        if isinstance(self.entries, HeldEntries):
+            return self.entries.positions(*types)
+        return [i for i, e in enumerate(self.entries) if isinstance(e.event, types)]
+
     def stream(self) -> Iterator[Entry]:
         """Every entry with its event whole (prompts included), in seq order, one at a time:
         for a history without its prompts, read again from its source."""

@@ -61,6 +61,10 @@ def test_held_entries_are_the_light_records_decoded_in_every_way_they_are_read(
             mine = [(e, e.event) for e in expected if isinstance(e.event, types)]
             mine = [(e, ev) for e, ev in mine if getattr(ev, "agent", None) == agent]
             assert history.of_agent(agent, *types) == mine
+    assert list(history.seqs()) == [e.seq for e in expected]
+    for types in kinds:
+        at = [i for i, e in enumerate(expected) if isinstance(e.event, types)]
+        assert history.positions(*types) == at
     assert history.of_agent("alice", MemoryUpdated, StatementMade)
     assert not history.of_agent("alice", ModelCallRequested)  # a request has no agent field
 
