@@ -9,7 +9,8 @@ For each cell of the grid (agents × Phase-2 rounds) it runs a simulated Frohlic
 (simulated participants, no latency; ``--all-rounds`` makes the group never agree, so every
 round is used) on a fresh SQLite ledger, then runs ``replay``, ``verify``, ``export`` (JSON
 log and tables), ``audit protocol`` and ``audit leaks`` on it (or the ``--commands`` named),
-each as the ``maai`` command in a process of its own (``audit votes`` too, when named). With
+each as the ``maai`` command in a process of its own (``audit votes``, the transcript
+export, ``report`` and ``show`` too, when named). With
 ``--keep DIR --reuse`` a cell whose ledger is already in DIR is not run again: its commands
 read that ledger, so two checkouts can be measured on the same runs (run the script with each
 checkout's Python). The collaboration game has two agents;
