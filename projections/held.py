@@ -29,11 +29,12 @@ CHUNK_EVENTS = 32
 """Events of one kind per compressed chunk: large enough to compress well (repeated keys and
 values), small enough that decompressing one for a single entry costs little."""
 
-RECENT_CHUNKS = 128
-"""Decompressed chunks kept for reads by position (a call's events, projections/calls.py):
-calls are read in the order of their first request, which takes turns among the agents, and
-each agent's requests and answers are chunks of their own (two or three per agent at a time;
-128 chunks of 32 lines: a few MB)."""
+RECENT_CHUNKS_PER_AGENT = 3
+"""Decompressed chunks kept for reads by position (a call's events, projections/calls.py),
+per agent of the run (and at least 16): calls are read in the order of their first request,
+which takes turns among the agents, and each agent's requests, answers and the events that
+read them are chunks of their own. 32 lines a chunk: a few MB for 32 agents, whatever the
+run's length."""
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -92,6 +93,7 @@ class HeldEntries(Sequence[Any]):
         self._rank_of = array("L")
         self._seqs = array("Q")
         self._recent: dict[tuple[int, int], list[str]] = {}
+        self._recent_limit = 16
 
     def add(self, record: StoredEvent, registry: EventRegistry, event: Event) -> None:
         """Hold ``record``, which ``registry`` decoded as ``event`` (of which only the
@@ -126,6 +128,8 @@ class HeldEntries(Sequence[Any]):
             if kind.pending:
                 kind.seal()
         self._recent.clear()
+        agents = {kind.agent for kind in self._kinds}
+        self._recent_limit = max(16, RECENT_CHUNKS_PER_AGENT * len(agents))
         return self
 
     def _entry(self, kind: _Kind, line: str) -> Any:
@@ -158,7 +162,7 @@ class HeldEntries(Sequence[Any]):
         lines = self._recent.pop(key, None)
         if lines is None:
             lines = kind.lines(chunk)
-            if len(self._recent) >= RECENT_CHUNKS:
+            if len(self._recent) >= self._recent_limit:
                 del self._recent[next(iter(self._recent))]
         self._recent[key] = lines  # the most recent last
         return self._entry(kind, lines[at])
