@@ -66,9 +66,8 @@ def _agent(history: History, name: str, all_calls: CallList) -> dict[str, Any]:
     return {
         "config": spec,
         "calls": [_call(history, c) for c in calls],
-        "actions": [
-            event_json(entry) for entry, e in history.each(ActionResolved) if e.agent == name
-        ],
+        # of_agent: the events whose ``agent`` is this agent's, reading no other agent's.
+        "actions": [event_json(entry) for entry, _ in history.of_agent(name, ActionResolved)],
         "witnessed": [
             {**cite(entry), "tick": e.tick, "description": e.description}
             for entry, e in history.each(ActionResolved)
@@ -76,11 +75,10 @@ def _agent(history: History, name: str, all_calls: CallList) -> dict[str, Any]:
         ],
         "memories": [
             {**cite(entry), **m.model_dump(mode="json")}
-            for entry, e in history.each(MemoriesScored)
-            if e.agent == name
+            for entry, e in history.of_agent(name, MemoriesScored)
             for m in e.memories
         ],
-        "plans": [event_json(entry) for entry, e in history.each(PlanChanged) if e.agent == name],
+        "plans": [event_json(entry) for entry, _ in history.of_agent(name, PlanChanged)],
         # Not for a run recorded before plan lists, whose export stays as it was.
         **({"plan_queue": _queue(history, name)} if _plan_lists(config) else {}),
         "contributions": [
@@ -97,9 +95,8 @@ def _queue(history: History, name: str) -> list[dict[str, Any]]:
     """The agent's plans as they stand at the end of the history, the current one first
     (docs/world.md §4), each with the tick it was queued or became current."""
     queue: tuple[PlanChanged, ...] = ()
-    for _, e in history.each(PlanChanged):
-        if e.agent == name:
-            queue = requeue(queue, e)
+    for _, e in history.of_agent(name, PlanChanged):
+        queue = requeue(queue, e)
     return [
         {
             "plan": e.index if e.plan is None else e.plan,
