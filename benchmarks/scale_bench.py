@@ -9,7 +9,8 @@ For each cell of the grid (agents × Phase-2 rounds) it runs a simulated Frohlic
 (simulated participants, no latency; ``--all-rounds`` makes the group never agree, so every
 round is used) on a fresh SQLite ledger, then runs ``replay``, ``verify``, ``export`` (JSON
 log and tables), ``audit protocol`` and ``audit leaks`` on it (or the ``--commands`` named),
-each as the ``maai`` command in a process of its own (``audit votes`` too, when named). With
+each as the ``maai`` command in a process of its own (``audit votes``, the transcript
+export, ``report`` and ``show`` too, when named). With
 ``--keep DIR --reuse`` a cell whose ledger is already in DIR is not run again: its commands
 read that ledger, so two checkouts can be measured on the same runs (run the script with each
 checkout's Python). The collaboration game has two agents;
@@ -47,7 +48,7 @@ import yaml
 
 PRINCIPLES = ("a", "b", "c", "d")
 COMMANDS = ("run", "replay", "verify", "export", "tables", "audit protocol", "audit leaks")
-OPTIONAL_COMMANDS = ("audit votes",)
+OPTIONAL_COMMANDS = ("audit votes", "transcript", "report", "show")
 """Measured only when ``--commands`` names them (the collaboration game and the world have
 no votes)."""
 # Runs one maai command and reports its own peak RSS (KiB) and CPU seconds (user + system)
@@ -191,6 +192,9 @@ def measure(
         "audit protocol": ["audit", "protocol", run_id, "--json"],
         "audit leaks": ["audit", "leaks", run_id, "--json"],
         "audit votes": ["audit", "votes", run_id, "--json"],
+        "transcript": ["export", run_id, "-f", "transcript", "-o", str(folder / "t.md"), "--force"],
+        "report": ["report", run_id, "-o", str(folder / "report.html"), "--force"],
+        "show": ["show", run_id],
     }
     for name, command in args.items():
         if name in commands:

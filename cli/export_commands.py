@@ -11,6 +11,7 @@ media, a published file) is opened read-only.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,6 +28,7 @@ from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
 from maai.projections.history import History, UnknownAgentError, UnreadableEventError
 from maai.projections.jsonout import dumps, iter_dumps
+from maai.projections.tables import RenderedTables
 
 EXIT_VIOLATIONS = 1
 
@@ -95,6 +97,20 @@ def write_file(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def write_table_file(path: Path, files: Mapping[str, str], name: str) -> None:
+    """``files[name]`` into ``path``; a table rendered row by row (``RenderedTables``) is
+    written as its rows come, never held whole."""
+    if not isinstance(files, RenderedTables):
+        write_file(path, files[name])
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="\n") as handle:
+            files.write(name, handle)
     except OSError as exc:
         fail(f"cannot write {path}: {exc.strerror or exc}")
 
@@ -206,8 +222,8 @@ def export(
                 # Runs of different experiments have different tables: one folder each.
                 folder = out_dir if len(by_experiment) == 1 else out_dir / name
                 files = _views(group[0]).tables(group)
-                for file_name, text in files.items():
-                    write_file(folder / file_name, text)
+                for file_name in files:
+                    write_table_file(folder / file_name, files, file_name)
                 written += len(files)
             typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
             return

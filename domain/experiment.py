@@ -176,7 +176,7 @@ class ExperimentViews(Protocol):
 
     def transcript(self, history: Any) -> str: ...
 
-    def tables(self, histories: Sequence[Any]) -> dict[str, str]:
+    def tables(self, histories: Sequence[Any]) -> Mapping[str, str]:
         """File name -> CSV text (and a data dictionary)."""
         ...
 

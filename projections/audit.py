@@ -100,18 +100,19 @@ LIFECYCLE = (
 
 def lifecycle(history: History) -> Iterator[Violation]:
     entries = history.entries
-    for i, entry in enumerate(entries, 1):
-        if entry.seq != i:
-            yield Violation("lifecycle", entry.seq, f"seq {entry.seq} where {i} was due")
+    # Seqs and positions first, which a history read from a store gives without decoding.
+    for i, seq in enumerate(history.seqs(), 1):
+        if seq != i:
+            yield Violation("lifecycle", seq, f"seq {seq} where {i} was due")
             break
-    starts = [e for e in entries if isinstance(e.event, RunStarted)]
+    starts = [e for e, _ in history.each(RunStarted)]
     if entries and not isinstance(entries[0].event, RunStarted):
         yield Violation("lifecycle", entries[0].seq, "the first event is not run.started")
     for extra in starts[1:]:
         yield Violation("lifecycle", extra.seq, "a second run.started")
     if starts and history.config is None:
         yield Violation("lifecycle", starts[0].seq, "the recorded config cannot be read")
-    done = [i for i, e in enumerate(entries) if isinstance(e.event, RunCompleted)]
+    done = history.positions(RunCompleted)
     if done and done[0] != len(entries) - 1:
         yield Violation("lifecycle", entries[done[0] + 1].seq, "an event after run.completed")
 

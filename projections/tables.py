@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 from maai.projections.history import History
 
@@ -78,23 +78,68 @@ def cell(value: Any) -> str:
 
 def to_csv(columns: Sequence[str], table_rows: Iterable[Row]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    write_csv(buffer, columns, table_rows)
+    return buffer.getvalue()
+
+
+def write_csv(handle: TextIO, columns: Sequence[str], table_rows: Iterable[Row]) -> None:
+    writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(columns)
     for row in table_rows:
         writer.writerow([cell(row.get(name)) for name in columns])
-    return buffer.getvalue()
 
 
 def render_tables(
     tables: Sequence[Table], histories: Sequence[History], units: str | None = None
-) -> dict[str, str]:
+) -> RenderedTables:
     """File name → content for every table and the data dictionary; ``units`` is the
     experiment's sentence on units (e.g. money), if any."""
-    built = build_tables(tables, histories)
-    labels = label_columns(histories)
-    files = {t.filename: to_csv(columns_of(t, labels), built[t.name]) for t in tables}
-    files["data_dictionary.md"] = data_dictionary(tables, labels, units)
-    return files
+    return RenderedTables(tables, histories, units)
+
+
+DICTIONARY = "data_dictionary.md"
+
+
+class RenderedTables(Mapping[str, str]):
+    """The files of :func:`render_tables`, each written when it is asked for and not kept:
+    an export writes one table at a time, so that it holds one table's text, never the rows
+    and text of all (the rows of a long run's tables are most of what it holds)."""
+
+    def __init__(
+        self, tables: Sequence[Table], histories: Sequence[History], units: str | None
+    ) -> None:
+        self._tables = {table.filename: table for table in tables}
+        self._histories = histories
+        self._units = units
+        self._labels = label_columns(histories)
+
+    def __getitem__(self, name: str) -> str:
+        buffer = io.StringIO()
+        self.write(name, buffer)
+        return buffer.getvalue()
+
+    def write(self, name: str, handle: TextIO) -> None:
+        """Write the file ``name`` to ``handle`` (opened without newline translation) as
+        its rows come: the same text as ``self[name]``, never held whole."""
+        if name == DICTIONARY:
+            handle.write(data_dictionary(list(self._tables.values()), self._labels, self._units))
+            return
+        table = self._tables[name]
+        write_csv(handle, columns_of(table, self._labels), self._rows(table))
+
+    def _rows(self, table: Table) -> Iterator[Row]:
+        # As build_tables stacks them, one row at a time.
+        for history in self._histories:
+            labels = {label_column(table, k): v for k, v in labels_of(history).items()}
+            for row in table.rows(history):
+                yield {"run_id": history.run_id, **labels, **row}
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._tables
+        yield DICTIONARY
+
+    def __len__(self) -> int:
+        return len(self._tables) + 1
 
 
 def data_dictionary(

@@ -4,7 +4,7 @@ game has no votes: ``audit_votes`` gives ``None``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from maai.domain.collaboration.config import CollaborationConfig
@@ -23,7 +23,7 @@ class CollaborationViews:
 
         return transcript(history)
 
-    def tables(self, histories: Sequence[History]) -> dict[str, str]:
+    def tables(self, histories: Sequence[History]) -> Mapping[str, str]:
         from maai.projections.collaboration.tables import render_tables
 
         return render_tables(histories)

@@ -98,7 +98,7 @@ def answers_supported(audit: Audit) -> Iterator[Violation]:
 
 
 def _decisions(audit: Audit) -> Iterator[Violation]:
-    for entry, made in audit.history.of(DecisionMade):
+    for entry, made in audit.history.each(DecisionMade):
         answer = facts.decision_answer(audit.history, made.agent)
         lost = [m for _, m in audit.missing if m.agent == made.agent and m.kind == "decision"]
         if made.option is None:

@@ -52,7 +52,7 @@ def _place(audit: Audit, event: Event) -> tuple[int | None, str | None]:
 def step_order(audit: Audit) -> Iterator[Violation]:
     kinds = (BeliefStated, MessageSent, DecisionMade, PartnerDrawn, PointsAwarded, GameEnded)
     stage_now, seen = -1, set()
-    for entry, event in audit.history.of(*kinds):
+    for entry, event in audit.history.each(*kinds):
         stage, owner = _place(audit, event)
         agent = getattr(event, "agent", None)
         if stage is None:
@@ -94,7 +94,7 @@ def _complete(audit: Audit, seen: set[str]) -> Iterator[Violation]:
 def _requests(audit: Audit) -> Iterator[Violation]:
     sent = {m.index: e.seq for e, m in audit.messages}
     stage_seqs: dict[int, int] = {}
-    for entry, event in audit.history.of(BeliefStated, MessageSent):
+    for entry, event in audit.history.each(BeliefStated, MessageSent):
         stage, _ = _place(audit, event)
         if stage is not None:
             stage_seqs.setdefault(stage, entry.seq)

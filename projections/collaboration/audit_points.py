@@ -24,7 +24,7 @@ LOTTERY_STREAM = "baseline/partner"
 def _chosen(audit: Audit) -> dict[str, OptionConfig | None]:
     """Each agent's chosen option as the config defines it (None: missing or not its own)."""
     out: dict[str, OptionConfig | None] = {}
-    for _, made in audit.history.of(DecisionMade):
+    for _, made in audit.history.each(DecisionMade):
         own = (
             {o.name: o for o in audit.config.options_of(made.agent)}
             if made.agent in audit.names
@@ -50,7 +50,7 @@ def _lottery(audit: Audit) -> bool | None:
 )
 def strategies_derived(audit: Audit) -> Iterator[Violation]:
     chosen = _chosen(audit)
-    for entry, made in audit.history.of(DecisionMade):
+    for entry, made in audit.history.each(DecisionMade):
         option = chosen.get(made.agent)
         if made.option is not None and option is None:
             yield Violation(
@@ -60,7 +60,7 @@ def strategies_derived(audit: Audit) -> Iterator[Violation]:
         if made.strategy != want:
             detail = f"{made.agent}: strategy {made.strategy} for option {made.option}, due {want}"
             yield Violation("strategies_derived", entry.seq, detail)
-    for entry, awarded in audit.history.of(PointsAwarded):
+    for entry, awarded in audit.history.each(PointsAwarded):
         want_all = {a: o.kind for a, o in chosen.items() if o is not None}
         partner = _lottery(audit)
         if partner is not None:
@@ -95,7 +95,7 @@ def _earned(option: OptionConfig, partner_collaborates: bool) -> int | None:
 )
 def payoff(audit: Audit) -> Iterator[Violation]:
     chosen = _chosen(audit)
-    for entry, awarded in audit.history.of(PointsAwarded):
+    for entry, awarded in audit.history.each(PointsAwarded):
         want: dict[str, int | None] = {}
         for agent in audit.names:
             option = chosen.get(agent)
@@ -124,7 +124,7 @@ def payoff(audit: Audit) -> Iterator[Violation]:
 def outcome(audit: Audit) -> Iterator[Violation]:
     ended = audit.history.of(GameEnded)
     awarded = audit.history.of(PointsAwarded)
-    made = {d.agent: d for _, d in audit.history.of(DecisionMade)}
+    made = {d.agent: d for _, d in audit.history.each(DecisionMade)}
     if not ended:
         return  # still running (points come just before the end)
     entry, event = ended[0]

@@ -80,7 +80,7 @@ def attempts_bounded(audit: Audit) -> Iterator[Violation]:
             detail = f"{prompt.request.address}: attempt {prompt.attempt} of at most {bound}"
             yield Violation("attempts_bounded", prompt.entry.seq, detail)
         asked.setdefault((prompt.kind, prompt.agent, prompt.step), set()).add(prompt.attempt)
-    for entry, event in audit.history.of(ModelCallRequested):
+    for entry, event in audit.history.each(ModelCallRequested):
         address = CallAddress.parse(event.request.address)
         if (
             event.request.agent == UTILITY

@@ -52,7 +52,9 @@ class Stated:
 def belief_answers(history: History, agent: str) -> list[tuple[Entry, AnswerAccepted]]:
     """The agent's accepted belief answers (initial, turn, update), in seq order."""
     return [
-        (e, a) for e, a in history.of(AnswerAccepted) if a.agent == agent and a.kind in BELIEF_KINDS
+        (e, a)
+        for e, a in history.each(AnswerAccepted)
+        if a.agent == agent and a.kind in BELIEF_KINDS
     ]
 
 
@@ -64,7 +66,7 @@ def beliefs(history: History) -> list[Stated]:
     used: dict[str, int] = {}
     latest: dict[str, int] = {}
     out: list[Stated] = []
-    for entry, event in history.of(BeliefStated):
+    for entry, event in history.each(BeliefStated):
         agent = event.agent
         if agent not in answers:
             answers[agent] = belief_answers(history, agent)
@@ -84,19 +86,19 @@ def messages(history: History) -> list[tuple[Entry, MessageSent]]:
 
 def decisions(history: History) -> dict[str, tuple[Entry, DecisionMade]]:
     out: dict[str, tuple[Entry, DecisionMade]] = {}
-    for entry, event in history.of(DecisionMade):
+    for entry, event in history.each(DecisionMade):
         out.setdefault(event.agent, (entry, event))
     return out
 
 
 def decision_answer(history: History, agent: str) -> tuple[Entry, AnswerAccepted] | None:
-    found = [(e, a) for e, a in history.of(AnswerAccepted) if a.agent == agent]
+    found = [(e, a) for e, a in history.each(AnswerAccepted) if a.agent == agent]
     chosen = [(e, a) for e, a in found if a.kind == "decision"]
     return chosen[0] if chosen else None
 
 
 def missing(history: History, agent: str | None = None) -> list[tuple[Entry, AnswerMissing]]:
-    return [(e, m) for e, m in history.of(AnswerMissing) if agent is None or m.agent == agent]
+    return [(e, m) for e, m in history.each(AnswerMissing) if agent is None or m.agent == agent]
 
 
 def partner_drawn(history: History) -> tuple[Entry, PartnerDrawn] | None:
@@ -135,7 +137,7 @@ def latest_belief(
     """The agent's latest belief and latest prediction recorded before seq ``before``."""
     belief: BeliefStated | None = None
     prediction: int | None = None
-    for entry, event in history.of(BeliefStated):
+    for entry, event in history.each(BeliefStated):
         if entry.seq >= before:
             break
         if event.agent == agent:

@@ -63,9 +63,9 @@ def _before(value: str, texts: Texts, seq: int) -> bool:
 def audit_leaks(history: History) -> LeakReport:
     config = config_of(history)
     items = private_items(history)
-    public: Texts = [(e.seq, m.text) for e, m in history.of(MessageSent) if m.text]
+    public: Texts = [(e.seq, m.text) for e, m in history.each(MessageSent) if m.text]
     own: dict[str, Texts] = {}
-    for entry, done in history.of(ModelCallCompleted):
+    for entry, done in history.each(ModelCallCompleted):
         own.setdefault(done.agent, []).append((entry.seq, done.answer.text))
     # Held whole, unlike the other experiments' prompts: whether an item was echoed in its
     # owner's earlier prompts looks back across them, and a game has at most a few dozen.
@@ -111,7 +111,7 @@ def _numbers(
 ) -> list[tuple[str, str | None, int | None, str]]:
     """Partner beliefs or predictions stated in sentences that name the partner and a
     belief, where the sentence may not state them."""
-    stated = [(e.seq, b) for e, b in history.of(BeliefStated) if e.seq < seq]
+    stated = [(e.seq, b) for e, b in history.each(BeliefStated) if e.seq < seq]
     theirs: dict[int, int] = {}
     for at, b in stated:
         if b.agent == partner:

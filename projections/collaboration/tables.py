@@ -4,7 +4,7 @@ outcome, model calls), declared with their columns for the generic writer in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from maai.projections.calls import CALL_COLUMNS_HEAD, CALL_COLUMNS_TAIL
 from maai.projections.collaboration import table_rows as rows
@@ -136,7 +136,7 @@ TABLES: tuple[Table, ...] = (
 )
 
 
-def render_tables(histories: Sequence[History]) -> dict[str, str]:
+def render_tables(histories: Sequence[History]) -> Mapping[str, str]:
     """File name → content for every table and the data dictionary."""
     return render_generic(TABLES, histories)
 

@@ -3,7 +3,7 @@ audit, protocol audit and progress lines, as ``VIEWS`` (``maai.domain.experiment
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
@@ -22,7 +22,7 @@ class FrohlichViews:
 
         return transcript(history)
 
-    def tables(self, histories: Sequence[History]) -> dict[str, str]:
+    def tables(self, histories: Sequence[History]) -> Mapping[str, str]:
         from maai.projections.frohlich.tables import render_tables
 
         return render_tables(histories)

@@ -23,10 +23,11 @@ from maai.domain.frohlich.events import (
     RoundUnpaid,
     StatementMade,
 )
+from maai.projections.calls import CallList
 from maai.projections.frohlich.calls import Call, collect_calls, site_of
 from maai.projections.frohlich.outcome import outcome_json, phase2_payment_json, usage_json
 from maai.projections.history import Entry, History, UnknownAgentError, cite, event_json
-from maai.projections.jsonout import scrub
+from maai.projections.jsonout import DeferredJson, scrub
 
 FORMAT = "maai.agent_log/1"
 
@@ -40,11 +41,19 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "run": run_json(history, calls),
-        "agents": {name: agent_json(history, name, calls) for name in chosen},
+        "agents": {name: _section(history, name, calls) for name in chosen},
     }
 
 
-def run_json(history: History, calls: list[Call]) -> dict[str, Any]:
+def _section(history: History, name: str, calls: CallList) -> Any:
+    """An agent's section; for a history read from a store, built only as it is written
+    (``jsonout.DeferredJson``): the log of a long run then holds one agent's at a time."""
+    if history.source is None:
+        return agent_json(history, name, calls)
+    return DeferredJson(lambda: agent_json(history, name, calls))
+
+
+def run_json(history: History, calls: CallList) -> dict[str, Any]:
     started = history.started
     entries = history.entries
     failures = history.of(RunFailed)
@@ -80,9 +89,9 @@ def run_json(history: History, calls: list[Call]) -> dict[str, Any]:
     }
 
 
-def agent_json(history: History, name: str, calls: list[Call]) -> dict[str, Any]:
+def agent_json(history: History, name: str, calls: CallList) -> dict[str, Any]:
     def mine(*types: type[Event]) -> list[Entry]:
-        return [e for e, ev in history.of(*types) if getattr(ev, "agent", None) == name]
+        return [e for e, _ in history.of_agent(name, *types)]
 
     answers = mine(AnswerAccepted, AnswerMissing)
 
@@ -181,16 +190,20 @@ def _memory_json(entries: list[Entry]) -> list[dict[str, Any]]:
     return out
 
 
-def _calls_json(history: History, calls: list[Call], name: str) -> list[dict[str, Any]]:
+def _calls_json(history: History, calls: CallList, name: str) -> list[dict[str, Any]]:
+    # ``caller`` is ``request.agent``, known without reading the request: only the calls
+    # shown are read.
     extractions: dict[str, list[Call]] = {}
     for call in calls:
+        if call.caller != UTILITY:
+            continue
         address = CallAddress.parse(call.address)
-        if call.request.agent == UTILITY and address.is_extraction:
+        if address.is_extraction:
             extractions.setdefault(address.participant, []).append(call)
     return [
         call_json(history, call, extractions.get(call.address, []))
         for call in calls
-        if call.request.agent == name
+        if call.caller == name
     ]
 
 

@@ -22,7 +22,7 @@ from maai.domain.frohlich.events import (
     StatementMade,
 )
 from maai.projections.calls import Call as Call
-from maai.projections.calls import answer_addresses
+from maai.projections.calls import CallList, answer_addresses
 from maai.projections.calls import collect_calls as collect_generic
 from maai.projections.history import History
 
@@ -80,6 +80,6 @@ def _result_addresses(event: Event) -> list[str]:
     return []
 
 
-def collect_calls(history: History) -> list[Call]:
+def collect_calls(history: History) -> CallList:
     """Every call that was requested, in the order of its first request."""
     return collect_generic(history, _result_addresses)

@@ -85,8 +85,16 @@ def _payoff_texts(event: PayoffAwarded, language: str) -> list[str]:
 def private_items(history: History) -> list[Item]:
     languages = _Languages(history)
     items: list[Item] = []
-    for entry in history.entries:
-        event = entry.event
+    kinds = (
+        ReasoningRecorded,
+        MemoryUpdated,
+        PayoffAwarded,
+        AnswerAccepted,
+        AnswerRejected,
+        AnswerUndecided,
+        ManipulatorTargetChosen,
+    )
+    for entry, event in history.each(*kinds):
         texts: list[tuple[str, str, str]] = []  # (kind, owner, text)
         if isinstance(event, ReasoningRecorded):
             texts.append(("private reasoning", event.agent, event.text))
@@ -121,7 +129,7 @@ def _own_texts(history: History, items: list[Item]) -> dict[str, Texts]:
     own: dict[str, Texts] = defaultdict(list)
     for item in items:
         own[item.owner].append((item.seq, item.text))
-    for entry, done in history.of(ModelCallCompleted):
+    for entry, done in history.each(ModelCallCompleted):
         own[done.agent].append((entry.seq, done.answer.text))
     return own
 
@@ -159,7 +167,7 @@ def _balance_lines(prompt: str, words: PromptWords) -> Iterator[re.Match[str]]:
 def _balances(history: History) -> dict[str, list[tuple[int, int]]]:
     """Per agent, (seq, balance in cents) after each payment, starting from zero."""
     out: dict[str, list[tuple[int, int]]] = defaultdict(lambda: [(0, 0)])
-    for entry, paid in history.of(PayoffAwarded):
+    for entry, paid in history.each(PayoffAwarded):
         out[paid.agent].append((entry.seq, paid.balance_cents))
     return out
 
@@ -196,16 +204,16 @@ class _PaymentRows:
 def audit_leaks(history: History) -> LeakReport:
     items = private_items(history)
     own = _own_texts(history, items)
-    public: Texts = [(e.seq, said.text) for e, said in history.of(StatementMade)]
+    public: Texts = [(e.seq, said.text) for e, said in history.each(StatementMade)]
     balances = _balances(history)
     names = history.agent_names
     ended = history.of(DiscussionEnded)
     ended_seq = ended[0][0].seq if ended else None
-    payment = [(e, d) for e, d in history.of(DistributionsDrawn) if d.scope == "phase2"]
+    payment = [(e, d) for e, d in history.each(DistributionsDrawn) if d.scope == "phase2"]
     languages = _Languages(history)
     seen_tables: dict[str, set[str]] = defaultdict(set)
     base = [list(d.incomes) for d in base_set(history.config).distributions]
-    for _, drawn in history.of(DistributionsDrawn):
+    for _, drawn in history.each(DistributionsDrawn):
         if drawn.scope == "phase1" and drawn.agent is not None:
             language = languages[drawn.agent]
             seen_tables[drawn.agent].update(_table_rows(drawn.distributions, language))

@@ -3,6 +3,7 @@ payment, and model usage per phase."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from maai.domain.frohlich.events import (
@@ -51,7 +52,7 @@ def outcome_json(history: History) -> dict[str, Any]:
 
 def phase2_payment_json(history: History) -> dict[str, Any] | None:
     """The Phase-2 table and how the group's distribution was chosen; ``None`` before 2.2."""
-    drawn = [(e, d) for e, d in history.of(DistributionsDrawn) if d.scope == "phase2"]
+    drawn = [(e, d) for e, d in history.each(DistributionsDrawn) if d.scope == "phase2"]
     chosen = history.of(GroupDistributionChosen)
     if not drawn and not chosen:
         return None
@@ -88,7 +89,7 @@ def _usage() -> dict[str, int]:
     return {"calls": 0, "pending": 0, "input_tokens": 0, "output_tokens": 0, "failed_attempts": 0}
 
 
-def usage_json(calls: list[Call]) -> dict[str, Any]:
+def usage_json(calls: Iterable[Call]) -> dict[str, Any]:
     """Calls and tokens in total, per phase and per caller (the utility agent apart)."""
     total = _usage()
     by_phase: dict[str, dict[str, int]] = {}
@@ -98,7 +99,7 @@ def usage_json(calls: list[Call]) -> dict[str, Any]:
         for bucket in (
             total,
             by_phase.setdefault(phase, _usage()),
-            by_agent.setdefault(call.request.agent, _usage()),
+            by_agent.setdefault(call.caller, _usage()),
         ):
             bucket["failed_attempts"] += len(call.failures)
             if call.completed is None:

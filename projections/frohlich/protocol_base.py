@@ -108,28 +108,28 @@ class Audit:
     def accepted(self) -> dict[str, tuple[Entry, AnswerAccepted]]:
         """The accepted answer of each slot (the first, should a broken history hold two)."""
         out: dict[str, tuple[Entry, AnswerAccepted]] = {}
-        for entry, event in self.history.of(AnswerAccepted):
+        for entry, event in self.history.each(AnswerAccepted):
             out.setdefault(event.slot, (entry, event))
         return out
 
     @cached_property
     def missing(self) -> dict[str, tuple[Entry, AnswerMissing]]:
         out: dict[str, tuple[Entry, AnswerMissing]] = {}
-        for entry, event in self.history.of(AnswerMissing):
+        for entry, event in self.history.each(AnswerMissing):
             out.setdefault(event.slot, (entry, event))
         return out
 
     @cached_property
     def phase1_tables(self) -> dict[tuple[str, int], tuple[Entry, DistributionsDrawn]]:
         out: dict[tuple[str, int], tuple[Entry, DistributionsDrawn]] = {}
-        for entry, event in self.history.of(DistributionsDrawn):
+        for entry, event in self.history.each(DistributionsDrawn):
             if event.scope == "phase1" and event.agent is not None and event.round is not None:
                 out.setdefault((event.agent, event.round), (entry, event))
         return out
 
     @cached_property
     def phase2_table(self) -> tuple[Entry, DistributionsDrawn] | None:
-        found = [(e, d) for e, d in self.history.of(DistributionsDrawn) if d.scope == "phase2"]
+        found = [(e, d) for e, d in self.history.each(DistributionsDrawn) if d.scope == "phase2"]
         return found[0] if found else None
 
     def choice_of(self, slot: str) -> PrincipleChoice | None:

@@ -35,7 +35,7 @@ def manipulator_target(audit: Audit) -> Iterator[Violation]:
         for entry, _ in chosen:
             yield Violation("manipulator_target", entry.seq, "a target without the condition")
         return
-    phase2 = [e.seq for e, s in audit.history.of(StepStarted) if s.step == "2.1"]
+    phase2 = [e.seq for e, s in audit.history.each(StepStarted) if s.step == "2.1"]
     if not chosen:
         if phase2 and audit.history.completed:
             yield Violation("manipulator_target", None, "Phase 2 ran without a target")

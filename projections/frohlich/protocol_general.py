@@ -52,8 +52,7 @@ def _calls_paired(audit: Audit) -> EntryCheck:
 )
 def answers_read_from_calls(audit: Audit) -> Iterator[Violation]:
     answers: dict[str, str] = {}
-    for entry in audit.history.entries:
-        event = entry.event
+    for entry, event in audit.history.each(ModelCallCompleted, *_PARSES):
         if isinstance(event, ModelCallCompleted):
             answers[event.address] = event.answer.text
         elif isinstance(event, _PARSES):
@@ -95,7 +94,7 @@ def _attempt(address: str, marker: str = "/") -> int | None:
 )
 def attempts_bounded(audit: Audit) -> Iterator[Violation]:
     limits = audit.config.attempts
-    for entry, requested in audit.history.of(ModelCallRequested):
+    for entry, requested in audit.history.each(ModelCallRequested):
         request = requested.request
         n = _attempt(request.address)
         if request.purpose == Purpose.EXTRACT:
@@ -112,7 +111,7 @@ def attempts_bounded(audit: Audit) -> Iterator[Violation]:
                     "attempts_bounded", entry.seq, f"{request.address}: attempt {n} > {limit}"
                 )
     failures: dict[str, int] = defaultdict(int)
-    for entry, failed in audit.history.of(ModelAttemptFailed):
+    for entry, failed in audit.history.each(ModelAttemptFailed):
         failures[failed.address] += 1
         if failures[failed.address] > audit.config.retry.max_attempts:
             yield Violation(
@@ -133,8 +132,7 @@ def missing_not_defaulted(audit: Audit) -> Iterator[Violation]:
     accepted: dict[str, int] = defaultdict(int)
     tried: dict[str, set[int]] = defaultdict(set)
     limits = audit.config.attempts
-    for entry in audit.history.entries:
-        event = entry.event
+    for entry, event in audit.history.each(*_PARSES, AnswerMissing):
         if isinstance(event, _PARSES):
             tried[event.slot].add(event.attempt)
         if isinstance(event, AnswerAccepted):
@@ -175,7 +173,7 @@ def missing_not_defaulted(audit: Audit) -> Iterator[Violation]:
 )
 def memory_limit(audit: Audit) -> Iterator[Violation]:
     seen: set[str] = set()
-    for entry, event in audit.history.of(MemoryUpdated):
+    for entry, event in audit.history.each(MemoryUpdated):
         if event.agent not in audit.names:
             yield Violation("memory_limit", entry.seq, f"memory of unknown agent {event.agent}")
             continue

@@ -35,7 +35,7 @@ RANKING_STEPS = ("1.1", "1.2", "1.4", "2.3")
 )
 def phase1_rounds(audit: Audit) -> Iterator[Violation]:
     rounds: dict[str, list[int]] = defaultdict(list)
-    for entry, drawn in audit.history.of(DistributionsDrawn):
+    for entry, drawn in audit.history.each(DistributionsDrawn):
         if drawn.scope != "phase1":
             continue
         agent = drawn.agent or "?"
@@ -85,7 +85,7 @@ def _within(multiplier: float, fixed: bool, config: Multiplier) -> bool:
     "Phase 2 are the fixed value or within the configured range",
 )
 def multiplier_range(audit: Audit) -> Iterator[Violation]:
-    for entry, drawn in audit.history.of(DistributionsDrawn):
+    for entry, drawn in audit.history.each(DistributionsDrawn):
         if drawn.scope == "phase1" and audit.config.original_values:
             continue  # no multiplier: the situations rule
         if drawn.scope == "phase1" and drawn.round == 1:
@@ -110,7 +110,7 @@ def multiplier_range(audit: Audit) -> Iterator[Violation]:
     "every drawn table is the base set times its multiplier, rounded to whole dollars half to even",
 )
 def scaled_tables(audit: Audit) -> Iterator[Violation]:
-    for entry, drawn in audit.history.of(DistributionsDrawn):
+    for entry, drawn in audit.history.each(DistributionsDrawn):
         if drawn.scope == "phase1" and audit.config.original_values:
             continue  # a situation's own table: the situations rule
         try:
@@ -132,7 +132,7 @@ def scaled_tables(audit: Audit) -> Iterator[Violation]:
 )
 def draws_reproducible(audit: Audit) -> Iterator[Violation]:
     seed = audit.config.seed
-    for entry, drawn in audit.history.of(DistributionsDrawn):
+    for entry, drawn in audit.history.each(DistributionsDrawn):
         if drawn.scope == "phase1" and (drawn.round == 1 or audit.config.original_values):
             continue
         config = (
@@ -146,7 +146,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
                 entry.seq,
                 f"{drawn.label}: multiplier {drawn.multiplier} is not the stream's",
             )
-    for entry, paid in audit.history.of(PayoffAwarded):
+    for entry, paid in audit.history.each(PayoffAwarded):
         probs = audit.payment_probs(paid)
         if paid.income_class != rules.draw_class(seed, paid.class_label, probs):
             yield Violation(
@@ -154,7 +154,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
                 entry.seq,
                 f"{paid.class_label}: class {paid.income_class.value} is not the stream's",
             )
-    for entry, order in audit.history.of(SpeakingOrderDrawn):
+    for entry, order in audit.history.each(SpeakingOrderDrawn):
         try:
             expected = rules.speaking_order(seed, order.label, audit.names, order.previous_last)
         except ValueError as exc:
@@ -167,7 +167,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
                 f"{order.label}: order {order.order} is not the stream's {expected}",
             )
     table = audit.phase2_table
-    for entry, chosen in audit.history.of(GroupDistributionChosen):
+    for entry, chosen in audit.history.each(GroupDistributionChosen):
         if chosen.drawn and chosen.label and table is not None:
             options = list(range(1, len(table[1].distributions) + 1))
             if chosen.distribution != draw_choice(seed, chosen.label, options):
@@ -186,7 +186,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
 )
 def rankings_recorded(audit: Audit) -> Iterator[Violation]:
     settled: dict[str, list[str]] = defaultdict(list)
-    for entry, event in audit.history.of(AnswerAccepted, AnswerMissing):
+    for entry, event in audit.history.each(AnswerAccepted, AnswerMissing):
         if event.kind != "ranking":
             continue
         step = site_of(f"{event.slot}/1").step
@@ -216,7 +216,7 @@ def rankings_recorded(audit: Audit) -> Iterator[Violation]:
 )
 def phase1_payment(audit: Audit) -> Iterator[Violation]:
     settled: set[tuple[str, int]] = set()
-    for entry, event in audit.history.of(PayoffAwarded, RoundUnpaid):
+    for entry, event in audit.history.each(PayoffAwarded, RoundUnpaid):
         if isinstance(event, PayoffAwarded) and event.scope != "phase1":
             continue
         rnd = event.round or 0
@@ -251,7 +251,7 @@ def phase1_payment(audit: Audit) -> Iterator[Violation]:
     "from that round's table (Phase 1) or from the payment table (Phase-2 agreement)",
 )
 def principle_applied(audit: Audit) -> Iterator[Violation]:
-    for entry, paid in audit.history.of(PayoffAwarded):
+    for entry, paid in audit.history.each(PayoffAwarded):
         if paid.choice is None:
             continue
         table = _table_for(audit, paid)
@@ -286,7 +286,7 @@ def _table_for(audit: Audit, paid: PayoffAwarded) -> list[list[int]] | None:
     "distribution, payoff = income/100 cents half to even, counterfactuals likewise",
 )
 def payoff_arithmetic(audit: Audit) -> Iterator[Violation]:
-    for entry, paid in audit.history.of(PayoffAwarded):
+    for entry, paid in audit.history.each(PayoffAwarded):
         table = _table_for(audit, paid)
         if table is None or not 1 <= paid.distribution <= len(table):
             yield Violation(
@@ -319,7 +319,7 @@ def payoff_arithmetic(audit: Audit) -> Iterator[Violation]:
 )
 def bank_balance(audit: Audit) -> Iterator[Violation]:
     balance: dict[str, int] = defaultdict(int)
-    for entry, paid in audit.history.of(PayoffAwarded):
+    for entry, paid in audit.history.each(PayoffAwarded):
         balance[paid.agent] += paid.payoff_cents
         if paid.balance_cents != balance[paid.agent]:
             yield Violation(
@@ -331,7 +331,7 @@ def bank_balance(audit: Audit) -> Iterator[Violation]:
 
 @rule("class_probability", "§1", "classes are drawn only among classes with positive probability")
 def class_probability(audit: Audit) -> Iterator[Violation]:
-    for entry, paid in audit.history.of(PayoffAwarded):
+    for entry, paid in audit.history.each(PayoffAwarded):
         if audit.payment_probs(paid).get(paid.income_class, 0) <= 0:
             yield Violation(
                 "class_probability",
@@ -348,7 +348,7 @@ def class_probability(audit: Audit) -> Iterator[Violation]:
 )
 def situations(audit: Audit) -> Iterator[Violation]:
     original = audit.config.original_values
-    for entry, drawn in audit.history.of(DistributionsDrawn):
+    for entry, drawn in audit.history.each(DistributionsDrawn):
         if not original or drawn.scope != "phase1":
             if drawn.situation is not None or drawn.class_probabilities is not None:
                 yield Violation(

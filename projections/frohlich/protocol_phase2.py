@@ -22,7 +22,7 @@ from maai.projections.frohlich.protocol_base import Audit, Violation, rule
 
 
 def _orders(audit: Audit) -> dict[int, list[str]]:
-    return {o.round: o.order for _, o in audit.history.of(SpeakingOrderDrawn)}
+    return {o.round: o.order for _, o in audit.history.each(SpeakingOrderDrawn)}
 
 
 @rule(
@@ -65,8 +65,7 @@ def speaking_order(audit: Audit) -> Iterator[Violation]:
 def turns_follow_order(audit: Audit) -> Iterator[Violation]:
     orders: dict[int, list[str]] = {}
     spoken: dict[int, int] = defaultdict(int)
-    for entry in audit.history.entries:
-        event = entry.event
+    for entry, event in audit.history.each(SpeakingOrderDrawn, StatementMade):
         if isinstance(event, SpeakingOrderDrawn):
             orders[event.round] = event.order
         if not isinstance(event, StatementMade):
@@ -98,8 +97,7 @@ def turns_follow_order(audit: Audit) -> Iterator[Violation]:
 )
 def reasoning_as_configured(audit: Audit) -> Iterator[Violation]:
     reasoned: set[tuple[int, str]] = set()
-    for entry in audit.history.entries:
-        event = entry.event
+    for entry, event in audit.history.each(ReasoningRecorded, StatementMade):
         if isinstance(event, ReasoningRecorded):
             if event.agent not in audit.names or not audit.config.agent(event.agent).reasoning:
                 yield Violation(
@@ -125,7 +123,7 @@ def reasoning_as_configured(audit: Audit) -> Iterator[Violation]:
     "proposal line (deterministic detection)",
 )
 def proposal_detected(audit: Audit) -> Iterator[Violation]:
-    for entry, said in audit.history.of(StatementMade):
+    for entry, said in audit.history.each(StatementMade):
         if said.proposes_vote != parsing.parse_vote_proposal(said.text):
             yield Violation(
                 "proposal_detected",
@@ -143,9 +141,9 @@ def proposal_detected(audit: Audit) -> Iterator[Violation]:
 )
 def poll_rule(audit: Audit) -> Iterator[Violation]:
     proposals = {
-        (s.round, s.turn): s.agent for _, s in audit.history.of(StatementMade) if s.proposes_vote
+        (s.round, s.turn): s.agent for _, s in audit.history.each(StatementMade) if s.proposes_vote
     }
-    for entry, poll in audit.history.of(PollResolved):
+    for entry, poll in audit.history.each(PollResolved):
         where = f"round {poll.round} turn {poll.turn}"
         if proposals.get((poll.round, poll.turn)) != poll.proposer:
             yield Violation(
@@ -178,8 +176,8 @@ def _key(choice: PrincipleChoice | None) -> tuple[str, int] | None:
     "count; the tally, consensus and agreement are recomputed from the accepted ballots",
 )
 def ballot_rule(audit: Audit) -> Iterator[Violation]:
-    polls = {(p.round, p.turn): p.passed for _, p in audit.history.of(PollResolved)}
-    for entry, ballot in audit.history.of(BallotResolved):
+    polls = {(p.round, p.turn): p.passed for _, p in audit.history.each(PollResolved)}
+    for entry, ballot in audit.history.each(BallotResolved):
         where = f"round {ballot.round} turn {ballot.turn}"
         if not polls.get((ballot.round, ballot.turn), False):
             yield Violation("ballot_rule", entry.seq, f"{where}: ballot without a passed poll")
@@ -213,8 +211,8 @@ def ballot_rule(audit: Audit) -> Iterator[Violation]:
 )
 def consensus_ends_discussion(audit: Audit) -> Iterator[Violation]:
     agreed: BallotResolved | None = None
-    for entry in audit.history.entries:
-        event = entry.event
+    ends = (StatementMade, PollResolved, BallotResolved, DiscussionEnded)
+    for entry, event in audit.history.each(*ends):
         if agreed is not None and isinstance(event, StatementMade | PollResolved | BallotResolved):
             yield Violation(
                 "consensus_ends_discussion",
@@ -248,10 +246,10 @@ def consensus_ends_discussion(audit: Audit) -> Iterator[Violation]:
 )
 def discussion_rounds(audit: Audit) -> Iterator[Violation]:
     limit = audit.config.phase2_rounds
-    for entry, drawn in audit.history.of(SpeakingOrderDrawn):
+    for entry, drawn in audit.history.each(SpeakingOrderDrawn):
         if drawn.round > limit:
             yield Violation("discussion_rounds", entry.seq, f"round {drawn.round} > {limit}")
-    for entry, ended in audit.history.of(DiscussionEnded):
+    for entry, ended in audit.history.each(DiscussionEnded):
         if ended.agreement is None and ended.rounds_used != limit:
             yield Violation(
                 "discussion_rounds",
@@ -268,8 +266,8 @@ def discussion_rounds(audit: Audit) -> Iterator[Violation]:
 )
 def phase2_after_discussion(audit: Audit) -> Iterator[Violation]:
     ended = False
-    for entry in audit.history.entries:
-        event = entry.event
+    kinds = (DiscussionEnded, DistributionsDrawn, GroupDistributionChosen, PayoffAwarded)
+    for entry, event in audit.history.each(*kinds):
         if isinstance(event, DiscussionEnded):
             ended = True
         early = (
@@ -318,7 +316,7 @@ def group_payment(audit: Audit) -> Iterator[Violation]:
                 "group_payment", entry.seq, f"distribution {pick.distribution} is not in the table"
             )
     paid: dict[str, int] = defaultdict(int)
-    for entry, payoff in audit.history.of(PayoffAwarded):
+    for entry, payoff in audit.history.each(PayoffAwarded):
         if payoff.scope != "phase2":
             continue
         paid[payoff.agent] += 1

@@ -55,9 +55,9 @@ def _class_index(name: str) -> int:
 )
 def reference_payoffs(audit: Audit) -> Iterator[Violation]:
     run_probs = _probs(audit)
-    group = next((g for _, g in audit.history.of(GroupDistributionChosen)), None)
+    group = next((g for _, g in audit.history.each(GroupDistributionChosen)), None)
     balance: dict[str, int] = {}
-    for entry, paid in audit.history.of(PayoffAwarded):
+    for entry, paid in audit.history.each(PayoffAwarded):
         if paid.scope == "phase1":
             drawn = audit.phase1_tables.get((paid.agent, paid.round or 0))
         else:
@@ -125,7 +125,7 @@ def _ballot_of(audit: Audit, slot: str) -> tuple[str, int | None] | None:
     "when every answer is yes",
 )
 def reference_votes(audit: Audit) -> Iterator[Violation]:
-    for entry, poll in audit.history.of(PollResolved):
+    for entry, poll in audit.history.each(PollResolved):
         everyone = all(poll.answers.get(name) is True for name in audit.names)
         if poll.passed != everyone:
             yield Violation(
@@ -133,7 +133,7 @@ def reference_votes(audit: Audit) -> Iterator[Violation]:
                 entry.seq,
                 f"poll r{poll.round}.t{poll.turn}: passed={poll.passed}, answers {poll.answers}",
             )
-    for entry, resolved in audit.history.of(BallotResolved):
+    for entry, resolved in audit.history.each(BallotResolved):
         ballots = [
             _ballot_of(audit, f"p2/r{resolved.round}/t{resolved.turn}/ballot/{name}")
             for name in audit.names
@@ -262,7 +262,7 @@ def prompt_round_outcome(audit: Audit) -> Iterator[Violation]:
 @in_one_pass
 def _round_outcomes(audit: Audit) -> EntryCheck:
     paid = {
-        (p.agent, p.round): p for _, p in audit.history.of(PayoffAwarded) if p.scope == "phase1"
+        (p.agent, p.round): p for _, p in audit.history.each(PayoffAwarded) if p.scope == "phase1"
     }
 
     def check(entry: Entry) -> Iterator[Violation]:
@@ -485,7 +485,7 @@ def _amount_stated(text: str, amount: int) -> bool:
     "amount, every principle of a ranking, a yes to a poll",
 )
 def answers_supported(audit: Audit) -> Iterator[Violation]:
-    for entry, accepted in audit.history.of(AnswerAccepted):
+    for entry, accepted in audit.history.each(AnswerAccepted):
         if accepted.source != "parser":
             continue
         text = accepted.raw_text

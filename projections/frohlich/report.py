@@ -15,10 +15,12 @@ from maai.domain.frohlich.types import Principle
 from maai.projections.frohlich.report_discussion import discussion_section
 from maai.projections.frohlich.report_trail import trail_section
 from maai.projections.frohlich.table_rows import Row
+from maai.projections.frohlich.tables import TABLES
 from maai.projections.history import History
 from maai.projections.markup import Markup, facts, figures, join, paragraph, table
 from maai.projections.plots import Series, grouped_bars
 from maai.projections.report import Section
+from maai.projections.tables import build_tables
 
 SHORT_NAMES: dict[str, str] = {
     Principle.FLOOR: "(a) floor",
@@ -36,11 +38,19 @@ def choice_text(principle: str | None, amount: int | None) -> str:
     return f"({principle})" + (f" ${amount:,}" if amount else "")
 
 
+REPORTED_TABLES = frozenset(
+    ("rankings", "choices", "payoffs", "conditions", "statements", "polls", "ballots")
+)
+
+
 def report(history: History) -> list[Section]:
     views: Any = history.experiment.views() if history.experiment else None
     if views is None or history.config is None:
         return []
-    rows: dict[str, list[Row]] = views.table_rows(history)
+    # The tables the sections show, not all (a long run's memory and model_calls rows are
+    # most of the rows, and none is shown).
+    shown = [t for t in TABLES if t.name in REPORTED_TABLES]
+    rows: dict[str, list[Row]] = build_tables(shown, [history])
     log: dict[str, Any] = views.agent_log(history)
     return [
         outcome_section(history, rows, log),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from maai.projections.jsonout import resolved
 from maai.projections.markup import (
     Markup,
     details,
@@ -70,9 +71,11 @@ def agent_trail(agent: dict[str, Any]) -> Markup:
 
 
 def trail_section(log: dict[str, Any]) -> Section:
-    agents: dict[str, dict[str, Any]] = log["agents"]
+    agents: dict[str, Any] = log["agents"]
+    # A section read from a store is built when asked for (agent_log._section): one at a time.
     blocks = [
-        details(f"{name}: private trail", agent_trail(agent)) for name, agent in agents.items()
+        details(f"{name}: private trail", agent_trail(resolved(agent)))
+        for name, agent in agents.items()
     ]
     intro = paragraph(
         "What each participant alone saw and wrote (open a name). The other participants "

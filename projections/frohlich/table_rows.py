@@ -29,7 +29,7 @@ def _resolved(
     history: History, kind: str
 ) -> Iterator[tuple[Entry, AnswerAccepted | AnswerMissing]]:
     """The event that settled each answer slot of ``kind``: accepted, or missing."""
-    for entry, event in history.of(AnswerAccepted, AnswerMissing):
+    for entry, event in history.each(AnswerAccepted, AnswerMissing):
         if event.kind == kind:
             yield entry, event
 
@@ -68,7 +68,7 @@ def rankings(history: History) -> Iterator[Row]:
 
 
 def _draws(history: History) -> dict[tuple[str | None, int | None], DistributionsDrawn]:
-    return {(d.agent, d.round): d for _, d in history.of(DistributionsDrawn)}
+    return {(d.agent, d.round): d for _, d in history.each(DistributionsDrawn)}
 
 
 def choices(history: History) -> Iterator[Row]:
@@ -86,7 +86,7 @@ def choices(history: History) -> Iterator[Row]:
 
 def payoffs(history: History) -> Iterator[Row]:
     draws = _draws(history)
-    for entry, event in history.of(PayoffAwarded, RoundUnpaid):
+    for entry, event in history.each(PayoffAwarded, RoundUnpaid):
         if isinstance(event, RoundUnpaid):
             drawn = draws.get((event.agent, event.round))
             yield {
@@ -147,7 +147,7 @@ def conditions(history: History) -> Iterator[Row]:
 
 
 def counterfactuals(history: History) -> Iterator[Row]:
-    for entry, event in history.of(PayoffAwarded):
+    for entry, event in history.each(PayoffAwarded):
         for row in event.counterfactuals:
             yield {
                 "agent": event.agent,
@@ -163,7 +163,7 @@ def counterfactuals(history: History) -> Iterator[Row]:
 
 
 def statements(history: History) -> Iterator[Row]:
-    for entry, event in history.of(StatementMade):
+    for entry, event in history.each(StatementMade):
         yield {
             "round": event.round,
             "turn": event.turn,
@@ -176,8 +176,8 @@ def statements(history: History) -> Iterator[Row]:
 
 
 def polls(history: History) -> Iterator[Row]:
-    results = {(p.round, p.turn): p for _, p in history.of(PollResolved)}
-    proposers = {(s.round, s.turn): s.agent for _, s in history.of(StatementMade)}
+    results = {(p.round, p.turn): p for _, p in history.each(PollResolved)}
+    proposers = {(s.round, s.turn): s.agent for _, s in history.each(StatementMade)}
     for entry, event in _resolved(history, "poll"):
         site = _slot_site(event)
         result = results.get((site.round, site.turn))
@@ -193,7 +193,7 @@ def polls(history: History) -> Iterator[Row]:
 
 
 def ballots(history: History) -> Iterator[Row]:
-    results = {(b.round, b.turn): b for _, b in history.of(BallotResolved)}
+    results = {(b.round, b.turn): b for _, b in history.each(BallotResolved)}
     for entry, event in _resolved(history, "ballot"):
         site = _slot_site(event)
         result = results.get((site.round, site.turn))
@@ -210,7 +210,7 @@ def ballots(history: History) -> Iterator[Row]:
 
 
 def memory(history: History) -> Iterator[Row]:
-    for entry, event in history.of(MemoryUpdated):
+    for entry, event in history.each(MemoryUpdated):
         yield {
             "agent": event.agent,
             "slot": event.slot,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from maai.projections.calls import CALL_COLUMNS_HEAD, CALL_COLUMNS_TAIL
 from maai.projections.frohlich import table_rows as rows
@@ -218,7 +218,7 @@ TABLES: tuple[Table, ...] = (
 )
 
 
-def render_tables(histories: Sequence[History]) -> dict[str, str]:
+def render_tables(histories: Sequence[History]) -> Mapping[str, str]:
     """File name → content for every table and the data dictionary."""
     return render_generic(TABLES, histories, UNITS)
 

@@ -30,11 +30,8 @@ def transcript(history: History) -> str:
             f"- Discussion rounds allowed: {config.phase2_rounds}",
         ]
     lines += [f"- Run status: {history.status}", ""]
-    phase2 = [
-        e.event
-        for e in history.entries
-        if isinstance(e.event, SpeakingOrderDrawn | StatementMade | PollResolved | BallotResolved)
-    ]
+    public = (SpeakingOrderDrawn, StatementMade, PollResolved, BallotResolved)
+    phase2 = [event for _, event in history.each(*public)]
     if not phase2:
         lines += ["The discussion has not started.", ""]
     for event in phase2:
@@ -88,7 +85,7 @@ def _ending(history: History) -> list[str]:
 
 
 def _payment(history: History) -> list[str]:
-    drawn = [d for _, d in history.of(DistributionsDrawn) if d.scope == "phase2"]
+    drawn = [d for _, d in history.each(DistributionsDrawn) if d.scope == "phase2"]
     chosen = history.of(GroupDistributionChosen)
     if not drawn:
         return []
@@ -115,7 +112,7 @@ def _payment(history: History) -> list[str]:
             )
             lines.append(f"The agreed principle selects Distribution {pick.distribution}{note}.")
         lines.append("")
-    paid = [p for _, p in history.of(PayoffAwarded) if p.scope == "phase2"]
+    paid = [p for _, p in history.each(PayoffAwarded) if p.scope == "phase2"]
     if paid:
         lines += ["| Participant | Income class | Income | Payoff |", "|---|---|---:|---:|"]
         lines += [

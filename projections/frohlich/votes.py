@@ -29,8 +29,10 @@ _PARSES = (AnswerAccepted, AnswerRejected, AnswerUndecided, AnswerMissing)
 
 def vote_rows(history: History) -> list[Row]:
     rows: list[Row] = []
-    for entry in history.entries:
-        row = _row(entry.event)
+    # The events _row reads: no other gives a row.
+    read = (StatementMade, *_PARSES, PollResolved, BallotResolved, DiscussionEnded)
+    for entry, event in history.each(*read):
+        row = _row(event)
         if row is not None:
             rows.append({"seq": entry.seq, "hash": entry.hash, **_blank(), **row})
     return rows

@@ -5,7 +5,7 @@ audits, the sections of the run and study reports and progress lines, as ``VIEWS
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
@@ -24,7 +24,7 @@ class WorldViews:
 
         return transcript(history)
 
-    def tables(self, histories: Sequence[History]) -> dict[str, str]:
+    def tables(self, histories: Sequence[History]) -> Mapping[str, str]:
         from maai.projections.world.tables import render_tables
 
         return render_tables(histories)

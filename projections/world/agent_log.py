@@ -18,9 +18,9 @@ from maai.domain.world.events import (
     WorldEnded,
 )
 from maai.domain.world.state import requeue
-from maai.projections.calls import Call, collect_calls
+from maai.projections.calls import Call, CallList, collect_calls
 from maai.projections.history import History, UnknownAgentError, cite, event_json
-from maai.projections.jsonout import scrub
+from maai.projections.jsonout import DeferredJson, scrub
 
 FORMAT = "maai.world_agent_log/1"
 
@@ -30,6 +30,7 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
     if agent is not None and agent not in names:
         raise UnknownAgentError(agent, names)
     chosen = names if agent is None else [agent]
+    calls = collect_calls(history)  # once: each agent's section picks its own
     started = history.started
     ended = history.of(WorldEnded)
     return {
@@ -44,38 +45,44 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
             "agents": names,
             "events": len(history.entries),
             "ended": event_json(ended[-1][0]) if ended else None,
-            "outcomes": [event_json(entry) for entry, _ in history.of(OutcomeComputed)],
+            "outcomes": [event_json(entry) for entry, _ in history.each(OutcomeComputed)],
         },
-        "agents": {name: _agent(history, name) for name in chosen},
+        "agents": {name: _section(history, name, calls) for name in chosen},
     }
 
 
-def _agent(history: History, name: str) -> dict[str, Any]:
+def _section(history: History, name: str, calls: CallList) -> Any:
+    """An agent's section; for a history read from a store, built only as it is written
+    (``jsonout.DeferredJson``): the log of a long run then holds one agent's at a time."""
+    if history.source is None:
+        return _agent(history, name, calls)
+    return DeferredJson(lambda: _agent(history, name, calls))
+
+
+def _agent(history: History, name: str, all_calls: CallList) -> dict[str, Any]:
     config = history.config
     spec = config.agent(name).model_dump(mode="json") if isinstance(config, WorldConfig) else None
-    calls = [c for c in collect_calls(history) if c.for_agent == name and c.completed is not None]
+    calls = [c for c in all_calls if c.for_agent == name and c.completed is not None]
     return {
         "config": spec,
         "calls": [_call(history, c) for c in calls],
-        "actions": [
-            event_json(entry) for entry, e in history.of(ActionResolved) if e.agent == name
-        ],
+        # of_agent: the events whose ``agent`` is this agent's, reading no other agent's.
+        "actions": [event_json(entry) for entry, _ in history.of_agent(name, ActionResolved)],
         "witnessed": [
             {**cite(entry), "tick": e.tick, "description": e.description}
-            for entry, e in history.of(ActionResolved)
+            for entry, e in history.each(ActionResolved)
             if e.agent != name and name in e.witnesses
         ],
         "memories": [
             {**cite(entry), **m.model_dump(mode="json")}
-            for entry, e in history.of(MemoriesScored)
-            if e.agent == name
+            for entry, e in history.of_agent(name, MemoriesScored)
             for m in e.memories
         ],
-        "plans": [event_json(entry) for entry, e in history.of(PlanChanged) if e.agent == name],
+        "plans": [event_json(entry) for entry, _ in history.of_agent(name, PlanChanged)],
         # Not for a run recorded before plan lists, whose export stays as it was.
         **({"plan_queue": _queue(history, name)} if _plan_lists(config) else {}),
         "contributions": [
-            event_json(entry) for entry, e in history.of(ContributionRecorded) if e.player == name
+            event_json(entry) for entry, e in history.each(ContributionRecorded) if e.player == name
         ],
     }
 
@@ -88,9 +95,8 @@ def _queue(history: History, name: str) -> list[dict[str, Any]]:
     """The agent's plans as they stand at the end of the history, the current one first
     (docs/world.md §4), each with the tick it was queued or became current."""
     queue: tuple[PlanChanged, ...] = ()
-    for _, e in history.of(PlanChanged):
-        if e.agent == name:
-            queue = requeue(queue, e)
+    for _, e in history.of_agent(name, PlanChanged):
+        queue = requeue(queue, e)
     return [
         {
             "plan": e.index if e.plan is None else e.plan,

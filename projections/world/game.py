@@ -80,8 +80,8 @@ def game_rounds(history: History, rows: dict[str, list[Row]]) -> list[GameRound]
     config = history.config
     if not isinstance(config, WorldConfig) or config.game is None:
         return []
-    started = {e.round: e for _, e in history.of(RoundStarted)}
-    checked = {e.round: e for _, e in history.of(AnnouncementChecked)}
+    started = {e.round: e for _, e in history.each(RoundStarted)}
+    checked = {e.round: e for _, e in history.each(AnnouncementChecked)}
     given = {(r["round"], r["player"]): r for r in rows["contributions"]}
     paid = {(r["round"], r["player"]): r for r in rows["payoffs"]}
     numbers = sorted(set(started) | {r for r, _ in given} | {r for r, _ in paid})

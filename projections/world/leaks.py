@@ -21,7 +21,7 @@ def private_items(history: History, config: WorldConfig) -> list[Item]:
         for kind, text in (("private bio", a.private_bio), ("priming", a.priming)):
             items.append(Item(kind, a.name, text.strip(), 1))
         items += [Item("directive", a.name, d.strip(), 1) for d in a.directives]
-    for entry, e in history.of(PlanChanged):
+    for entry, e in history.each(PlanChanged):
         items.append(Item("plan", e.agent, e.description.strip(), entry.seq))
     return [i for i in items if len(i.text) >= MIN_CHARS]
 

@@ -105,7 +105,7 @@ class _Queues:
 
 def plan_queue_violations(history: History, config: WorldConfig) -> Iterator[Violation]:
     queues = _Queues(config)
-    for entry, e in history.of(PlanChanged, TickClosed):
+    for entry, e in history.each(PlanChanged, TickClosed):
         found = queues.closed(e.tick) if isinstance(e, TickClosed) else queues.change(e)
         for detail in found:
             yield Violation(RULE, entry.seq, detail)

@@ -45,7 +45,7 @@ class Audit:
     def replay(self) -> Iterator[tuple[Entry, ActionResolved, dict[str, str], dict[str, str]]]:
         """Each action with the positions just before and just after it."""
         positions = {a.name: a.start for a in self.config.world.agents}
-        for entry, e in self.history.of(ActionResolved):
+        for entry, e in self.history.each(ActionResolved):
             before = dict(positions)
             if e.kind == "move" and e.outcome == "applied" and e.to is not None:
                 positions[e.agent] = e.to
@@ -72,12 +72,12 @@ def calls_paired_rule(audit: Audit) -> Iterator[Violation]:
     "each tick's order is a permutation of the agents, and its actions are applied in it",
 )
 def drawn_order(audit: Audit) -> Iterator[Violation]:
-    orders = {e.tick: (entry, e) for entry, e in audit.history.of(OrderDrawn)}
+    orders = {e.tick: (entry, e) for entry, e in audit.history.each(OrderDrawn)}
     names = sorted(audit.config.names)
     for entry, e in orders.values():
         if sorted(e.order) != names:
             yield Violation("drawn_order", entry.seq, f"tick {e.tick}: order is not the agents")
-    for entry, e in audit.history.of(ActionResolved):
+    for entry, e in audit.history.each(ActionResolved):
         held = orders.get(e.tick)
         if held is None:
             yield Violation("drawn_order", entry.seq, f"tick {e.tick}: no drawn order")
@@ -95,7 +95,7 @@ def drawn_order(audit: Audit) -> Iterator[Violation]:
 def witnesses(audit: Audit) -> Iterator[Violation]:
     names = audit.config.names
     missing_contributions = {
-        (e.player, e.tick) for _, e in audit.history.of(ContributionRecorded) if e.amount is None
+        (e.player, e.tick) for _, e in audit.history.each(ContributionRecorded) if e.amount is None
     }
     for entry, e, before, after in audit.replay():
         if e.kind == "missing" and (e.agent, e.tick) in missing_contributions:
@@ -150,7 +150,7 @@ def capacity(audit: Audit) -> Iterator[Violation]:
 )
 def attempts_bounded(audit: Audit) -> Iterator[Violation]:
     limits = {"act": audit.config.attempts.action, "importance": audit.config.attempts.importance}
-    for entry, e in audit.history.of(AnswerRead):
+    for entry, e in audit.history.each(AnswerRead):
         limit = limits.get(e.kind)
         if limit is not None and e.attempt > limit:
             yield Violation("attempts_bounded", entry.seq, f"{e.address}: attempt {e.attempt}")
@@ -167,7 +167,7 @@ def contributions(audit: Audit) -> Iterator[Violation]:
     if config.game is None:
         return
     seen: set[tuple[int, str]] = set()
-    for entry, e in audit.history.of(ContributionRecorded):
+    for entry, e in audit.history.each(ContributionRecorded):
         if (e.round, e.player) in seen:
             yield Violation("contributions", entry.seq, f"{e.player} twice in round {e.round}")
         seen.add((e.round, e.player))
@@ -195,9 +195,9 @@ def payoffs(audit: Audit) -> Iterator[Violation]:
     if config.game is None:
         return
     held: dict[int, dict[str, int]] = {}
-    for _, c in audit.history.of(ContributionRecorded):
+    for _, c in audit.history.each(ContributionRecorded):
         held.setdefault(c.round, {})[c.player] = c.amount or 0
-    for entry, e in audit.history.of(OutcomeComputed):
+    for entry, e in audit.history.each(OutcomeComputed):
         amounts = held.get(e.round, {})
         if sorted(amounts) != sorted(config.players):
             yield Violation("payoffs", entry.seq, f"round {e.round}: contributions incomplete")
@@ -216,9 +216,9 @@ def payoffs(audit: Audit) -> Iterator[Violation]:
     "each announcement is checked against the computed outcome and recorded as it was said",
 )
 def announcement(audit: Audit) -> Iterator[Violation]:
-    outcomes = {e.round: e for _, e in audit.history.of(OutcomeComputed)}
-    said = [e for _, e in audit.history.of(ActionResolved) if e.kind == "announce"]
-    for entry, e in audit.history.of(AnnouncementChecked):
+    outcomes = {e.round: e for _, e in audit.history.each(OutcomeComputed)}
+    said = [e for _, e in audit.history.each(ActionResolved) if e.kind == "announce"]
+    for entry, e in audit.history.each(AnnouncementChecked):
         outcome = outcomes.get(e.round)
         if outcome is None or e.computed != outcome.payoffs:
             yield Violation("announcement", entry.seq, f"round {e.round}: not the outcome")

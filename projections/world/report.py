@@ -53,7 +53,7 @@ def _ending(history: History, config: WorldConfig) -> str:
 def world_section(history: History, config: WorldConfig, rounds: list[GameRound]) -> Section:
     """The world (locations, agents) and how the run went, in one glance."""
     world = config.world
-    refused = sum(1 for _, e in history.of(ActionResolved) if e.outcome != "applied")
+    refused = sum(1 for _, e in history.each(ActionResolved) if e.outcome != "applied")
     pairs: list[tuple[str, Any]] = [
         ("world", f"{world.name}: {world.description}" if world.description else world.name),
         ("ended", _ending(history, config)),

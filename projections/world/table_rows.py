@@ -27,7 +27,7 @@ def _clock(history: History, tick: int) -> str | None:
 
 
 def events(history: History) -> Iterator[Row]:
-    for entry, e in history.of(ActionResolved):
+    for entry, e in history.each(ActionResolved):
         yield {
             "tick": e.tick,
             "time": _clock(history, e.tick),
@@ -46,7 +46,7 @@ def events(history: History) -> Iterator[Row]:
 
 
 def memories(history: History) -> Iterator[Row]:
-    for entry, e in history.of(MemoriesScored):
+    for entry, e in history.each(MemoriesScored):
         for i, m in enumerate(e.memories):
             yield {
                 "agent": e.agent,
@@ -61,7 +61,7 @@ def memories(history: History) -> Iterator[Row]:
 
 
 def plans(history: History) -> Iterator[Row]:
-    for entry, e in history.of(PlanChanged):
+    for entry, e in history.each(PlanChanged):
         yield {
             "agent": e.agent,
             "index": e.index,
@@ -79,7 +79,7 @@ def plans(history: History) -> Iterator[Row]:
 
 
 def contributions(history: History) -> Iterator[Row]:
-    for entry, e in history.of(ContributionRecorded):
+    for entry, e in history.each(ContributionRecorded):
         yield {
             "round": e.round,
             "tick": e.tick,
@@ -93,8 +93,8 @@ def contributions(history: History) -> Iterator[Row]:
 
 
 def payoffs(history: History) -> Iterator[Row]:
-    announced = {e.round: (entry, e) for entry, e in history.of(AnnouncementChecked)}
-    for entry, e in history.of(OutcomeComputed):
+    announced = {e.round: (entry, e) for entry, e in history.each(AnnouncementChecked)}
+    for entry, e in history.each(OutcomeComputed):
         checked = announced.get(e.round)
         for player, payoff in e.payoffs.items():
             said = checked[1].announced.get(player) if checked else None

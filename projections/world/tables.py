@@ -3,7 +3,7 @@ writer in ``maai.projections.tables``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from maai.domain.world.config import WorldConfig
 from maai.projections.calls import CALL_COLUMNS_HEAD, CALL_COLUMNS_TAIL
@@ -177,5 +177,5 @@ def _plan_lists(history: History) -> bool:
     return not isinstance(config, WorldConfig) or config.plan_lists
 
 
-def render_tables(histories: Sequence[History]) -> dict[str, str]:
+def render_tables(histories: Sequence[History]) -> Mapping[str, str]:
     return render_generic(tables_for(histories), histories, "points are the game's points")
