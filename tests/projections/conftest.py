@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,3 +54,15 @@ def engine_history(engine_ledger: str) -> History:
     with EventStore.open(engine_ledger) as store:
         info = store.get_run(ENGINE_RUN)
         return history_from_stored(info.run_id, store.read(info.run_id), info.status)
+
+
+@pytest.fixture
+def small_read_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store reads 4 events per query here instead of 500, so that what a command holds
+    of the chunk being read stays small beside what the bounded-memory tests measure."""
+    open_store: Any = EventStore.open.__func__  # type: ignore[attr-defined]
+
+    def open_with_small_chunks(cls: type[EventStore], *args: Any, **kwargs: Any) -> EventStore:
+        return open_store(cls, *args, **{**kwargs, "read_chunk": 4})  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(EventStore, "open", classmethod(open_with_small_chunks))

@@ -13,9 +13,7 @@ fails here; the measure is allocated bytes, not time, so it is not flaky.
 from __future__ import annotations
 
 import hashlib
-import tracemalloc
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -25,6 +23,7 @@ from maai.domain.events import Event, ModelCallRequested, RunStarted
 from maai.ledger import EventStore
 from maai.runtime.engine import to_new_event
 from tests.projections.recording import RUN_ID, golden_history
+from tests.support.peak_memory import peak_bytes
 
 PADDING_LINES = 6_000  # of 65 characters: about 390 KB more in each of the 82 prompts
 COMMANDS = {
@@ -66,29 +65,6 @@ def padded_ledger(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, int]:
         if isinstance(e, ModelCallRequested)
     )
     return url, total
-
-
-@pytest.fixture
-def small_read_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The store reads 4 events per query here instead of 500: a chunk of a real run's
-    events is small (its prompts are stored packed), these padded ones are not."""
-    open_store: Any = EventStore.open.__func__  # type: ignore[attr-defined]
-
-    def open_with_small_chunks(cls: type[EventStore], *args: Any, **kwargs: Any) -> EventStore:
-        return open_store(cls, *args, **{**kwargs, "read_chunk": 4})  # type: ignore[no-any-return]
-
-    monkeypatch.setattr(EventStore, "open", classmethod(open_with_small_chunks))
-
-
-def peak_bytes(args: list[str]) -> int:
-    tracemalloc.start()
-    try:
-        result = runner.invoke(app, args, env={"COLUMNS": "200"})
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert result.exit_code in (0, 1), result.output  # 1: an audit found something
-    return peak
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))

@@ -19,7 +19,6 @@ whole (their size is the output's).
 from __future__ import annotations
 
 import json
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ import yaml
 from typer.testing import CliRunner
 
 from maai.cli.app import app
-from maai.ledger import EventStore
+from tests.support.peak_memory import peak_bytes
 
 MAX_GROWTH_PER_EVENT = 2_000
 COMMANDS = {
@@ -78,27 +77,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[str, str, 
         (listed,) = json.loads(runner.invoke(app, ["runs", "--db", db, "--json"]).output)
         stored[rounds] = (db, listed["id"], listed["head_seq"])
     return stored
-
-
-@pytest.fixture
-def small_read_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    open_store: Any = EventStore.open.__func__  # type: ignore[attr-defined]
-
-    def open_with_small_chunks(cls: type[EventStore], *args: Any, **kwargs: Any) -> EventStore:
-        return open_store(cls, *args, **{**kwargs, "read_chunk": 4})  # type: ignore[no-any-return]
-
-    monkeypatch.setattr(EventStore, "open", classmethod(open_with_small_chunks))
-
-
-def peak_bytes(args: list[str]) -> int:
-    tracemalloc.start()
-    try:
-        result = runner.invoke(app, args, env={"COLUMNS": "200"})
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert result.exit_code in (0, 1), result.output  # 1: an audit found something
-    return peak
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
