@@ -35,6 +35,12 @@ class DeferredJson:
         return self._build()
 
 
+def section(build: Callable[[], Any], *, deferred: bool) -> Any:
+    """A section of a log: built now, or (``deferred``, for a history read from a store)
+    only as it is written, so that a long run's log holds one agent's section at a time."""
+    return DeferredJson(build) if deferred else build()
+
+
 def resolved(value: Any) -> Any:
     """``value``, or the value a :class:`DeferredJson` builds."""
     return value.value() if isinstance(value, DeferredJson) else value

@@ -8,6 +8,7 @@ out: the texts the agent saw and wrote, and the parsed values, are what the log 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from maai.domain.address import CallAddress
@@ -27,7 +28,7 @@ from maai.projections.calls import CallList
 from maai.projections.frohlich.calls import Call, collect_calls, site_of
 from maai.projections.frohlich.outcome import outcome_json, phase2_payment_json, usage_json
 from maai.projections.history import Entry, History, UnknownAgentError, cite, event_json
-from maai.projections.jsonout import DeferredJson, scrub
+from maai.projections.jsonout import scrub, section
 
 FORMAT = "maai.agent_log/1"
 
@@ -38,19 +39,15 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
         raise UnknownAgentError(agent, names)
     calls = collect_calls(history)
     chosen = names if agent is None else [agent]
+    deferred = history.source is not None  # read from a store: each section built as written
     return {
         "format": FORMAT,
         "run": run_json(history, calls),
-        "agents": {name: _section(history, name, calls) for name in chosen},
+        "agents": {
+            name: section(partial(agent_json, history, name, calls), deferred=deferred)
+            for name in chosen
+        },
     }
-
-
-def _section(history: History, name: str, calls: CallList) -> Any:
-    """An agent's section; for a history read from a store, built only as it is written
-    (``jsonout.DeferredJson``): the log of a long run then holds one agent's at a time."""
-    if history.source is None:
-        return agent_json(history, name, calls)
-    return DeferredJson(lambda: agent_json(history, name, calls))
 
 
 def run_json(history: History, calls: CallList) -> dict[str, Any]:

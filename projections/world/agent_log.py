@@ -6,6 +6,7 @@ request ``context`` (facts for the simulated participant) is left out."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from maai.domain.world.config import WorldConfig
@@ -20,7 +21,7 @@ from maai.domain.world.events import (
 from maai.domain.world.state import requeue
 from maai.projections.calls import Call, CallList, collect_calls
 from maai.projections.history import History, UnknownAgentError, cite, event_json
-from maai.projections.jsonout import DeferredJson, scrub
+from maai.projections.jsonout import scrub, section
 
 FORMAT = "maai.world_agent_log/1"
 
@@ -33,6 +34,7 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
     calls = collect_calls(history)  # once: each agent's section picks its own
     started = history.started
     ended = history.of(WorldEnded)
+    deferred = history.source is not None  # read from a store: each section built as written
     return {
         "format": FORMAT,
         "run": {
@@ -47,16 +49,11 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
             "ended": event_json(ended[-1][0]) if ended else None,
             "outcomes": [event_json(entry) for entry, _ in history.each(OutcomeComputed)],
         },
-        "agents": {name: _section(history, name, calls) for name in chosen},
+        "agents": {
+            name: section(partial(_agent, history, name, calls), deferred=deferred)
+            for name in chosen
+        },
     }
-
-
-def _section(history: History, name: str, calls: CallList) -> Any:
-    """An agent's section; for a history read from a store, built only as it is written
-    (``jsonout.DeferredJson``): the log of a long run then holds one agent's at a time."""
-    if history.source is None:
-        return _agent(history, name, calls)
-    return DeferredJson(lambda: _agent(history, name, calls))
 
 
 def _agent(history: History, name: str, all_calls: CallList) -> dict[str, Any]:
