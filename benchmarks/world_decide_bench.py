@@ -73,12 +73,13 @@ def drive(config: WorldConfig, batch: int, seed: int) -> dict[str, float]:
     state: State = evolve(initial_state(), started)
     in_flight: dict[str, ModelRequest] = {}
     decide_s = build_s = 0.0
-    decisions = answers = built = 0
+    decisions = answers = built = derived = 0
     while True:
         clock = time.process_time()
         decision = decide(state)
         decide_s += time.process_time() - clock
         decisions += 1
+        derived += len(decision.events)
         state = decision.state
         if decision.done:
             break
@@ -111,6 +112,8 @@ def drive(config: WorldConfig, batch: int, seed: int) -> dict[str, float]:
         "decide_s": decide_s,
         "build_s": build_s,
         "built": built,
+        "events": derived,  # the events decide derived (the same whatever the batch)
+        "ticks": state.tick,
     }
 
 
