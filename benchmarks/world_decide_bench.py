@@ -20,6 +20,7 @@ The events are the same whatever the batch (``tests/domain/world/test_walk_memo.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import random
 import sys
@@ -64,6 +65,17 @@ def _forget_texts() -> None:
 
 def drive(config: WorldConfig, batch: int, seed: int) -> dict[str, float]:
     _forget_texts()
+    # As the engine does (runtime/engine.py): what lives before the run is frozen, so that
+    # the collector's full passes do not scan it again and again while the run goes on.
+    gc.collect()
+    gc.freeze()
+    try:
+        return _drive(config, batch, seed)
+    finally:
+        gc.unfreeze()
+
+
+def _drive(config: WorldConfig, batch: int, seed: int) -> dict[str, float]:
     participants = {a.name: SimulatedParticipant(a, config.seed) for a in config.world.agents}
     utility = SimulatedUtility(config.seed)
     rng = random.Random(seed)
