@@ -102,11 +102,11 @@ def parallel(walks: list[Walk[T]]) -> Walk[list[T]]:
         finally:
             walk.close()
     if needs:
-        yield from wait(_once(needs))
+        yield from wait(each_call_once(needs))
     return results
 
 
-def _once(needs: list[Need]) -> list[Need]:
+def each_call_once(needs: list[Need]) -> list[Need]:
     """The needs without repeats of one call: walks side by side may need the same
     content-addressed call (an embedding of a text two agents rank), which is made once."""
     seen: set[str] = set()

@@ -13,8 +13,9 @@ tick: every earlier tick is closed, so nothing in it can still be needed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from maai.domain.address import attempt_address
 from maai.domain.calls import EXTRACT, ModelRequest
@@ -25,7 +26,19 @@ from maai.domain.events import RunCompleted
 from maai.domain.extraction import ExtractionFailure, json_object, nullable, schema_instructions
 from maai.domain.random_streams import shuffle
 from maai.domain.reading import Invalid, Parsed, Undecided
-from maai.domain.walk import Call, Decision, Emit, Walk, memoized, parallel, run_walk, wait
+from maai.domain.walk import (
+    Call,
+    Decision,
+    Emit,
+    Need,
+    Scope,
+    Walk,
+    each_call_once,
+    memoized,
+    parallel,
+    run_walk,
+    wait,
+)
 from maai.domain.world import memory, render
 from maai.domain.world.apply import resolve, whose_turn
 from maai.domain.world.config import WorldConfig
@@ -48,6 +61,8 @@ from maai.domain.world.parsing import (
 from maai.domain.world.parsing import json_object as reply_object
 from maai.domain.world.plans import expired
 from maai.domain.world.state import State, evolve
+
+T = TypeVar("T")
 
 # Purposes: what each call is for (the simulated participant reads it from the engine).
 ACT = "act"
@@ -167,13 +182,7 @@ def _tick(state: State) -> Walk[None]:
     due = game is not None and state.round is None and len(state.rounds) < game.rounds
     if due and t not in state.orders:
         yield from wait([Emit(_round_started(state))])
-    # Each agent's loop is remembered on its token (State.scopes) until an event of its own
-    # or of the world renews it: a decision made when one agent's answer arrives walks that
-    # agent again, not every agent (whose requests, memories and prompts would be rebuilt).
-    loops = [
-        memoized(state.scopes.get(a), f"tick/{t}", partial(_agent, state, a)) for a in config.names
-    ]
-    answers = yield from parallel(loops)
+    answers = yield from _loops(state, t)
     chosen = dict(zip(config.names, answers, strict=True))
     if t not in state.orders:
         label = f"tick/{t}/order"
@@ -183,6 +192,50 @@ def _tick(state: State) -> Walk[None]:
         if not state.has(f"action/{t}/{agent}"):
             yield from wait([Emit(e) for e in resolve(state, agent, position, chosen[agent])])
     yield from wait([*(Emit(e) for e in expired(state)), Emit(TickClosed(tick=t))])
+
+
+def _loops(state: State, t: int) -> Walk[list[dict[str, Any] | None]]:
+    """Every agent's loop in tick ``t``, side by side: ``parallel`` of the agents' loops, the
+    same needs in the same order and the same results.
+
+    Each agent's loop is remembered on its token (State.scopes) until an event of its own
+    or of the world renews it: a decision made when one agent's answer arrives walks that
+    agent again, not every agent (whose requests, memories and prompts would be rebuilt).
+    A remembered outcome is read off the token here, without a walk: a decision passes by
+    every agent's loop (and every action applied is a decision's round), so a walk per agent
+    made the work per answer grow with the number of agents."""
+    name = f"tick/{t}"
+    results: list[dict[str, Any] | None] = []
+    needs: list[Need] = []
+    for agent in _config(state).names:
+        scope = state.scopes.get(agent)
+        outcome = _remembered(scope, name)
+        if outcome is None:
+            outcome = _first_step(memoized(scope, name, partial(_agent, state, agent)))
+        finished, value = outcome
+        if finished:
+            results.append(value)
+        else:
+            needs.extend(value)
+    if needs:
+        yield from wait(each_call_once(needs))
+    return results
+
+
+def _remembered(scope: Scope, name: str) -> tuple[bool, Any] | None:
+    """The outcome of the walk ``name`` remembered on ``scope`` (as ``memoized`` keeps it)."""
+    return scope.outcomes.get(name)
+
+
+def _first_step(walk: Walk[T]) -> tuple[bool, Any]:
+    """(False, what ``walk`` needs first) or (True, its result): one step, as ``parallel``
+    takes it."""
+    try:
+        return (False, next(walk))
+    except StopIteration as stop:
+        return (True, stop.value)
+    finally:
+        walk.close()
 
 
 def _round_started(state: State) -> RoundStarted:
@@ -251,7 +304,7 @@ def _remember(state: State, agent: str) -> Walk[None]:
         build=partial(_request, state, agent, IMPORTANCE, task, {"observations": items}),
         task=task,
         parse=partial(read_scores, count=len(items)),
-        utility=_utility(state, agent, IMPORTANCE, {"count": len(items)}),
+        utility=_utility(state, agent, IMPORTANCE, _Once(partial(dict, count=len(items)))),
     )
     got = yield from elicit(state, question)
     scores: list[int | None] = list(got.value) if got.value is not None else [None] * len(items)
@@ -292,22 +345,66 @@ def _act_slot(tick: int, agent: str) -> str:
     return f"w/t{tick}/{agent}/act"
 
 
+class _Once:
+    """``make()``, made on first use and kept: what only some walks of an agent's loop read
+    (its view, the facts its prompt states)."""
+
+    __slots__ = ("_make", "_value")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make: Callable[[], Any] | None = make
+        self._value: Any = None
+
+    def __call__(self) -> Any:
+        if self._make is not None:
+            self._value, self._make = self._make(), None
+        return self._value
+
+
 def _act(state: State, agent: str) -> Walk[Elicited]:
+    """The agent's action. Its view and the facts of its prompt are made only when a walk
+    reads them (to build the request, read the answer or ask the utility agent): most walks
+    of a loop pass by an action already read, or by a call in flight, and need neither."""
     config = _config(state)
     t = state.tick
-    view = view_of(state, agent)
-    task = partial(render.tick_input, state, agent, view)
+    view = _Once(partial(view_of, state, agent))
+    task = partial(_act_task, state, agent, view)
     question = Question(
         agent=agent,
         kind=ACT,
         slot=_act_slot(t, agent),
         max_attempts=config.attempts.action,
-        build=partial(_request, state, agent, ACT, task, _act_context(state, agent, view)),
+        build=partial(_act_request, state, agent, task, view),
         task=task,
-        parse=partial(read_action, view=view),
-        utility=_utility(state, agent, ACT, _view_context(view)),
+        parse=partial(_read_act, view),
+        utility=_utility(state, agent, ACT, _Once(partial(_act_view_context, view))),
     )
     return (yield from elicit(state, question))
+
+
+def _act_task(state: State, agent: str, view: _Once, feedback: str | None) -> str:
+    return render.tick_input(state, agent, view(), feedback)
+
+
+def _act_request(
+    state: State,
+    agent: str,
+    task: Any,
+    view: _Once,
+    address: str,
+    attempt: int,
+    feedback: str | None,
+) -> ModelRequest:
+    context = _act_context(state, agent, view())
+    return _request(state, agent, ACT, task, context, address, attempt, feedback)
+
+
+def _read_act(view: _Once, text: str) -> Any:
+    return read_action(text, view=view())
+
+
+def _act_view_context(view: _Once) -> dict[str, Any]:
+    return _view_context(view())
 
 
 def _view_context(view: ActView) -> dict[str, Any]:
@@ -410,7 +507,10 @@ WHAT_SINGLE_PLAN = (
 )
 
 
-def _utility(state: State, agent: str, purpose: str, context: dict[str, Any]) -> UtilityReading:
+def _utility(
+    state: State, agent: str, purpose: str, context: Callable[[], dict[str, Any]]
+) -> UtilityReading:
+    # ``context``: the facts the utility agent's request carries, made when first read.
     config = _config(state)
     return UtilityReading(
         attempts=config.attempts.utility,
@@ -421,7 +521,12 @@ def _utility(state: State, agent: str, purpose: str, context: dict[str, Any]) ->
 
 
 def _judge(
-    state: State, agent: str, purpose: str, context: dict[str, Any], reply: str, text: str
+    state: State,
+    agent: str,
+    purpose: str,
+    context: Callable[[], dict[str, Any]],
+    reply: str,
+    text: str,
 ) -> tuple[bool, Any] | ExtractionFailure:
     data = reply_object(reply)
     if data is None:
@@ -429,7 +534,7 @@ def _judge(
     if data.get("readable") is not True:
         return (False, f"your answer could not be read. {HOW[purpose]}")
     if purpose == IMPORTANCE:
-        result = check_scores(data.get("scores"), context["count"])
+        result = check_scores(data.get("scores"), context()["count"])
     else:
         result = check_action(_stated(data), view_of(state, agent))
     if isinstance(result, Parsed):
@@ -453,7 +558,12 @@ def _stated(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _utility_request(
-    state: State, agent: str, purpose: str, context: dict[str, Any], address: str, text: str
+    state: State,
+    agent: str,
+    purpose: str,
+    context: Callable[[], dict[str, Any]],
+    address: str,
+    text: str,
 ) -> ModelRequest:
     config = _config(state)
     utility = config.utility
@@ -481,6 +591,6 @@ def _utility_request(
             schema_instructions=instructions,
         ),
         temperature=utility.temperature,
-        context={"kind": purpose, "text": text, "for_agent": agent, **context},
+        context={"kind": purpose, "text": text, "for_agent": agent, **context()},
         **fields,
     )

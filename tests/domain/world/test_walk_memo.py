@@ -22,8 +22,10 @@ from tests.support.world_driver import drive, load, simulated, start
 
 
 def unmemoized(state: State, monkeypatch: pytest.MonkeyPatch) -> Decision:
+    """The decision of a full walk: every agent's loop walked, nothing remembered read."""
     with monkeypatch.context() as patch:
         patch.setattr(protocol, "memoized", lambda scope, name, begin: begin())
+        patch.setattr(protocol, "_remembered", lambda scope, name: None)
         return decide(state)
 
 
@@ -144,3 +146,37 @@ def test_memories_grow_without_changing_an_earlier_state() -> None:
     second = first.append([MemoryItem(description="b", created_tick=1, importance=None)])
     assert [m.description for m in first] == ["a"]
     assert [m.description for m in second] == ["a", "b"] and second[-1].description == "b"
+
+
+def test_an_answer_walks_the_loop_of_its_agent_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The work a decision does when one answer arrives must not grow with the number of
+    # agents: the others' loops (and their views, prompts, memories) are read off their
+    # tokens, not walked again.
+    config = load("world_free.yaml")
+    state, _ = start(config)
+    first = decide(state)
+    state = first.state
+    for request in first.calls:
+        state = asked(state, request)
+    jonas = next(r for r in first.calls if r.agent == "Jonas")
+    state = evolve(state, completed(jonas, '{"action": "wait"}'))
+    walked: list[str] = []
+    viewed: list[str] = []
+    real_agent, real_view = protocol._agent, protocol.view_of
+
+    def agent_walk(state: State, agent: str) -> Any:
+        walked.append(agent)
+        return real_agent(state, agent)
+
+    def view(state: State, agent: str) -> Any:
+        viewed.append(agent)
+        return real_view(state, agent)
+
+    monkeypatch.setattr(protocol, "_agent", agent_walk)
+    monkeypatch.setattr(protocol, "view_of", view)
+    decision = decide(state)
+    assert len(config.names) > 2 and len(decision.calls) > 1  # the others still wait
+    assert walked and set(walked) == {"Jonas"}
+    # Jonas's view is made once, to read the answer; the walks after the reading pass by
+    # the action read and make none.
+    assert len(walked) > 1 and viewed == ["Jonas"]
