@@ -5,7 +5,7 @@ and leave the state before it untouched."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -122,6 +122,29 @@ update_core: Callable[[Core, Changes], Core] = updater(Core)
 """``dataclasses.replace`` for a core, changes given as a dict."""
 set_core: Callable[[Core, Changes], None] = setter(Core)
 """Sets changes on a private core in place (``maai.domain.updates``)."""
+
+
+def fold_on_core(
+    events: Iterable[Event],
+    start: Any,
+    copy_state: Callable[[Any, Changes], Any],
+    set_state: Callable[[Any, Changes], None],
+    domain_changes: Callable[[Any, Event, bool], Changes],
+) -> Any:
+    """``evolve`` over ``events`` for a state that keeps a ``core`` beside its own fields,
+    from ``start``, which is left untouched: the state and its core are copied once and then
+    changed in place, event by event (``maai.domain.updates``); no one sees the copies before
+    the state is returned. ``domain_changes(state, event, is_domain)`` gives the fields
+    besides the core that the event changes, reading the state before the event."""
+    draft = copy_state(start, {})
+    core = update_core(draft.core, {})
+    set_state(draft, {"core": core})
+    for event in events:
+        core_delta, is_domain = core_changes(core, event)
+        changes = domain_changes(draft, event, is_domain)
+        set_core(core, core_delta)
+        set_state(draft, changes)
+    return draft
 
 
 class OnCore:

@@ -14,7 +14,7 @@ from maai.domain.collaboration.events import (
     PartnerDrawn,
     PointsAwarded,
 )
-from maai.domain.core import Core, OnCore, core_changes, evolve_core, set_core, update_core
+from maai.domain.core import Core, OnCore, evolve_core, fold_on_core
 from maai.domain.events import Event, RunStarted
 from maai.domain.updates import Changes, setter, updater
 
@@ -58,18 +58,10 @@ def evolve(state: State, event: Event) -> State:
 
 def fold(events: Iterable[Event], state: State | None = None) -> State:
     """``evolve`` over ``events``, from ``state`` (else the initial state), which is left
-    untouched: the same state, built without a copy of the state (or of its core) per event.
-    The copies made at the start are changed in place, event by event; no one sees them
-    before the state is returned (``maai.domain.updates``)."""
-    draft = _update_state(initial_state() if state is None else state, {})
-    core = update_core(draft.core, {})
-    _set_state(draft, {"core": core})
-    for event in events:
-        core_delta, is_domain = core_changes(core, event)
-        changes = _changes(draft, event, is_domain)  # reads the state before the event
-        set_core(core, core_delta)
-        _set_state(draft, changes)
-    return draft
+    untouched, without a copy of the state per event (``maai.domain.core.fold_on_core``)."""
+    start = initial_state() if state is None else state
+    folded: State = fold_on_core(events, start, _update_state, _set_state, _changes)
+    return folded
 
 
 def _changes(state: State, event: Event, is_domain: bool) -> Changes:

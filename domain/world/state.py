@@ -14,7 +14,7 @@ from typing import Any, overload
 from immutables import Map
 
 from maai.domain.answers import AnswerMissing, AnswerRead
-from maai.domain.core import Core, OnCore, core_changes, evolve_core, set_core, update_core
+from maai.domain.core import Core, OnCore, evolve_core, fold_on_core
 from maai.domain.events import (
     Event,
     ModelAttemptFailed,
@@ -178,18 +178,10 @@ def evolve(state: State, event: Event) -> State:
 
 def fold(events: Iterable[Event], state: State | None = None) -> State:
     """``evolve`` over ``events``, from ``state`` (else the initial state), which is left
-    untouched: the same state, built without a copy of the state (or of its core) per event.
-    The copies made at the start are changed in place, event by event; no one sees them
-    before the state is returned (``maai.domain.updates``)."""
-    draft = _replace(initial_state() if state is None else state, {})
-    core = update_core(draft.core, {})
-    _set_state(draft, {"core": core})
-    for event in events:
-        core_delta, is_domain = core_changes(core, event)
-        changes = _step(draft, event, is_domain)  # reads the state before the event
-        set_core(core, core_delta)
-        _set_state(draft, changes)
-    return draft
+    untouched, without a copy of the state per event (``maai.domain.core.fold_on_core``)."""
+    start = initial_state() if state is None else state
+    folded: State = fold_on_core(events, start, _replace, _set_state, _step)
+    return folded
 
 
 def _step(state: State, event: Event, is_domain: bool) -> dict[str, Any]:
