@@ -755,7 +755,12 @@ class EventStore:
             return None
 
     def read(
-        self, run_id: str, from_seq: int = 0, *, keep_packed: Container[str] = ()
+        self,
+        run_id: str,
+        from_seq: int = 0,
+        *,
+        keep_packed: Container[str] = (),
+        keep_text: bool = False,
     ) -> Iterator[StoredEvent]:
         """Stream the run's events with seq > ``from_seq``, in seq order.
 
@@ -768,12 +773,19 @@ class EventStore:
         nothing holds a database snapshot while the caller works through the events, and
         events appended meanwhile are included when the stream reaches them.
 
+        With ``keep_text``, each event keeps its payload's text as stored where that is the
+        text its hash covers (SQLite), so that :meth:`StoredEvent.hash_holds` checks it
+        without re-encoding the payload: for a reader that checks the chain
+        (``runtime.verify.ChainCheck``); it holds each payload twice, as text and parsed.
+
         :raises RunNotFoundError: at once (not on the first ``next``) if there is no such run.
         """
         self._check_open()
         with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
             read_head(conn, run_id)
-        return self._stream(run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed)
+        return self._stream(
+            run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text
+        )
 
     def _stream(
         self,
@@ -783,6 +795,7 @@ class EventStore:
         *,
         unpack: bool = True,
         keep_packed: Container[str] = (),
+        keep_text: bool = False,
     ) -> Iterator[StoredEvent]:
         """Events ``after < seq <= upto`` in seq order.
 
@@ -795,6 +808,9 @@ class EventStore:
         parse_time = _parse_time if self._sqlite else _as_utc
         parse = parse_canonical_json if self._sqlite else parse_json
         sqlite = self._sqlite
+        # SQLite gives back the canonical text the store wrote and hashed; PostgreSQL's
+        # JSONB prints a text of its own (spaces, its own key order).
+        keep_text = keep_text and sqlite
         unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq)) if unpack else None
         for rows in self._chunks(run_id, after, upto):
             for r in rows:
@@ -830,6 +846,7 @@ class EventStore:
                     r[7],
                     r[8],
                     stored=stored if stored is not payload else None,
+                    stored_text=r[4] if keep_text else None,
                 )
 
     def read_fields(
@@ -1033,17 +1050,17 @@ class EventStore:
 
         try:
             # As stored: the chain covers the stored (packed) payloads, not what they unpack to.
-            for event_ in self._stream(run_id, 0, head, unpack=False):
+            for event_ in self._stream(run_id, 0, head, unpack=False, keep_text=True):
                 seq = event_.seq
                 if seq != expected_seq:
                     return broken(expected_seq, f"event {expected_seq} is missing (next is {seq})")
                 if event_.prev_hash != prev_hash:
                     return broken(seq, "prev_hash does not match the previous event's hash")
                 try:
-                    recomputed = event_.compute_hash()
+                    holds = event_.hash_holds()
                 except (LedgerError, ValueError, TypeError) as exc:
                     return broken(seq, f"stored fields cannot be hashed: {exc}")
-                if recomputed != event_.hash:
+                if not holds:
                     return broken(seq, "stored fields do not match the stored hash")
                 prev_hash = event_.hash
                 expected_seq += 1
