@@ -34,6 +34,10 @@ rate (events/s) of:
 - ``fold``: folding the already decoded events (the reducer alone; see ``timed_fold``
   on the collector);
 - ``decode``: decoding the stored events (type and payload to an event);
+- ``sql``: SQLite alone answering the fold's query (the one ``read_fields`` sends: a
+  request's header picked by ``json_extract``, an answer's raw response removed by
+  ``json_remove``), fetched in chunks of 500 rows by a plain ``sqlite3`` connection and
+  nothing done with the rows: the part of ``load`` that no Python-side change can lower;
 
 then, per experiment, the ratio of the largest rate to the smallest across sizes for each
 (1.0 is flat). The target (issue 12): ``load_state`` at 100,000 events/s or more on runs of
@@ -49,6 +53,7 @@ import gc
 import itertools
 import os
 import platform
+import sqlite3
 import sys
 import tempfile
 import time
@@ -67,6 +72,11 @@ from maai.domain.events import Event  # noqa: E402
 from maai.domain.experiment import Experiment  # noqa: E402
 from maai.domain.experiments import parse_config  # noqa: E402
 from maai.ledger import EventStore  # noqa: E402
+from maai.ledger.fields import (  # noqa: E402
+    checked_paths,
+    sqlite_payload_column,
+    sqlite_size_column,
+)
 from maai.runtime.engine import (  # noqa: E402
     FOLD_FIELDS,
     FOLD_OMITS,
@@ -152,7 +162,7 @@ def fold_functions(store: EventStore, run_id: str) -> tuple[Callable[..., Event]
     return fold_fields_decoder(experiment), experiment
 
 
-MEASURES = ("load_state", "load", "decode+fold", "fold", "decode")
+MEASURES = ("load_state", "load", "decode+fold", "fold", "decode", "sql")
 
 
 CHUNK = 500  # events decoded, then folded, at a time
@@ -199,6 +209,29 @@ def timed_fold(store: EventStore, run_id: str) -> tuple[Any, int, dict[str, floa
     return state, count, seconds
 
 
+def timed_sql(path: Path, run_id: str) -> float:
+    """CPU seconds for SQLite to answer the fold's query over the whole run, ``CHUNK`` rows
+    at a time by keyset on seq as the store pages (the same SQL as ``read_fields`` builds
+    from ``FOLD_FIELDS`` and ``FOLD_OMITS``), the rows fetched and dropped."""
+    column, params = sqlite_payload_column(checked_paths(FOLD_FIELDS), checked_paths(FOLD_OMITS))
+    size_column, size_params = sqlite_size_column(checked_paths(FOLD_OMITS))
+    query = (
+        f"SELECT position, seq, type, schema_version, {column}, agent, {size_column}"
+        " FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+    )
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        started = time.process_time()
+        after = 0
+        while rows := connection.execute(
+            query, (*params, *size_params, run_id, after, CHUNK)
+        ).fetchall():
+            after = rows[-1][1]
+        return time.process_time() - started
+    finally:
+        connection.close()
+
+
 @dataclass
 class Figures:
     experiment: str
@@ -235,6 +268,7 @@ def measure(
             started = time.process_time()
             load_state(store, run_id)
             seconds["load_state"] = time.process_time() - started
+            seconds["sql"] = timed_sql(path, run_id)
             best = {what: min(best[what], seconds[what]) for what in MEASURES}
         # The fold timed is the engine's: it reaches the state load_state reaches.
         if state != load_state(store, run_id)[0]:

@@ -8,6 +8,14 @@ imports on first use are included in the first ledger's time, so give each ledge
 process when comparing (the scale benchmark does). Prints wall and CPU seconds and events/s
 per ledger (the best of ``--repeat``), and the log-log slopes of wall and CPU time against
 events.
+
+With ``--by-reencoding`` each repeat verifies the ledger twice, alternating: as ``maai verify``
+does, the hash chain checked against the stored payload texts (``StoredEvent.hash_holds``),
+and as it did before 2026-11-26, each payload parsed and re-encoded to be hashed
+(``compute_hash``); it prints both and the ratio of their best CPU times, measured side by
+side (the figure to trust on a shared machine). Then the same for ``EventStore.verify_chain``
+(what ``replay`` and ``show`` check first): as it is, against the loop it was (every stored
+event read, its payload parsed and re-encoded to be hashed).
 """
 
 from __future__ import annotations
@@ -20,6 +28,15 @@ import time
 from typer.testing import CliRunner
 
 from maai.cli.app import app
+from maai.ledger import EventStore
+from maai.ledger.envelope import GENESIS_HASH, StoredEvent
+
+BY_TEXT = StoredEvent.hash_holds
+
+
+def by_reencoding(self: StoredEvent) -> bool:
+    """The chain check of before 2026-11-26: every payload re-encoded to be hashed."""
+    return self.compute_hash() == self.hash
 
 
 def slope(xs: list[float], ys: list[float]) -> float | None:
@@ -36,7 +53,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("ledgers", nargs="+")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--by-reencoding",
+        action="store_true",
+        help="also verify with every payload re-encoded to check the chain (as before), "
+        "alternating, and print the ratio",
+    )
     args = parser.parse_args(argv)
+    if args.by_reencoding:
+        compare(args.ledgers, max(1, args.repeat))
+        return
     runner = CliRunner()
     events: list[float] = []
     walls: list[float] = []
@@ -67,6 +93,71 @@ def main(argv: list[str] | None = None) -> None:
             f"slope of wall time against events: {fitted:.2f}; of CPU time: "
             f"{slope(events, cpus):.2f}"
         )
+
+
+def compare(ledgers: list[str], repeat: int) -> None:
+    runner = CliRunner()
+    for db in ledgers:
+        with sqlite3.connect(db) as raw:
+            run_id, head = raw.execute("SELECT run_id, head_seq FROM runs").fetchone()
+        runner.invoke(app, ["verify", run_id, "--db", db])  # the modules verify imports
+        best = {"stored text": math.inf, "re-encoding": math.inf}
+        try:
+            for _ in range(repeat):
+                for how, check in (("re-encoding", by_reencoding), ("stored text", BY_TEXT)):
+                    StoredEvent.hash_holds = check  # type: ignore[method-assign]
+                    cpu = time.process_time()
+                    result = runner.invoke(app, ["verify", run_id, "--db", db])
+                    cpu = time.process_time() - cpu
+                    if result.exit_code != 0:
+                        raise SystemExit(f"{db}: verify failed:\n{result.output}")
+                    best[how] = min(best[how], cpu)
+                    print(f"{db}: chain by {how}: cpu {cpu:.2f} s", flush=True)
+        finally:
+            StoredEvent.hash_holds = BY_TEXT  # type: ignore[method-assign]
+        print(
+            f"{db}: {head} events; best cpu by stored text {best['stored text']:.2f} s "
+            f"({head / best['stored text']:,.0f} events/s), by re-encoding "
+            f"{best['re-encoding']:.2f} s ({head / best['re-encoding']:,.0f} events/s); "
+            f"ratio {best['stored text'] / best['re-encoding']:.3f}"
+        )
+        compare_verify_chain(db, run_id, head, repeat)
+
+
+class _Every:
+    """Every event type (``read(keep_packed=...)``: every payload as stored)."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def chain_by_reencoding(store: EventStore, run_id: str) -> int:
+    """``verify_chain``'s loop before 2026-11-26: every payload parsed, re-encoded, hashed."""
+    prev_hash, checked = GENESIS_HASH, 0
+    for record in store.read(run_id, keep_packed=_Every()):
+        if record.prev_hash != prev_hash or record.compute_hash() != record.hash:
+            raise SystemExit(f"seq {record.seq} does not hold")
+        prev_hash, checked = record.hash, checked + 1
+    return checked
+
+
+def compare_verify_chain(db: str, run_id: str, head: int, repeat: int) -> None:
+    best = {"as it is": math.inf, "re-encoding": math.inf}
+    with EventStore.open(db, read_only=True) as store:
+        for _ in range(max(3, repeat)):
+            for how in best:
+                cpu = time.process_time()
+                if how == "re-encoding":
+                    chain_by_reencoding(store, run_id)
+                elif not store.verify_chain(run_id).ok:
+                    raise SystemExit(f"{db}: the chain is broken")
+                best[how] = min(best[how], time.process_time() - cpu)
+    print(
+        f"{db}: verify_chain {best['as it is']:.3f} s cpu ({head / best['as it is']:,.0f} "
+        f"events/s), by re-encoding {best['re-encoding']:.3f} s "
+        f"({head / best['re-encoding']:,.0f} events/s); "
+        f"ratio {best['as it is'] / best['re-encoding']:.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -463,7 +463,9 @@ def verify(
     # are read as their address and hash (their texts are not rebuilt), and fetched whole
     # only to describe one that differs.
     reuse_large_blocks()
-    chained = ChainCheck(run_id, head, store.read(run_id, keep_packed=FOLD_KEEPS_PACKED))
+    chained = ChainCheck(
+        run_id, head, store.read(run_id, keep_packed=FOLD_KEEPS_PACKED, keep_text=True)
+    )
     try:
         report = verify_events(
             chained, experiment, recorded_request=partial(_recorded_request, store, run_id)

@@ -263,17 +263,47 @@ class StoredEvent(BaseModel):
     _stored: dict[str, Any] | None = PrivateAttr(default=None)
     """The payload as stored, where the store packed it (see :mod:`ledger.packing`);
     ``payload`` is what it unpacks to."""
+    _stored_text: str | None = PrivateAttr(default=None)
+    """The payload's JSON text as stored, kept by a read that checks the chain
+    (``EventStore.read(keep_text=True)``) where the stored text is the text that was hashed
+    (SQLite; PostgreSQL's JSONB prints its own text)."""
 
     def compute_hash(self) -> str:
         """Recompute this event's hash from its fields (what :meth:`EventStore.verify_chain`
         does for every event). The hash covers the payload as stored."""
         stored = self._stored if self._stored is not None else self.payload
+        return self._hash_of(canonical_json(stored))
+
+    def hash_holds(self) -> bool:
+        """Whether ``hash`` is this event's hash: what ``compute_hash() == hash`` says, with
+        the same errors, at less cost where the read kept the stored text.
+
+        The store writes a payload's canonical text (:func:`normalized_json_text`) and hashes
+        that text, so an envelope spliced from the stored text hashes to the stored hash
+        without parsing and re-encoding the payload (a tenth of ``maai verify``'s time on a
+        long run). Where it does not (an edited event, whatever the edit), the hash is
+        recomputed from the parsed payload as before, so a broken chain is reported at the
+        same seq with the same reason. The one case the two differ: a payload rewritten into
+        another JSON text of the same value (spaces, key order, escapes) *and* re-hashed over
+        that text now holds (the text hashed is the text stored), where re-encoding refused
+        it; only whoever can recompute hashes can make it, and they could as well store the
+        canonical text (docs/ledger.md, "Guarantees beyond the chain")."""
+        text = self._stored_text
+        if text is not None:
+            try:
+                if self._hash_of(text) == self.hash:
+                    return True
+            except (ValueError, TypeError):  # InvalidEventError included
+                pass  # compute_hash says why
+        return self.compute_hash() == self.hash
+
+    def _hash_of(self, payload_json: str) -> str:
         return envelope_hash(
             run_id=self.run_id,
             seq=self.seq,
             type=self.type,
             schema_version=self.schema_version,
-            payload_json=canonical_json(stored),
+            payload_json=payload_json,
             agent=self.agent,
             recorded_at=format_recorded_at(self.recorded_at),
             prev_hash=self.prev_hash,
@@ -295,6 +325,7 @@ def stored_event(
     prev_hash: str,
     hash: str,
     stored: dict[str, Any] | None = None,
+    stored_text: str | None = None,
 ) -> StoredEvent:
     """Build a :class:`StoredEvent` from trusted values without pydantic validation.
 
@@ -320,7 +351,9 @@ def stored_event(
     )
     object.__setattr__(event, "__pydantic_fields_set__", set(_STORED_FIELDS))
     object.__setattr__(event, "__pydantic_extra__", None)
-    object.__setattr__(event, "__pydantic_private__", {"_stored": stored})
+    object.__setattr__(
+        event, "__pydantic_private__", {"_stored": stored, "_stored_text": stored_text}
+    )
     return event
 
 

@@ -59,6 +59,7 @@ from maai.ledger.envelope import (
     StoredEvent,
     check_label,
     check_run_id,
+    envelope_hash,
     normalize_json,
     normalized_json_text,
     parse_canonical_json,
@@ -755,7 +756,12 @@ class EventStore:
             return None
 
     def read(
-        self, run_id: str, from_seq: int = 0, *, keep_packed: Container[str] = ()
+        self,
+        run_id: str,
+        from_seq: int = 0,
+        *,
+        keep_packed: Container[str] = (),
+        keep_text: bool = False,
     ) -> Iterator[StoredEvent]:
         """Stream the run's events with seq > ``from_seq``, in seq order.
 
@@ -768,12 +774,19 @@ class EventStore:
         nothing holds a database snapshot while the caller works through the events, and
         events appended meanwhile are included when the stream reaches them.
 
+        With ``keep_text``, each event keeps its payload's text as stored where that is the
+        text its hash covers (SQLite), so that :meth:`StoredEvent.hash_holds` checks it
+        without re-encoding the payload: for a reader that checks the chain
+        (``runtime.verify.ChainCheck``); it holds each payload twice, as text and parsed.
+
         :raises RunNotFoundError: at once (not on the first ``next``) if there is no such run.
         """
         self._check_open()
         with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
             read_head(conn, run_id)
-        return self._stream(run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed)
+        return self._stream(
+            run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text
+        )
 
     def _stream(
         self,
@@ -783,6 +796,7 @@ class EventStore:
         *,
         unpack: bool = True,
         keep_packed: Container[str] = (),
+        keep_text: bool = False,
     ) -> Iterator[StoredEvent]:
         """Events ``after < seq <= upto`` in seq order.
 
@@ -795,6 +809,9 @@ class EventStore:
         parse_time = _parse_time if self._sqlite else _as_utc
         parse = parse_canonical_json if self._sqlite else parse_json
         sqlite = self._sqlite
+        # SQLite gives back the canonical text the store wrote and hashed; PostgreSQL's
+        # JSONB prints a text of its own (spaces, its own key order).
+        keep_text = keep_text and sqlite
         unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq)) if unpack else None
         for rows in self._chunks(run_id, after, upto):
             for r in rows:
@@ -830,6 +847,7 @@ class EventStore:
                     r[7],
                     r[8],
                     stored=stored if stored is not payload else None,
+                    stored_text=r[4] if keep_text else None,
                 )
 
     def read_fields(
@@ -1031,23 +1049,39 @@ class EventStore:
                 reason=reason,
             )
 
+        sqlite = self._sqlite
         try:
             # As stored: the chain covers the stored (packed) payloads, not what they unpack to.
-            for event_ in self._stream(run_id, 0, head, unpack=False):
-                seq = event_.seq
-                if seq != expected_seq:
-                    return broken(expected_seq, f"event {expected_seq} is missing (next is {seq})")
-                if event_.prev_hash != prev_hash:
-                    return broken(seq, "prev_hash does not match the previous event's hash")
-                try:
-                    recomputed = event_.compute_hash()
-                except (LedgerError, ValueError, TypeError) as exc:
-                    return broken(seq, f"stored fields cannot be hashed: {exc}")
-                if recomputed != event_.hash:
-                    return broken(seq, "stored fields do not match the stored hash")
-                prev_hash = event_.hash
-                expected_seq += 1
-                checked += 1
+            for rows in self._chunks(run_id, 0, head):
+                for r in rows:
+                    seq = r[1]
+                    # A row whose stored text hashes to its hash is one the check below passes
+                    # at its hash: only its seq and link are left to check (docs/ledger.md,
+                    # "Checking a hash against the stored text"). Any other is parsed and
+                    # checked as before, so a broken chain is reported as before.
+                    if not (sqlite and _stored_text_hashes(run_id, r)):
+                        event_ = self._stored_row(run_id, r)  # ChainBrokenError if unparseable
+                        if seq != expected_seq:
+                            return broken(
+                                expected_seq, f"event {expected_seq} is missing (next is {seq})"
+                            )
+                        if event_.prev_hash != prev_hash:
+                            return broken(seq, "prev_hash does not match the previous event's hash")
+                        try:
+                            recomputed = event_.compute_hash()
+                        except (LedgerError, ValueError, TypeError) as exc:
+                            return broken(seq, f"stored fields cannot be hashed: {exc}")
+                        if recomputed != event_.hash:
+                            return broken(seq, "stored fields do not match the stored hash")
+                    elif seq != expected_seq:
+                        return broken(
+                            expected_seq, f"event {expected_seq} is missing (next is {seq})"
+                        )
+                    elif r[7] != prev_hash:
+                        return broken(seq, "prev_hash does not match the previous event's hash")
+                    prev_hash = r[8]
+                    expected_seq += 1
+                    checked += 1
         except ChainBrokenError as exc:
             return broken(exc.seq, exc.reason)
         if checked != head:
@@ -1060,6 +1094,20 @@ class EventStore:
             # Appends stop at a stored seq beyond the head; name where the history went on.
             return broken(head + 1, f"events up to seq {last} are stored beyond the head {head}")
         return ChainReport(run_id=run_id, ok=True, events_checked=checked, head_seq=head)
+
+    def _stored_row(self, run_id: str, r: Row) -> StoredEvent:
+        """A full row as the event it stores, its payload as stored (packed or not), parsed
+        as :meth:`_stream` parses it; :class:`ChainBrokenError` where it cannot be."""
+        try:
+            if self._sqlite:
+                payload, recorded_at = parse_canonical_json(r[4]), _parse_time(r[6])
+            else:
+                payload, recorded_at = parse_json(r[4]), _as_utc(r[6])
+        except (ValueError, TypeError) as exc:
+            raise ChainBrokenError(
+                run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
+            ) from None
+        return stored_event(r[0], run_id, r[1], r[2], r[3], payload, r[5], recorded_at, r[7], r[8])
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -1174,6 +1222,29 @@ class EventStore:
 
 def _nothing() -> None:
     pass
+
+
+def _stored_text_hashes(run_id: str, r: Row) -> bool:
+    """Whether a full SQLite row's envelope, spliced from its stored texts (the payload and
+    ``recorded_at`` as the store wrote and hashed them), hashes to its stored hash. False
+    for any row that does not, or whose fields cannot be hashed: the caller checks those by
+    re-encoding, which says why."""
+    try:
+        return (
+            envelope_hash(
+                run_id=run_id,
+                seq=r[1],
+                type=r[2],
+                schema_version=r[3],
+                payload_json=r[4],
+                agent=r[5],
+                recorded_at=r[6],
+                prev_hash=r[7],
+            )
+            == r[8]
+        )
+    except (ValueError, TypeError):  # InvalidEventError included
+        return False
 
 
 def _payload_text(value: Any) -> str:
