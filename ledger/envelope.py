@@ -91,14 +91,25 @@ def normalize_json(value: Any, what: str) -> tuple[Any, str]:
 def normalized_json_text(value: Any, what: str) -> str:
     """The canonical JSON text of ``value`` once normalized (what is stored and hashed),
     without building the normalized value itself; ``what`` names the value in errors."""
+    return checked_json_text(encoded_json_text(value, what), what)
+
+
+def encoded_json_text(value: Any, what: str) -> str:
+    """The canonical JSON text of ``value`` as it is, before :func:`checked_json_text`: what
+    cannot be JSON at all (another type, a cycle) is refused here."""
     try:
         # Shared items (maai.canonical.FrozenJson) keep their text: a request carrying a
         # long history costs its new items. Same text as canonical_json, byte for byte.
-        text = canonical_json_of(value)
+        return canonical_json_of(value)
     except (TypeError, ValueError) as exc:
         raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
     except RecursionError:
         raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+
+
+def checked_json_text(text: str, what: str) -> str:
+    """``text`` (from :func:`encoded_json_text`) normalized: NUL characters refused, the
+    floats that PostgreSQL would give back otherwise rewritten (see the module's doc)."""
     if "\\u0000" in text and _NUL_ESCAPE_RE.search(text):
         raise InvalidEventError(f"{what} contains a NUL character (\\u0000), which is not stored")
     # Only these two substrings can announce a float that normalization changes; checking
