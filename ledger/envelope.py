@@ -34,7 +34,13 @@ from typing import Any, Final, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from maai.canonical import canonical_json, canonical_json_of, json_string
+from maai.canonical import (
+    WithShared,
+    canonical_json,
+    canonical_json_of,
+    canonical_json_shared,
+    json_string,
+)
 from maai.ledger.errors import ChainBrokenError, InvalidEventError
 
 GENESIS_HASH: Final[str] = "0" * 64
@@ -105,6 +111,28 @@ def encoded_json_text(value: Any, what: str) -> str:
         raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
     except RecursionError:
         raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+
+
+def encoded_json_parts(value: Any, what: str) -> list[str]:
+    """:func:`encoded_json_text` as pieces whose concatenation is the text: the members of a
+    :class:`~maai.canonical.WithShared` payload (a model request, whose kept text holds its
+    whole prompt) as they are, where the text itself would copy them once for each level of
+    concatenation. The store joins them only for a payload it stores whole."""
+    if type(value) is not WithShared or not value or not all(type(key) is str for key in value):
+        return [encoded_json_text(value, what)]
+    # canonical_json_shared's own layout, one level down:
+    # "{" + ",".join(key + ":" + member for key in sorted) + "}".
+    parts: list[str] = []
+    try:
+        for key in sorted(value):
+            parts += (",", _str(key), ":", canonical_json_shared(value[key]))
+    except (TypeError, ValueError) as exc:
+        raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+    parts[0] = "{"
+    parts.append("}")
+    return parts
 
 
 def checked_json_text(text: str, what: str) -> str:

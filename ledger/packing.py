@@ -341,17 +341,20 @@ class Packer:
         texts: list[str],
         normalized_text: Callable[[Any], str],
         packed: list[int] | None = None,
+        sizes: Sequence[int] | None = None,
     ) -> tuple[list[str], Callable[[], None]]:
         """The texts to store for one append (``texts``: each payload's canonical text),
         and the function to call once the append is committed. ``packed``, if given, gets
-        the index of each payload stored as differences."""
+        the index of each payload stored as differences; ``sizes``, if given, are the
+        lengths of the texts (a payload packed needs no more of its text)."""
         known = self._runs.get(run_id, {})
         overlay: dict[SlotKey, Version] = {}
         stored = list(texts)
-        for i, ((type_, agent), payload, text) in enumerate(
-            zip(types, payloads, texts, strict=True)
+        lengths = sizes if sizes is not None else [len(text) for text in texts]
+        for i, ((type_, agent), payload, length) in enumerate(
+            zip(types, payloads, lengths, strict=True)
         ):
-            if len(text) < MIN_EVENT_CHARS:
+            if length < MIN_EVENT_CHARS:
                 continue
             seq = expected_seq + i + 1
             entries: list[list[Any]] = []

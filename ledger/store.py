@@ -60,7 +60,7 @@ from maai.ledger.envelope import (
     check_label,
     check_run_id,
     checked_json_text,
-    encoded_json_text,
+    encoded_json_parts,
     normalize_json,
     normalized_json_text,
     parse_canonical_json,
@@ -692,7 +692,7 @@ class EventStore:
         self._check_writable(f"appending to run {run_id!r}")
         if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
             raise InvalidEventError(f"expected_seq must be an int >= 0, not {expected_seq!r}")
-        texts, unchecked = self._payload_texts(events)
+        texts, unchecked, sizes = self._payload_texts(events)
         # Repeated text is stored as differences against earlier events (ledger.packing).
         packed_committed: Callable[[], None] = _nothing
         if self.pack_repeated_text:
@@ -706,12 +706,12 @@ class EventStore:
                     texts,
                     _payload_text,
                     packed,
+                    sizes,
                 )
-                if unchecked:
-                    # Checked as stored if packed (_payload_text above), else here, whole.
-                    stored_whole = set(unchecked).difference(packed)
-                    for index in stored_whole:
-                        texts[index] = checked_json_text(texts[index], "payload")
+                # Checked as stored if packed (_payload_text above), else here, whole.
+                for index in set(unchecked).difference(packed):
+                    parts = unchecked[index]
+                    texts[index] = checked_json_text("".join(parts), "payload")
             except InvalidEventError:
                 _reference_payload_texts(events)  # raises the error that names the event
                 raise
@@ -735,8 +735,12 @@ class EventStore:
             for position, row in zip(positions, batch.rows, strict=True)
         ]
 
-    def _payload_texts(self, events: Sequence[NewEvent]) -> tuple[list[str], list[int]]:
-        """Each payload's canonical text, and the indexes of those left to check once packed.
+    def _payload_texts(
+        self, events: Sequence[NewEvent]
+    ) -> tuple[list[str], dict[int, list[str]], list[int]]:
+        """Each payload's canonical text; the payloads left to check once packed, by index,
+        as the pieces of their text (:func:`encoded_json_parts`; their place in the texts is
+        left empty); and the texts' lengths.
 
         A payload is checked (NUL characters, the floats that normalization rewrites) as a
         scan of its text, and a request's text holds its whole prompt: over a run the scans
@@ -747,23 +751,29 @@ class EventStore:
         checked whole. Where anything is refused, :func:`_reference_payload_texts` names the
         first event at fault, as checking every payload first would."""
         if not self.pack_repeated_text:
-            return _reference_payload_texts(events), []
+            whole = _reference_payload_texts(events)
+            return whole, {}, [len(text) for text in whole]
         texts: list[str] = []
-        unchecked: list[int] = []
+        unchecked: dict[int, list[str]] = {}
+        sizes: list[int] = []
         try:
             for index, new in enumerate(events):
                 if not isinstance(new, NewEvent) or PACKED_KEY in new.payload:
                     raise InvalidEventError(f"events[{index}]")
-                text = encoded_json_text(new.payload, "payload")
-                if len(text) >= _CHECKED_WHEN_STORED_CHARS:
-                    unchecked.append(index)
+                parts = encoded_json_parts(new.payload, "payload")
+                size = sum(map(len, parts)) if len(parts) > 1 else len(parts[0])
+                if size >= _CHECKED_WHEN_STORED_CHARS:
+                    unchecked[index] = parts
+                    text = ""
                 else:
-                    text = checked_json_text(text, "payload")
+                    text = checked_json_text("".join(parts), "payload")
+                    size = len(text)
                 texts.append(text)
+                sizes.append(size)
         except InvalidEventError:
             _reference_payload_texts(events)
             raise
-        return texts, unchecked
+        return texts, unchecked, sizes
 
     def _append_sqlite_transaction(self, batch: Batch) -> Sequence[int]:
         # On the sqlite3 connection itself, transaction included (it is in autocommit mode:

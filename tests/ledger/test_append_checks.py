@@ -13,17 +13,22 @@ from typing import Any
 
 import pytest
 
+from maai.canonical import FrozenJson, FrozenJsonList, WithShared, canonical_json_of
 from maai.ledger import EventStore, InvalidEventError, NewEvent
 from maai.ledger import store as store_module
+from maai.ledger.envelope import encoded_json_parts
 from maai.ledger.packing import Version
 from tests.ledger.test_packing import growing_run
 
 Outcome = tuple[list[tuple[Any, ...]], str | None]
 
 
-def reference_texts(_: EventStore, events: Any) -> tuple[list[str], list[int]]:
+def reference_texts(
+    _: EventStore, events: Any
+) -> tuple[list[str], dict[int, list[str]], list[int]]:
     """Every payload checked whole before packing (what the store did before)."""
-    return store_module._reference_payload_texts(events), []
+    texts = store_module._reference_payload_texts(events)
+    return texts, {}, [len(text) for text in texts]
 
 
 def fixed_clock() -> Callable[[], datetime]:
@@ -112,6 +117,29 @@ def scenarios() -> Iterator[tuple[str, list[list[Any]]]]:
     odd[late] = "not an event"
     odd[late - 2] = with_payload(events[late - 2], nul_in_new_line)
     yield "a NUL character before something that is not an event", [odd[: late - 3], odd]
+    shared = [
+        NewEvent(
+            type=e.type,
+            payload=WithShared(
+                attempt=1, request=FrozenJson(e.payload["request"]), request_hash="0" * 64
+            ),
+            agent=e.agent,
+        )
+        if e.type == "model.requested"
+        else e
+        for e in events
+    ]
+    yield "requests whose text the engine keeps", in_batches(shared)
+    shared_refused = list(shared)
+    shared_refused[late] = NewEvent(
+        type="model.requested",
+        payload=WithShared(
+            attempt=1,
+            request=FrozenJson(with_payload(events[late], nul_in_new_line).payload["request"]),
+        ),
+        agent=events[late].agent,
+    )
+    yield "a NUL character in a kept request", in_batches(shared_refused)
     # Near the length from which texts are checked as stored: "-0.0" rewritten as "0.0"
     # brings this one under MIN_EVENT_CHARS (4,096), where nothing is packed.
     zeros = {"zeros": [-0.0] * 820, "text": "line\n" * 20}
@@ -157,3 +185,18 @@ def test_a_base_finds_each_line_at_its_first_place(seed: int) -> None:
     for position, line in enumerate(lines):
         first.setdefault(line, position)
     assert Version(1, ("input",), "\n".join(lines)).index() == first
+
+
+def test_a_kept_request_in_pieces_is_its_text() -> None:
+    history = FrozenJsonList.extended(None, [FrozenJson(text="hi", n=1), FrozenJson(n=-0.5)])
+    request = FrozenJson(input="Speak.\n" * 3, context={"history": history}, t=(1, 2))
+    values: list[Any] = [
+        WithShared(attempt=2, request=request, request_hash="ab", z=None, a=[history, 1.5]),
+        WithShared(),
+        WithShared({1: "keys that are not strings", 2: request}),
+        {"plain": [1, 2.5, "x"]},
+    ]
+    for value in values:
+        assert "".join(encoded_json_parts(value, "payload")) == canonical_json_of(value)
+    with pytest.raises(InvalidEventError, match="not storable"):
+        encoded_json_parts(WithShared(bad={1, 2}), "payload")
