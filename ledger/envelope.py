@@ -34,7 +34,13 @@ from typing import Any, Final, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from maai.canonical import canonical_json, canonical_json_of, json_string
+from maai.canonical import (
+    WithShared,
+    canonical_json,
+    canonical_json_of,
+    canonical_json_shared,
+    json_string,
+)
 from maai.ledger.errors import ChainBrokenError, InvalidEventError
 
 GENESIS_HASH: Final[str] = "0" * 64
@@ -91,14 +97,47 @@ def normalize_json(value: Any, what: str) -> tuple[Any, str]:
 def normalized_json_text(value: Any, what: str) -> str:
     """The canonical JSON text of ``value`` once normalized (what is stored and hashed),
     without building the normalized value itself; ``what`` names the value in errors."""
+    return checked_json_text(encoded_json_text(value, what), what)
+
+
+def encoded_json_text(value: Any, what: str) -> str:
+    """The canonical JSON text of ``value`` as it is, before :func:`checked_json_text`: what
+    cannot be JSON at all (another type, a cycle) is refused here."""
     try:
         # Shared items (maai.canonical.FrozenJson) keep their text: a request carrying a
         # long history costs its new items. Same text as canonical_json, byte for byte.
-        text = canonical_json_of(value)
+        return canonical_json_of(value)
     except (TypeError, ValueError) as exc:
         raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
     except RecursionError:
         raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+
+
+def encoded_json_parts(value: Any, what: str) -> list[str]:
+    """:func:`encoded_json_text` as pieces whose concatenation is the text: the members of a
+    :class:`~maai.canonical.WithShared` payload (a model request, whose kept text holds its
+    whole prompt) as they are, where the text itself would copy them once for each level of
+    concatenation. The store joins them only for a payload it stores whole."""
+    if type(value) is not WithShared or not value or not all(type(key) is str for key in value):
+        return [encoded_json_text(value, what)]
+    # canonical_json_shared's own layout, one level down:
+    # "{" + ",".join(key + ":" + member for key in sorted) + "}".
+    parts: list[str] = []
+    try:
+        for key in sorted(value):
+            parts += (",", _str(key), ":", canonical_json_shared(value[key]))
+    except (TypeError, ValueError) as exc:
+        raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+    parts[0] = "{"
+    parts.append("}")
+    return parts
+
+
+def checked_json_text(text: str, what: str) -> str:
+    """``text`` (from :func:`encoded_json_text`) normalized: NUL characters refused, the
+    floats that PostgreSQL would give back otherwise rewritten (see the module's doc)."""
     if "\\u0000" in text and _NUL_ESCAPE_RE.search(text):
         raise InvalidEventError(f"{what} contains a NUL character (\\u0000), which is not stored")
     # Only these two substrings can announce a float that normalization changes; checking

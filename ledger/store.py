@@ -59,6 +59,8 @@ from maai.ledger.envelope import (
     StoredEvent,
     check_label,
     check_run_id,
+    checked_json_text,
+    encoded_json_parts,
     envelope_hash,
     normalize_json,
     normalized_json_text,
@@ -691,34 +693,29 @@ class EventStore:
         self._check_writable(f"appending to run {run_id!r}")
         if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
             raise InvalidEventError(f"expected_seq must be an int >= 0, not {expected_seq!r}")
-        texts: list[str] = []
-        for index, new in enumerate(events):
-            if not isinstance(new, NewEvent):
-                raise InvalidEventError(
-                    f"events[{index}] is a {type(new).__name__}, not a ledger.NewEvent"
-                )
-            if PACKED_KEY in new.payload:
-                raise InvalidEventError(
-                    f"events[{index}] ({new.type}): the payload key {PACKED_KEY!r} is reserved"
-                    " for the store's own use (see ledger.packing)"
-                )
-            try:
-                texts.append(normalized_json_text(new.payload, "payload"))
-            except InvalidEventError as exc:
-                # Named here, not passed in: formatting the name per event costs more than
-                # the check it would label.
-                raise InvalidEventError(f"events[{index}] ({new.type}): {exc}") from None
+        texts, unchecked, sizes = self._payload_texts(events)
         # Repeated text is stored as differences against earlier events (ledger.packing).
         packed_committed: Callable[[], None] = _nothing
         if self.pack_repeated_text:
-            texts, packed_committed = self._packer.pack(
-                run_id,
-                expected_seq,
-                [(new.type, new.agent) for new in events],
-                [new.payload for new in events],
-                texts,
-                _payload_text,
-            )
+            packed: list[int] = []
+            try:
+                texts, packed_committed = self._packer.pack(
+                    run_id,
+                    expected_seq,
+                    [(new.type, new.agent) for new in events],
+                    [new.payload for new in events],
+                    texts,
+                    _payload_text,
+                    packed,
+                    sizes,
+                )
+                # Checked as stored if packed (_payload_text above), else here, whole.
+                for index in set(unchecked).difference(packed):
+                    parts = unchecked[index]
+                    texts[index] = checked_json_text("".join(parts), "payload")
+            except InvalidEventError:
+                _reference_payload_texts(events)  # raises the error that names the event
+                raise
         recorded = _utcnow()
         batch = Batch(run_id, expected_seq, list(events), texts, recorded)
 
@@ -738,6 +735,46 @@ class EventStore:
             Appended(position, row[1], recorded, row[7], row[8])
             for position, row in zip(positions, batch.rows, strict=True)
         ]
+
+    def _payload_texts(
+        self, events: Sequence[NewEvent]
+    ) -> tuple[list[str], dict[int, list[str]], list[int]]:
+        """Each payload's canonical text; the payloads left to check once packed, by index,
+        as the pieces of their text (:func:`encoded_json_parts`; their place in the texts is
+        left empty); and the texts' lengths.
+
+        A payload is checked (NUL characters, the floats that normalization rewrites) as a
+        scan of its text, and a request's text holds its whole prompt: over a run the scans
+        grew with the square of its length. Where the store packs a long payload, it checks
+        the text it stores instead, which holds everything the payload does not copy from
+        earlier payloads of the run, themselves checked when stored: a NUL character or a
+        float to rewrite in the payload is in one or the other. A payload stored whole is
+        checked whole. Where anything is refused, :func:`_reference_payload_texts` names the
+        first event at fault, as checking every payload first would."""
+        if not self.pack_repeated_text:
+            whole = _reference_payload_texts(events)
+            return whole, {}, [len(text) for text in whole]
+        texts: list[str] = []
+        unchecked: dict[int, list[str]] = {}
+        sizes: list[int] = []
+        try:
+            for index, new in enumerate(events):
+                if not isinstance(new, NewEvent) or PACKED_KEY in new.payload:
+                    raise InvalidEventError(f"events[{index}]")
+                parts = encoded_json_parts(new.payload, "payload")
+                size = sum(map(len, parts)) if len(parts) > 1 else len(parts[0])
+                if size >= _CHECKED_WHEN_STORED_CHARS:
+                    unchecked[index] = parts
+                    text = ""
+                else:
+                    text = checked_json_text("".join(parts), "payload")
+                    size = len(text)
+                texts.append(text)
+                sizes.append(size)
+        except InvalidEventError:
+            _reference_payload_texts(events)
+            raise
+        return texts, unchecked, sizes
 
     def _append_sqlite_transaction(self, batch: Batch) -> Sequence[int]:
         # On the sqlite3 connection itself, transaction included (it is in autocommit mode:
@@ -1245,6 +1282,35 @@ def _stored_text_hashes(run_id: str, r: Row) -> bool:
         )
     except (ValueError, TypeError):  # InvalidEventError included
         return False
+
+
+# A payload text this long is at least MIN_EVENT_CHARS long once normalized (normalization
+# shortens a text only by rewriting "-0.0" as "0.0", by under a quarter), so the packer
+# takes the same decision whether the text was normalized first or not.
+_CHECKED_WHEN_STORED_CHARS: Final = MIN_EVENT_CHARS * 4 // 3 + 1
+
+
+def _reference_payload_texts(events: Sequence[NewEvent]) -> list[str]:
+    """Each payload's normalized text, every payload checked in order: raises
+    :class:`InvalidEventError` naming the first event that cannot be stored."""
+    texts: list[str] = []
+    for index, new in enumerate(events):
+        if not isinstance(new, NewEvent):
+            raise InvalidEventError(
+                f"events[{index}] is a {type(new).__name__}, not a ledger.NewEvent"
+            )
+        if PACKED_KEY in new.payload:
+            raise InvalidEventError(
+                f"events[{index}] ({new.type}): the payload key {PACKED_KEY!r} is reserved"
+                " for the store's own use (see ledger.packing)"
+            )
+        try:
+            texts.append(normalized_json_text(new.payload, "payload"))
+        except InvalidEventError as exc:
+            # Named here, not passed in: formatting the name per event costs more than
+            # the check it would label.
+            raise InvalidEventError(f"events[{index}] ({new.type}): {exc}") from None
+    return texts
 
 
 def _payload_text(value: Any) -> str:
