@@ -1096,26 +1096,22 @@ class EventStore:
                     # at its hash: only its seq and link are left to check (docs/ledger.md,
                     # "Checking a hash against the stored text"). Any other is parsed and
                     # checked as before, so a broken chain is reported as before.
-                    if not (sqlite and _stored_text_hashes(run_id, r)):
+                    as_stored = sqlite and _stored_text_hashes(run_id, r)
+                    if not as_stored:
                         event_ = self._stored_row(run_id, r)  # ChainBrokenError if unparseable
-                        if seq != expected_seq:
-                            return broken(
-                                expected_seq, f"event {expected_seq} is missing (next is {seq})"
-                            )
-                        if event_.prev_hash != prev_hash:
-                            return broken(seq, "prev_hash does not match the previous event's hash")
+                    if seq != expected_seq:
+                        return broken(
+                            expected_seq, f"event {expected_seq} is missing (next is {seq})"
+                        )
+                    if r[7] != prev_hash:  # the stored prev_hash, as event_.prev_hash
+                        return broken(seq, "prev_hash does not match the previous event's hash")
+                    if not as_stored:
                         try:
                             recomputed = event_.compute_hash()
                         except (LedgerError, ValueError, TypeError) as exc:
                             return broken(seq, f"stored fields cannot be hashed: {exc}")
                         if recomputed != event_.hash:
                             return broken(seq, "stored fields do not match the stored hash")
-                    elif seq != expected_seq:
-                        return broken(
-                            expected_seq, f"event {expected_seq} is missing (next is {seq})"
-                        )
-                    elif r[7] != prev_hash:
-                        return broken(seq, "prev_hash does not match the previous event's hash")
                     prev_hash = r[8]
                     expected_seq += 1
                     checked += 1

@@ -152,6 +152,7 @@ def _constructed_requested(
 
 
 _set_slot = object.__setattr__
+_new_object = object.__new__
 
 
 def _built_requested(
@@ -169,8 +170,6 @@ def _built_requested(
     _set_slot(event, "__pydantic_private__", None)
     return event
 
-
-_new_object = object.__new__
 
 
 def _same_construction() -> bool:
