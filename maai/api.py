@@ -180,7 +180,7 @@ class Ledger:
         except UnknownExperimentError:
             experiment = None
         if experiment is not None:
-            summary = Run(info, experiment, _read_to_head(self._store, info)).summary
+            summary = _folded_summary(self._store, info, experiment)
         return RunRecord(
             id=info.run_id,
             experiment=info.kind,
@@ -312,6 +312,22 @@ def _pandas() -> Any:
             name="pandas",
         ) from exc
     return pd
+
+
+def _folded_summary(store: EventStore, info: RunInfo, experiment: Experiment) -> Summary:
+    """The run's summary from its state folded as a resume folds it: without the texts of
+    its prompts, which a summary does not need and whose rebuilding is most of reading a run
+    whole (``Run(...).summary`` reads it whole). A run that grew since ``info`` was read is
+    read whole up to ``info``'s head, so its summary agrees with the status listed."""
+    from maai.runtime.engine import UnreadableHistoryError, load_state
+
+    try:
+        state, head = load_state(store, info.run_id, experiment)
+    except UnreadableHistoryError as exc:
+        raise UnreadableEventError(str(exc)) from None
+    if head != info.head_seq:
+        return Run(info, experiment, _read_to_head(store, info)).summary
+    return experiment.summarize(info.run_id, state, info.status)
 
 
 def _read_to_head(store: EventStore, info: RunInfo) -> list[StoredEvent]:

@@ -27,6 +27,7 @@ from maai.ledger import (
     StoreUnreachableError,
 )
 from maai.projections.history import Entry, history_from_stored
+from maai.runtime import engine
 from maai.runtime.engine import load_state
 from tests.api.conftest import COMMON_PREFIX, FOREIGN, HIGH, LOW, NEW, Sample
 
@@ -77,6 +78,22 @@ def test_runs_gives_each_run_with_its_experiment_labels_and_summary(sample: Samp
     assert high.created_at <= high.updated_at
 
 
+def test_each_listed_summary_is_the_summary_of_the_run_read_whole(sample: Sample) -> None:
+    # runs() folds without the prompts' texts; what it lists must not differ for that.
+    with maai.open(sample.path) as ledger:
+        listed = {r.id: r for r in ledger.runs(experiment="frohlich")}
+        whole = {run_id: ledger.run(run_id).summary for run_id in listed}
+    assert set(listed) == {HIGH, LOW, NEW}
+    for run_id, record in listed.items():
+        summary = whole[run_id]
+        assert (record.outcome, record.calls, record.input_tokens, record.output_tokens) == (
+            summary.outcome,
+            summary.calls,
+            summary.input_tokens,
+            summary.output_tokens,
+        )
+
+
 def test_a_run_not_started_and_a_run_of_an_unknown_experiment_are_listed(sample: Sample) -> None:
     with maai.open(str(sample.path)) as ledger:
         by_id = {r.id: r for r in ledger.runs()}
@@ -123,13 +140,13 @@ def test_runs_folds_only_the_runs_that_pass_the_filters(
     sample: Sample, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folded: list[str] = []
-    real = maai.Run.summary.func  # type: ignore[attr-defined]
+    real = engine.load_state
 
-    def counting(self: maai.Run) -> object:
-        folded.append(self.id)
-        return real(self)
+    def counting(store: EventStore, run_id: str, *args: object) -> object:
+        folded.append(run_id)
+        return real(store, run_id, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(maai.Run, "summary", property(counting))
+    monkeypatch.setattr(engine, "load_state", counting)
     with maai.open(sample.path) as ledger:
         ledger.runs(labels={"condition": "low"})
     assert folded == [LOW]
