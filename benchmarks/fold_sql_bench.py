@@ -10,15 +10,17 @@ rows the fold reads (``load_state``: ``read_fields(FOLD_FIELDS, omit=FOLD_OMITS)
 500 seqs at a time by a plain ``sqlite3`` connection, nothing done with them:
 
 - ``stored``: the ledger as the store writes it (4 KiB pages), the fold's own query;
+- ``vacuumed``: a copy rewritten by ``VACUUM`` (the same 4 KiB pages, rows in order, no
+  free pages): what the other copies, each rewritten, are to be compared with;
 - ``pages 16k`` / ``pages 64k``: a copy rewritten (``VACUUM``) with larger pages, so that a
   request's payload (about 4 KB) needs no overflow pages; the same query;
 - ``request ix``: a copy with one partial index on an expression, a request's header
-  (``json_extract`` of the six paths the fold picks), after ``run_id, seq``: the fold's
+  (``json_extract`` of the six paths the fold picks), after ``run_id, seq, agent``: the fold's
   requests are read from the index alone, the other events from the table (two queries a
   window, merged by seq);
 - ``indexes``: a copy with two partial indexes on expressions, a request's header
   (``json_extract`` of the six paths the fold picks) and an answer less its raw response
-  (``json_remove``), each with ``run_id, seq`` first: the fold's requests and answers are
+  (``json_remove``), each after ``run_id, seq, agent``: the fold's requests and answers are
   read from the indexes alone, the other events from the table (three queries a window,
   merged by seq);
 - ``column``: a copy whose table has one more column before ``payload`` holding what the
@@ -108,7 +110,7 @@ def index_adder(*types: str) -> Callable[[Path], None]:
             for type_ in types:
                 name = type_.replace(".", "_")
                 connection.execute(
-                    f"CREATE INDEX ix_fold_{name} ON events (run_id, seq, {_picked(type_)})"
+                    f"CREATE INDEX ix_fold_{name} ON events (run_id, seq, agent, {_picked(type_)})"
                     f" WHERE type = '{type_}'"
                 )
         with sqlite3.connect(path, isolation_level=None) as connection:
@@ -203,6 +205,7 @@ def settle(path: Path) -> None:
 
 LAYOUTS: dict[str, tuple[Callable[[Path], None] | None, Callable[[], Fetch]]] = {
     "stored": (None, stored_fetch),
+    "vacuumed": (repaged(4096), stored_fetch),
     "pages 16k": (repaged(16384), stored_fetch),
     "pages 64k": (repaged(65536), stored_fetch),
     "request ix": (index_adder(REQUESTED), indexes_fetch(REQUESTED)),
