@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from typing import Any, Literal, Protocol
 
-from pydantic import ValidationError
-
 from maai.domain import experiments
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.events import (
@@ -213,45 +211,16 @@ as_text=True)``."""
 def fold_fields_decoder(experiment: Experiment) -> FoldDecode:
     """How ``load_state`` decodes what ``EventStore.read_fields(run, FOLD_FIELDS,
     as_text=True)`` gives: a request as its header, a payload given as JSON text validated
-    from the text, everything else through the experiment's registry.
-
-    A payload of a type's current version goes straight to pydantic-core's validator of that
-    type, looked up once per event (a fold decodes every event of the run; the registry's
-    ``decode_json`` and ``decode`` add two calls and a lookup each). Anything else (an old
-    version, an unknown type, a payload that does not validate) goes through the registry,
-    which words the error or upcasts as it always has."""
-    registry = experiment.registry
-    decode, decode_json = registry.decode, registry.decode_json
-    from_text: dict[tuple[str, int], Callable[[str], Event]] = {}
-    from_dict: dict[tuple[str, int], Callable[[dict[str, Any]], Event]] = {}
-    for name, cls in registry.types.items():
-        validator = cls.__pydantic_validator__
-        from_text[(name, cls.VERSION)] = validator.validate_json
-        from_dict[(name, cls.VERSION)] = validator.validate_python
-    requested = (ModelCallRequested.TYPE, ModelCallRequested.VERSION)
-    # The request's header is not its payload: never validated as a whole request.
-    del from_dict[requested]
-    from_dict_get, from_text_get = from_dict.get, from_text.get
+    from the text, everything else through the experiment's registry."""
+    decode, decode_json = experiment.registry.decode, experiment.registry.decode_json
+    requested, version = ModelCallRequested.TYPE, ModelCallRequested.VERSION
 
     def decoded(type_: str, schema_version: int, payload: dict[str, Any] | str) -> Event:
-        key = (type_, schema_version)
         if type(payload) is str:
-            validate_text = from_text_get(key)
-            if validate_text is not None:
-                try:
-                    return validate_text(payload)
-                except ValidationError:
-                    pass  # decode_json words the error (or finds the dict form valid)
             return decode_json(type_, schema_version, payload)
         assert isinstance(payload, dict)
-        validate = from_dict_get(key)
-        if validate is not None:
-            try:
-                return validate(payload)
-            except ValidationError:
-                pass  # decode words the error as it always has
-        elif type_ == ModelCallRequested.TYPE:
-            if schema_version != ModelCallRequested.VERSION:
+        if type_ == requested:
+            if schema_version != version:
                 # Its upcaster would need the whole payload: bump FOLD_FIELDS's reading with it.
                 raise UnknownEventError(f"{type_!r} version {schema_version} cannot be folded")
             return _request_from_fields(payload)
