@@ -382,6 +382,24 @@ def _game(state: State, agent: str) -> str:
 
 
 def _format(state: State, agent: str, view: Any) -> str:
+    """The actions an agent may take and the answer's format: from the config and the few
+    facts of the view it reads, so rendered once per run for each combination of them
+    (``State.renders``) instead of a dozen templates per act prompt."""
+    key = (
+        "format",
+        view.has_plan,
+        view.role,
+        view.endowment,
+        view.max_plans,
+        view.react_asked,
+    )
+    text = state.renders.get(key)
+    if text is None:
+        text = state.renders[key] = _render_format(state, view)
+    return text
+
+
+def _render_format(state: State, view: Any) -> str:
     config = _config(state)
     game = config.game
     lines = [_r(state, "action_move"), _r(state, "action_speak"), _r(state, "action_wait")]
