@@ -178,11 +178,10 @@ def retrieve_batches(
     lists: list[tuple[float, list[int], int, _Terms | None]] = []
     merge: list[tuple[float, int, int]] = []
     pending: dict[int, tuple[MemoryBatch, int]] = {}  # a list's batch and its tick
-    wanted = _nonzero(query)[0]
+    relevance_bound = w_relevance * RELEVANCE_BOUND
     first = 0
     for batch in batches:
         _, by_tick, best_importance = _importance_terms(batch, w_importance)
-        relevance_bound = w_relevance * _relevance_bound(batch, wanted)
         for made in by_tick:
             recency = w_recency * weights.decay ** max(0, now - made)
             bound = recency + (best_importance[made] + relevance_bound)
@@ -219,27 +218,6 @@ RELEVANCE_BOUND = 1.0 + 1e-6
 """Above any relevance: a local cosine is at most 1 (unit vectors with no negative entry)
 and a few ulps, so a batch whose recency + best importance + this cannot reach the floor
 has no memory that can, and its relevances need not be computed."""
-
-
-def _relevance_bound(batch: MemoryBatch, wanted: tuple[tuple[int, float], ...]) -> float:
-    """At least the relevance of every memory of ``batch`` to the query whose local vector's
-    nonzero entries are ``wanted``: the query's dot product with the largest value each
-    entry takes in the batch's vectors (none negative, so no memory's product is larger),
-    plus a margin for the order of the sum, and never above ``RELEVANCE_BOUND``."""
-    largest: dict[int, float] | None = batch.derived.get("largest entries")
-    if largest is None:
-        largest = {}
-        for memory in batch.items:
-            for i, value in _nonzero(memory.description)[0]:
-                if value > largest.get(i, 0.0):
-                    largest[i] = value
-        batch.derived["largest entries"] = largest
-    bound = 0.0
-    for i, value in wanted:
-        top = largest.get(i)
-        if top is not None:
-            bound += top * value
-    return min(RELEVANCE_BOUND, bound * (1.0 + 1e-6) + 1e-12)
 
 
 def _open(
