@@ -172,22 +172,15 @@ def retrieve_batches(
     margin = 1e-9 * max(1.0, w_recency + w_importance + w_relevance)
     # One list per tick of every batch: (recency term, its positions best first, the batch's
     # first position, the batch's terms). Merged best first: (-approximate score, list, place).
-    # A batch's terms (its relevances to the query: the costly part when a plan, the query,
-    # has changed) are computed only once the merge reaches it: until then it stands in the
-    # merge as one entry per tick keyed by an upper bound of its best score (place -1).
-    lists: list[tuple[float, list[int], int, _Terms | None]] = []
+    lists: list[tuple[float, list[int], int, _Terms]] = []
     merge: list[tuple[float, int, int]] = []
-    pending: dict[int, tuple[MemoryBatch, int]] = {}  # a list's batch and its tick
-    relevance_bound = w_relevance * RELEVANCE_BOUND
     first = 0
     for batch in batches:
-        _, by_tick, best_importance = _importance_terms(batch, w_importance)
-        for made in by_tick:
+        terms = _batch_terms(batch, query, w_importance, w_relevance)
+        for made, order in terms.ticks:
             recency = w_recency * weights.decay ** max(0, now - made)
-            bound = recency + (best_importance[made] + relevance_bound)
-            merge.append((-bound, len(lists), -1))
-            pending[len(lists)] = (batch, made)
-            lists.append((recency, [], first, None))
+            merge.append((-(recency + terms.static[order[0]]), len(lists), 0))
+            lists.append((recency, order, first, terms))
         first += len(batch.items)
     heapq.heapify(merge)
     scored: list[tuple[float, int]] = []
@@ -195,11 +188,7 @@ def retrieve_batches(
     floor = -math.inf
     while merge and -merge[0][0] >= floor:
         approximate, which, place = merge[0]
-        if place < 0:
-            _open(lists, which, pending, merge, query, w_importance, w_relevance)
-            continue
         recency, order, first, terms = lists[which]
-        assert terms is not None
         at = order[place]
         score = _score(recency, terms.importance[at], terms.relevance[at])
         scored.append((score, first + at))
@@ -212,34 +201,6 @@ def retrieve_batches(
         else:
             heapq.heappop(merge)
     return [chosen[position] for position in _top(scored, k)]
-
-
-RELEVANCE_BOUND = 1.0 + 1e-6
-"""Above any relevance: a local cosine is at most 1 (unit vectors with no negative entry)
-and a few ulps, so a batch whose recency + best importance + this cannot reach the floor
-has no memory that can, and its relevances need not be computed."""
-
-
-def _open(
-    lists: list[tuple[float, list[int], int, _Terms | None]],
-    which: int,
-    pending: dict[int, tuple[MemoryBatch, int]],
-    merge: list[tuple[float, int, int]],
-    query: str,
-    w_importance: float,
-    w_relevance: float,
-) -> None:
-    """Replace the merge's top entry, the bound of the list ``which``, by the list's best
-    memory: its batch's terms computed (or read back), each of that batch's tick lists filled
-    in. The bound is at least the list's best approximate score (every term and the sums
-    rounded upward or equal, the rounding of a sum being monotone), so the merge still takes
-    the memories in descending order of their approximate score."""
-    batch, made = pending.pop(which)
-    terms = _batch_terms(batch, query, w_importance, w_relevance)
-    order = next(order for tick, order in terms.ticks if tick == made)
-    recency, _, first, _ = lists[which]
-    lists[which] = (recency, order, first, terms)
-    heapq.heapreplace(merge, (-(recency + terms.static[order[0]]), which, 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +227,18 @@ def _batch_terms(batch: MemoryBatch, query: str, w_importance: float, w_relevanc
     if terms is not None:
         return terms
     items = batch.items
-    importance, by_tick, _ = _importance_terms(batch, w_importance)
+    # What does not depend on the query, kept once per importance weight.
+    by_score = batch.derived.get(("importance", w_importance))
+    if by_score is None:
+        by_tick: dict[int, list[int]] = {}
+        for position, memory in enumerate(items):
+            by_tick.setdefault(memory.created_tick, []).append(position)
+        scores = [m.importance for m in items]
+        importance = array(
+            "d", [w_importance * (0.0 if s is None else (s - 1) / 9) for s in scores]
+        )
+        by_score = batch.derived[("importance", w_importance)] = (importance, by_tick)
+    importance, by_tick = by_score
     relevance_of = _relevances(query, None, None)
     relevance = array("d", [w_relevance * relevance_of(m.description) for m in items])
     static = array("d", [i + r for i, r in zip(importance, relevance, strict=True)])
@@ -278,29 +250,6 @@ def _batch_terms(batch: MemoryBatch, query: str, w_importance: float, w_relevanc
         del kept[next(iter(kept))]  # the oldest
     terms = kept[key] = _Terms(items, importance, relevance, static, ticks)
     return terms
-
-
-def _importance_terms(
-    batch: MemoryBatch, w_importance: float
-) -> tuple[array[float], dict[int, list[int]], dict[int, float]]:
-    """What of ``batch``'s terms does not depend on the query, kept once per importance
-    weight: the weighted importance terms by position, the positions by the tick the memories
-    were made in, and each tick's best importance term."""
-    kept = batch.derived.get(("importance", w_importance))
-    if kept is None:
-        by_tick: dict[int, list[int]] = {}
-        for position, memory in enumerate(batch.items):
-            by_tick.setdefault(memory.created_tick, []).append(position)
-        importance = array(
-            "d",
-            [
-                w_importance * (0.0 if m.importance is None else (m.importance - 1) / 9)
-                for m in batch.items
-            ],
-        )
-        best = {made: max(importance[p] for p in positions) for made, positions in by_tick.items()}
-        kept = batch.derived[("importance", w_importance)] = (importance, by_tick, best)
-    return kept  # type: ignore[no-any-return]
 
 
 TERMS_KEPT = 4
