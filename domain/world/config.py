@@ -91,11 +91,11 @@ class WorldConfig(ExperimentConfig):
         return {a.name: a for a in self.world.agents}
 
     @cached_property
-    def agent_names(self) -> tuple[str, ...]:
+    def names_in_order(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.world.agents)
 
     @cached_property
-    def player_names(self) -> tuple[str, ...]:
+    def players_in_order(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.world.agents if a.role == "player")
 
     @property
@@ -105,11 +105,11 @@ class WorldConfig(ExperimentConfig):
 
     @property
     def names(self) -> list[str]:
-        return list(self.agent_names)
+        return list(self.names_in_order)
 
     @property
     def players(self) -> list[str]:
-        return list(self.player_names)
+        return list(self.players_in_order)
 
     @property
     def moderator(self) -> str | None:
