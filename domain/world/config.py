@@ -4,6 +4,7 @@ public-goods game played on the world."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -78,7 +79,24 @@ class WorldConfig(ExperimentConfig):
         return users
 
     def agent(self, name: str) -> AgentSpec:
-        return self.world.agent(name)
+        spec = self.agents_by_name.get(name)
+        if spec is None:
+            return self.world.agent(name)  # raises KeyError, as it always has
+        return spec
+
+    # Read several times per agent in every decision (the config never changes: the model is
+    # frozen), so computed once; kept out of the fields, so neither dumped nor compared.
+    @cached_property
+    def agents_by_name(self) -> dict[str, AgentSpec]:
+        return {a.name: a for a in self.world.agents}
+
+    @cached_property
+    def names_in_order(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.world.agents)
+
+    @cached_property
+    def players_in_order(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.world.agents if a.role == "player")
 
     @property
     def plan_lists(self) -> bool:
@@ -87,11 +105,11 @@ class WorldConfig(ExperimentConfig):
 
     @property
     def names(self) -> list[str]:
-        return [a.name for a in self.world.agents]
+        return list(self.names_in_order)
 
     @property
     def players(self) -> list[str]:
-        return [a.name for a in self.world.agents if a.role == "player"]
+        return list(self.players_in_order)
 
     @property
     def moderator(self) -> str | None:

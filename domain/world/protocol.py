@@ -289,8 +289,12 @@ def _vectors(state: State, agent: str) -> Walk[None]:
 
 def _remember(state: State, agent: str) -> Walk[None]:
     t = state.tick
+    # Once scored, nothing is left to do: checked first, as most walks of a loop come by
+    # here after its memories were recorded, and what was observed costs more to gather.
+    if state.has(f"memories/{t}/{agent}"):
+        return None
     seen = render.observations(state, agent, t - 1)
-    if not seen or state.has(f"memories/{t}/{agent}"):
+    if not seen:
         return None
     config = _config(state)
     items = [a.description for a in seen]

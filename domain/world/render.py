@@ -146,17 +146,20 @@ def observations(state: State, agent: str, tick: int) -> list[ActionResolved]:
     """What ``agent`` witnessed of the others' actions in ``tick`` (§3): their applied
     actions, and a missing contribution in its presence.
 
-    Of a closed tick (every one before ``state.tick``), kept with the agent's memo token
-    (``State.scopes``) for as long as it is current: a closed tick's actions never change,
-    and the agent's loop reads them several times (importance, the act prompt, its view)."""
+    Of a closed tick (every one before ``state.tick``), kept for the run (``State.renders``)
+    with the tuple of the tick's actions it was read from: a closed tick's actions never
+    change, and the agent's loop reads them several times per walk (importance, the act
+    prompt, its view), while its memo token is renewed by each of its events. A state of
+    another history (a test's branch from a common state) holds other actions, and reads
+    them anew."""
     if tick >= state.tick:
         return _observed(state, agent, tick)
-    derived = state.scopes.get(agent).derived
-    key = ("observations", tick)
-    seen = derived.get(key)
-    if seen is None:
-        seen = derived[key] = _observed(state, agent, tick)
-    return list(seen)
+    actions = state.actions.get(tick, ())
+    key = ("observations", agent, tick)
+    kept = state.renders.get(key)
+    if kept is None or kept[0] is not actions:
+        kept = state.renders[key] = (actions, tuple(_observed(state, agent, tick)))
+    return list(kept[1])
 
 
 def _observed(state: State, agent: str, tick: int) -> list[ActionResolved]:
@@ -382,6 +385,24 @@ def _game(state: State, agent: str) -> str:
 
 
 def _format(state: State, agent: str, view: Any) -> str:
+    """The actions an agent may take and the answer's format: from the config and the few
+    facts of the view it reads, so rendered once per run for each combination of them
+    (``State.renders``) instead of a dozen templates per act prompt."""
+    key = (
+        "format",
+        view.has_plan,
+        view.role,
+        view.endowment,
+        view.max_plans,
+        view.react_asked,
+    )
+    text = state.renders.get(key)
+    if text is None:
+        text = state.renders[key] = _render_format(state, view)
+    return text
+
+
+def _render_format(state: State, view: Any) -> str:
     config = _config(state)
     game = config.game
     lines = [_r(state, "action_move"), _r(state, "action_speak"), _r(state, "action_wait")]

@@ -136,10 +136,11 @@ class State(OnCore):
     # One token per agent for the memoized walk of its loop in a tick (``domain.walk``,
     # protocol._tick); derived data, so it takes no part in comparing states.
     scopes: Scopes = field(default_factory=Scopes, compare=False, repr=False)
-    # Texts rendered from the config alone (an agent's system prompt), by what they are: one
-    # table from the run's start on, shared by every state after it, which all have its
-    # config. Derived data, so it takes no part in comparing states.
-    renders: dict[Hashable, str] = field(default_factory=dict, compare=False, repr=False)
+    # Texts rendered from the config alone (an agent's system prompt), by what they are, and
+    # what an agent observed of a closed tick (with the actions it was read from): one table
+    # from the run's start on, shared by every state after it, which all have its config.
+    # Derived data, so it takes no part in comparing states.
+    renders: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def plan_of(self, agent: str) -> PlanChanged | None:
         stack = self.plans.get(agent, ())
