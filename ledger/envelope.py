@@ -107,10 +107,8 @@ def encoded_json_text(value: Any, what: str) -> str:
         # Shared items (maai.canonical.FrozenJson) keep their text: a request carrying a
         # long history costs its new items. Same text as canonical_json, byte for byte.
         return canonical_json_of(value)
-    except (TypeError, ValueError) as exc:
-        raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
-    except RecursionError:
-        raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _not_storable(what, exc) from None
 
 
 def encoded_json_parts(value: Any, what: str) -> list[str]:
@@ -126,13 +124,18 @@ def encoded_json_parts(value: Any, what: str) -> list[str]:
     try:
         for key in sorted(value):
             parts += (",", _str(key), ":", canonical_json_shared(value[key]))
-    except (TypeError, ValueError) as exc:
-        raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
-    except RecursionError:
-        raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _not_storable(what, exc) from None
     parts[0] = "{"
     parts.append("}")
     return parts
+
+
+def _not_storable(what: str, exc: TypeError | ValueError | RecursionError) -> InvalidEventError:
+    """What encoding ``what`` as JSON raised, as the error the store gives."""
+    if isinstance(exc, RecursionError):
+        return InvalidEventError(f"{what} is circular or nested too deeply")
+    return InvalidEventError(f"{what} is not storable as JSON: {exc}")
 
 
 def checked_json_text(text: str, what: str) -> str:
