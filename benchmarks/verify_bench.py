@@ -25,6 +25,7 @@ import math
 import sqlite3
 import time
 
+from timing import measured  # this folder's, first on sys.path when run as a script
 from typer.testing import CliRunner
 
 from maai.cli.app import app
@@ -72,12 +73,11 @@ def main(argv: list[str] | None = None) -> None:
             run_id, head = raw.execute("SELECT run_id, head_seq FROM runs").fetchone()
         best_wall = best_cpu = math.inf
         for _ in range(args.repeat):
-            wall, cpu = time.perf_counter(), time.process_time()
-            result = runner.invoke(app, ["verify", run_id, "--db", db])
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            with measured() as spent:
+                result = runner.invoke(app, ["verify", run_id, "--db", db])
             if result.exit_code != 0:
                 raise SystemExit(f"{db}: verify failed:\n{result.output}")
-            best_wall, best_cpu = min(best_wall, wall), min(best_cpu, cpu)
+            best_wall, best_cpu = min(best_wall, spent.wall), min(best_cpu, spent.cpu)
         events.append(head)
         walls.append(best_wall)
         cpus.append(best_cpu)
