@@ -69,6 +69,9 @@ from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 from maai.runtime.simulated import SimulatedModel
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # timing, loaded by file in tests
+from timing import measured, thread_cpu_into  # noqa: E402
+
 PRINCIPLES = ("a", "b", "c", "d", None)
 CERTAINTIES = ("very_unsure", "unsure", "no_opinion", "sure", "very_sure")
 NAMES = ("Alice", "Bob", "Carmen", "Dmitri", "Eun-ji", "Farid", "Grace", "Hiro", "Ines", "Jon")
@@ -235,10 +238,9 @@ def run_once(
     frohlich = experiments.get("frohlich")
     real_decide: Callable[[State], Decision] = frohlich.decide
 
-    def timed_decide(state: State) -> Decision:
+    def walled_decide(state: State) -> Decision:
         nonlocal phase2_at
         started = time.perf_counter()
-        started_cpu = time.thread_time()
         if phase2_at is None and state.phase >= 2:
             phase2_at = started
         try:
@@ -246,7 +248,8 @@ def run_once(
         finally:
             decide_s[state.phase] += time.perf_counter() - started
             decides[state.phase] += 1
-            cpu["decide"] += time.thread_time() - started_cpu
+
+    timed_decide = thread_cpu_into(cpu, "decide", walled_decide)
 
     with EventStore.open(str(path), synchronous=synchronous) as store:
         store.pack_repeated_text = not store_whole
@@ -256,13 +259,9 @@ def run_once(
         def counted_append(*args: Any, **kwargs: Any) -> Any:
             nonlocal appends
             appends += 1
-            started_cpu = time.thread_time()
-            try:
-                return real_append(*args, **kwargs)
-            finally:
-                cpu["append"] += time.thread_time() - started_cpu
+            return real_append(*args, **kwargs)
 
-        store.append = counted_append  # type: ignore[method-assign]
+        store.append = thread_cpu_into(cpu, "append", counted_append)  # type: ignore[method-assign]
         utility = SimulatedModel(SimulatedUtility(seed=config.seed))
         utility.latency_ms = latency_ms
         executor = LiveExecutor(config, models={providers.UTILITY: utility})
@@ -273,13 +272,7 @@ def run_once(
 
         engine = Engine(store, run_id, executor, experiment=TimedFrohlich())
         real_respond = SimulatedModel.respond
-
-        def timed_respond(model: SimulatedModel, *args: Any) -> str:
-            started_cpu = time.thread_time()
-            try:
-                return real_respond(model, *args)
-            finally:
-                cpu["model"] += time.thread_time() - started_cpu
+        timed_respond = thread_cpu_into(cpu, "model", real_respond)
 
         real_init = ModelRequest.__init__
         built = 0
@@ -304,21 +297,18 @@ def run_once(
         ModelRequest.__init__ = counted_init  # type: ignore[method-assign]
         gc.callbacks.append(collected)
         try:
-            started = time.perf_counter()
-            started_cpu = time.process_time()
-            state = run_engine(engine)
-            wall = time.perf_counter() - started
-            cpu_s = time.process_time() - started_cpu
+            with measured() as spent:
+                state = run_engine(engine)
         finally:
             SimulatedModel.respond = real_respond  # type: ignore[method-assign]
             ModelRequest.__init__ = real_init  # type: ignore[method-assign]
             gc.callbacks.remove(collected)
         events = store.head(run_id)
     # What ``asyncio.run(engine.run())`` spent twice after the run (``run_engine``).
-    started_cpu = time.process_time()
-    repr(state)
-    state_repr_s = time.process_time() - started_cpu
+    with measured() as state_repr:
+        repr(state)
     addresses = recorded_addresses(path, run_id)
+    wall, started = spent.wall, spent.started
     phase1_wall = (phase2_at if phase2_at is not None else started + wall) - started
     return Result(
         wall,
@@ -329,13 +319,13 @@ def run_once(
         dict(decides),
         appends,
         phase1_wall,
-        cpu_s,
+        spent.cpu,
         cpu["decide"],
         cpu["model"],
         cpu["append"],
         built,
         (int(full[0]), full[1]),
-        state_repr_s,
+        state_repr.cpu,
     )
 
 

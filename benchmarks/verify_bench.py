@@ -16,15 +16,26 @@ and as it did before 2026-11-26, each payload parsed and re-encoded to be hashed
 side (the figure to trust on a shared machine). Then the same for ``EventStore.verify_chain``
 (what ``replay`` and ``show`` check first): as it is, against the loop it was (every stored
 event read, its payload parsed and re-encoded to be hashed).
+
+``--chain-only`` times ``EventStore.verify_chain`` alone (CPU, best of ``--repeat``) instead
+of ``maai verify``. ``--against DIR`` compares this checkout with another (say the base of a
+change, from ``git archive BASE | tar -x -C DIR``): the same measurement, each in a fresh
+process, alternating between the two code trees for ``--rounds`` rounds (``PYTHONPATH=DIR``
+puts the other tree's ``maai`` first), then the best CPU time of each and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sqlite3
+import subprocess
+import sys
 import time
+from pathlib import Path
 
+from timing import measured  # this folder's, first on sys.path when run as a script
 from typer.testing import CliRunner
 
 from maai.cli.app import app
@@ -59,7 +70,18 @@ def main(argv: list[str] | None = None) -> None:
         help="also verify with every payload re-encoded to check the chain (as before), "
         "alternating, and print the ratio",
     )
+    parser.add_argument("--chain-only", action="store_true", help="time verify_chain alone")
+    parser.add_argument("--against", type=Path, help="another checkout to compare with")
+    parser.add_argument("--rounds", type=int, default=3, help="with --against")
     args = parser.parse_args(argv)
+    if args.against is not None:
+        for db in args.ledgers:
+            against(db, args.against, args.repeat, args.rounds, args.chain_only)
+        return
+    if args.chain_only:
+        for db in args.ledgers:
+            print(f"{db}: verify_chain best cpu {chain_cpu(db, args.repeat):.4f} s", flush=True)
+        return
     if args.by_reencoding:
         compare(args.ledgers, max(1, args.repeat))
         return
@@ -72,12 +94,11 @@ def main(argv: list[str] | None = None) -> None:
             run_id, head = raw.execute("SELECT run_id, head_seq FROM runs").fetchone()
         best_wall = best_cpu = math.inf
         for _ in range(args.repeat):
-            wall, cpu = time.perf_counter(), time.process_time()
-            result = runner.invoke(app, ["verify", run_id, "--db", db])
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            with measured() as spent:
+                result = runner.invoke(app, ["verify", run_id, "--db", db])
             if result.exit_code != 0:
                 raise SystemExit(f"{db}: verify failed:\n{result.output}")
-            best_wall, best_cpu = min(best_wall, wall), min(best_cpu, cpu)
+            best_wall, best_cpu = min(best_wall, spent.wall), min(best_cpu, spent.cpu)
         events.append(head)
         walls.append(best_wall)
         cpus.append(best_cpu)
@@ -93,6 +114,44 @@ def main(argv: list[str] | None = None) -> None:
             f"slope of wall time against events: {fitted:.2f}; of CPU time: "
             f"{slope(events, cpus):.2f}"
         )
+
+
+def chain_cpu(db: str, repeat: int) -> float:
+    """Best CPU seconds of ``EventStore.verify_chain`` on the ledger's only run."""
+    with sqlite3.connect(db) as raw:
+        (run_id,) = raw.execute("SELECT run_id FROM runs").fetchone()
+    best = math.inf
+    with EventStore.open(db, read_only=True) as store:
+        for _ in range(max(1, repeat)):
+            with measured() as spent:
+                if not store.verify_chain(run_id).ok:
+                    raise SystemExit(f"{db}: the chain is broken")
+            best = min(best, spent.cpu)
+    return best
+
+
+def against(db: str, other: Path, repeat: int, rounds: int, chain_only: bool) -> None:
+    """This tree and ``other`` timed alternately, each measurement in a fresh process."""
+    here = Path(__file__).resolve().parents[1]
+    what = "verify_chain" if chain_only else "maai verify"
+    best = {here: math.inf, other.resolve(): math.inf}
+    command = [sys.executable, __file__, db, "--repeat", str(repeat)]
+    command += ["--chain-only"] if chain_only else []
+    for _ in range(max(1, rounds)):
+        for tree in best:
+            # The tree first on the path: its maai, not the one installed in the venv.
+            env = {**os.environ, "PYTHONPATH": str(tree)}
+            out = subprocess.run(
+                command, cwd=tree, env=env, capture_output=True, text=True, check=True
+            ).stdout
+            cpu = float(out.split(" cpu ")[-1].split(" s")[0])
+            best[tree] = min(best[tree], cpu)
+            print(f"{db}: {what} with {tree}: cpu {cpu:.4f} s", flush=True)
+    ours, theirs = best[here], best[other.resolve()]
+    print(
+        f"{db}: {what} best cpu, this tree {ours:.4f} s, {other} {theirs:.4f} s; "
+        f"ratio {ours / theirs:.3f}"
+    )
 
 
 def compare(ledgers: list[str], repeat: int) -> None:

@@ -39,6 +39,7 @@ import os
 import platform
 import re
 import sqlite3
+import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -58,6 +59,9 @@ from maai.runtime.engine import Engine, run_engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 from maai.runtime.simulated import SimulatedModel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # timing, loaded by file in tests
+from timing import measured, thread_cpu_into  # noqa: E402
 
 NAMES = ("Ada", "Ben", "Cleo", "Dev", "Eva", "Finn", "Gia", "Hugo", "Ivy", "Jack")
 PLACES = ("Square", "Park", "Market", "Cafe", "Library")
@@ -279,60 +283,45 @@ def run_once(config: WorldConfig, latency_ms: float, synchronous: str, folder: P
     spent = {"s": 0.0, "n": 0}
     cpu = {"decide": 0.0, "model": 0.0, "append": 0.0}
 
+    def walled_decide(state: State) -> Decision:
+        started = time.perf_counter()
+        try:
+            return real_decide(state)
+        finally:
+            spent["s"] += time.perf_counter() - started
+            spent["n"] += 1
+
+    timed_decide = thread_cpu_into(cpu, "decide", walled_decide)
+
     class TimedWorld(type(world)):  # type: ignore[misc]
         def decide(self, state: State) -> Decision:
-            started = time.perf_counter()
-            started_cpu = time.thread_time()
-            try:
-                return real_decide(state)
-            finally:
-                spent["s"] += time.perf_counter() - started
-                spent["n"] += 1
-                cpu["decide"] += time.thread_time() - started_cpu
+            return timed_decide(state)
 
     real_respond = SimulatedModel.respond
-
-    def timed_respond(model: SimulatedModel, *args: Any) -> str:
-        started_cpu = time.thread_time()
-        try:
-            return real_respond(model, *args)
-        finally:
-            cpu["model"] += time.thread_time() - started_cpu
+    timed_respond = thread_cpu_into(cpu, "model", real_respond)
 
     with EventStore.open(str(path), synchronous=synchronous) as store:
         run_id = start_run(store, config)
-        real_append = store.append
-
-        def timed_append(*args: Any, **kwargs: Any) -> Any:
-            started_cpu = time.thread_time()
-            try:
-                return real_append(*args, **kwargs)
-            finally:
-                cpu["append"] += time.thread_time() - started_cpu
-
-        store.append = timed_append  # type: ignore[method-assign]
+        store.append = thread_cpu_into(cpu, "append", store.append)  # type: ignore[method-assign]
         utility = SimulatedModel(SimulatedUtility(seed=config.seed))
         utility.latency_ms = latency_ms
         executor = LiveExecutor(config, models={providers.UTILITY: utility})
         engine = Engine(store, run_id, executor, experiment=TimedWorld())
         SimulatedModel.respond = timed_respond  # type: ignore[method-assign]
         try:
-            started = time.perf_counter()
-            started_cpu = time.process_time()
-            state = run_engine(engine)
-            wall = time.perf_counter() - started
-            cpu_s = time.process_time() - started_cpu
+            with measured() as run:
+                state = run_engine(engine)
         finally:
             SimulatedModel.respond = real_respond  # type: ignore[method-assign]
     size = sum(p.stat().st_size for p in folder.glob(f"{path.name}*"))
     return Result(
-        wall,
+        run.wall,
         state,
         recorded(path, run_id),
         size,
         spent["s"],
         spent["n"],
-        cpu_s,
+        run.cpu,
         cpu["decide"],
         cpu["model"],
         cpu["append"],

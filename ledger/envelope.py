@@ -107,10 +107,8 @@ def encoded_json_text(value: Any, what: str) -> str:
         # Shared items (maai.canonical.FrozenJson) keep their text: a request carrying a
         # long history costs its new items. Same text as canonical_json, byte for byte.
         return canonical_json_of(value)
-    except (TypeError, ValueError) as exc:
-        raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
-    except RecursionError:
-        raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _not_storable(what, exc) from None
 
 
 def encoded_json_parts(value: Any, what: str) -> list[str]:
@@ -126,13 +124,18 @@ def encoded_json_parts(value: Any, what: str) -> list[str]:
     try:
         for key in sorted(value):
             parts += (",", _str(key), ":", canonical_json_shared(value[key]))
-    except (TypeError, ValueError) as exc:
-        raise InvalidEventError(f"{what} is not storable as JSON: {exc}") from None
-    except RecursionError:
-        raise InvalidEventError(f"{what} is circular or nested too deeply") from None
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _not_storable(what, exc) from None
     parts[0] = "{"
     parts.append("}")
     return parts
+
+
+def _not_storable(what: str, exc: TypeError | ValueError | RecursionError) -> InvalidEventError:
+    """What encoding ``what`` as JSON raised, as the error the store gives."""
+    if isinstance(exc, RecursionError):
+        return InvalidEventError(f"{what} is circular or nested too deeply")
+    return InvalidEventError(f"{what} is not storable as JSON: {exc}")
 
 
 def checked_json_text(text: str, what: str) -> str:
@@ -224,6 +227,41 @@ def envelope_hash(
             f" (a lone surrogate at {exc.start})"
         ) from None
     return hashlib.sha256(data).hexdigest()
+
+
+def stored_text_hash_holds(
+    hash: str,
+    *,
+    run_id: str,
+    seq: int,
+    type: str,
+    schema_version: int,
+    payload_json: str,
+    agent: str | None,
+    recorded_at: str,
+    prev_hash: str,
+) -> bool:
+    """Whether an envelope spliced from the payload's text as stored (and ``recorded_at`` as
+    hashed) hashes to ``hash``. The store hashes the very text it writes, so an untouched
+    event does, without its payload parsed and re-encoded. False for any other, and for
+    fields that cannot be hashed: the caller re-encodes those, which says why
+    (docs/ledger.md, "Checking a hash against the stored text")."""
+    try:
+        return (
+            envelope_hash(
+                run_id=run_id,
+                seq=seq,
+                type=type,
+                schema_version=schema_version,
+                payload_json=payload_json,
+                agent=agent,
+                recorded_at=recorded_at,
+                prev_hash=prev_hash,
+            )
+            == hash
+        )
+    except (ValueError, TypeError):  # InvalidEventError included
+        return False
 
 
 NAME_MAX_LENGTH: Final = 200
@@ -328,12 +366,19 @@ class StoredEvent(BaseModel):
         it; only whoever can recompute hashes can make it, and they could as well store the
         canonical text (docs/ledger.md, "Guarantees beyond the chain")."""
         text = self._stored_text
-        if text is not None:
-            try:
-                if self._hash_of(text) == self.hash:
-                    return True
-            except (ValueError, TypeError):  # InvalidEventError included
-                pass  # compute_hash says why
+        # A naive recorded_at raises here what compute_hash would raise.
+        if text is not None and stored_text_hash_holds(
+            self.hash,
+            run_id=self.run_id,
+            seq=self.seq,
+            type=self.type,
+            schema_version=self.schema_version,
+            payload_json=text,
+            agent=self.agent,
+            recorded_at=format_recorded_at(self.recorded_at),
+            prev_hash=self.prev_hash,
+        ):
+            return True
         return self.compute_hash() == self.hash
 
     def _hash_of(self, payload_json: str) -> str:

@@ -25,6 +25,7 @@ import sqlite3
 from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import partial
 from types import TracebackType
 from typing import Any, Final, Literal
 
@@ -49,8 +50,8 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from maai.ledger import postgres_writer, sqlite_writer
 from maai.ledger.batch import Batch, Row
+from maai.ledger.chain import ChainChecker
 from maai.ledger.envelope import (
-    GENESIS_HASH,
     Appended,
     ChainReport,
     Checkpoint,
@@ -61,12 +62,12 @@ from maai.ledger.envelope import (
     check_run_id,
     checked_json_text,
     encoded_json_parts,
-    envelope_hash,
     normalize_json,
     normalized_json_text,
     parse_canonical_json,
     parse_json,
     stored_event,
+    stored_text_hash_holds,
 )
 from maai.ledger.errors import (
     AmbiguousRunIdError,
@@ -1066,67 +1067,42 @@ class EventStore:
 
         Checks, event by event up to the run's head: seqs are 1, 2, ... without gaps;
         each ``prev_hash`` is the previous event's ``hash`` (64 zeros for seq 1); each
-        ``hash`` equals the recomputed one. Reports the first failure (see
-        :meth:`ChainReport.raise_if_broken`).
+        ``hash`` equals the recomputed one; nothing is stored beyond the head. Reports the
+        first failure (see :meth:`ChainReport.raise_if_broken`); the rules and their
+        messages are :class:`~ledger.chain.ChainChecker`'s, which ``maai verify`` uses too.
         """
         self._check_open()
         with self._errors(f"verifying run {run_id!r}"), self._engine.connect() as conn:
             head = read_head(conn, run_id)
-        expected_seq = 1
-        prev_hash = GENESIS_HASH
-        checked = 0
-
-        def broken(seq: int, reason: str) -> ChainReport:
-            return ChainReport(
-                run_id=run_id,
-                ok=False,
-                events_checked=checked,
-                head_seq=head,
-                first_bad_seq=seq,
-                reason=reason,
-            )
-
+        chain = ChainChecker(run_id, head)
         sqlite = self._sqlite
         try:
             # As stored: the chain covers the stored (packed) payloads, not what they unpack to.
             for rows in self._chunks(run_id, 0, head):
                 for r in rows:
-                    seq = r[1]
-                    # A row whose stored text hashes to its hash is one the check below passes
-                    # at its hash: only its seq and link are left to check (docs/ledger.md,
-                    # "Checking a hash against the stored text"). Any other is parsed and
-                    # checked as before, so a broken chain is reported as before.
-                    as_stored = sqlite and _stored_text_hashes(run_id, r)
-                    if not as_stored:
-                        event_ = self._stored_row(run_id, r)  # ChainBrokenError if unparseable
-                    if seq != expected_seq:
-                        return broken(
-                            expected_seq, f"event {expected_seq} is missing (next is {seq})"
-                        )
-                    if r[7] != prev_hash:  # the stored prev_hash, as event_.prev_hash
-                        return broken(seq, "prev_hash does not match the previous event's hash")
-                    if not as_stored:
-                        try:
-                            recomputed = event_.compute_hash()
-                        except (LedgerError, ValueError, TypeError) as exc:
-                            return broken(seq, f"stored fields cannot be hashed: {exc}")
-                        if recomputed != event_.hash:
-                            return broken(seq, "stored fields do not match the stored hash")
-                    prev_hash = r[8]
-                    expected_seq += 1
-                    checked += 1
+                    # A row whose stored text hashes to its hash holds at its hash: only its
+                    # seq and link are left to check (docs/ledger.md, "Checking a hash against
+                    # the stored text"). Any other is parsed (ChainBrokenError if it cannot
+                    # be) and its payload re-encoded, which says why it does not hold.
+                    if sqlite and _stored_text_hashes(run_id, r):
+                        hash_holds = _holds
+                    else:
+                        hash_holds = self._stored_row(run_id, r).hash_holds
+                    if not chain.add(r[1], r[7], r[8], hash_holds):
+                        return chain.report()
         except ChainBrokenError as exc:
-            return broken(exc.seq, exc.reason)
-        if checked != head:
-            return broken(expected_seq, f"event {expected_seq} is missing (head is {head})")
+            chain.unreadable(exc.seq, exc.reason)
+            return chain.report()
+        chain.end(partial(self._last_seq, run_id))
+        return chain.report()
+
+    def _last_seq(self, run_id: str) -> int | None:
+        """The highest seq stored for the run, whatever its head says."""
         with self._errors(f"verifying run {run_id!r}"), self._engine.connect() as conn:
-            last = conn.execute(
+            last: int | None = conn.execute(
                 select(func.max(events.c.seq)).where(events.c.run_id == run_id)
             ).scalar()
-        if last is not None and last > head:
-            # Appends stop at a stored seq beyond the head; name where the history went on.
-            return broken(head + 1, f"events up to seq {last} are stored beyond the head {head}")
-        return ChainReport(run_id=run_id, ok=True, events_checked=checked, head_seq=head)
+        return last
 
     def _stored_row(self, run_id: str, r: Row) -> StoredEvent:
         """A full row as the event it stores, its payload as stored (packed or not), parsed
@@ -1258,26 +1234,24 @@ def _nothing() -> None:
 
 
 def _stored_text_hashes(run_id: str, r: Row) -> bool:
-    """Whether a full SQLite row's envelope, spliced from its stored texts (the payload and
-    ``recorded_at`` as the store wrote and hashed them), hashes to its stored hash. False
-    for any row that does not, or whose fields cannot be hashed: the caller checks those by
-    re-encoding, which says why."""
-    try:
-        return (
-            envelope_hash(
-                run_id=run_id,
-                seq=r[1],
-                type=r[2],
-                schema_version=r[3],
-                payload_json=r[4],
-                agent=r[5],
-                recorded_at=r[6],
-                prev_hash=r[7],
-            )
-            == r[8]
-        )
-    except (ValueError, TypeError):  # InvalidEventError included
-        return False
+    """Whether a full SQLite row holds at its hash as its texts are stored (the payload and
+    ``recorded_at`` as the store wrote and hashed them)."""
+    return stored_text_hash_holds(
+        r[8],
+        run_id=run_id,
+        seq=r[1],
+        type=r[2],
+        schema_version=r[3],
+        payload_json=r[4],
+        agent=r[5],
+        recorded_at=r[6],
+        prev_hash=r[7],
+    )
+
+
+def _holds() -> bool:
+    """The hash check of a row already found to hold at its hash."""
+    return True
 
 
 # A payload text this long is at least MIN_EVENT_CHARS long once normalized (normalization

@@ -30,13 +30,12 @@ from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
 from maai.domain.walk import Decision
 from maai.ledger import (
-    GENESIS_HASH,
     ChainBrokenError,
     ChainReport,
-    LedgerError,
     RunInfo,
     StoredEvent,
 )
+from maai.ledger.chain import ChainChecker
 from maai.runtime.engine import fold_decoder
 
 _M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
@@ -286,8 +285,9 @@ def _check_derived(pending: _Pending, seq: int, event: Event, report: VerifyRepo
 
 class ChainCheck:
     """The hash chain of a run checked as its events stream by: what
-    ``EventStore.verify_chain`` checks, with the same report, in the one pass over the events
-    that ``verify`` makes anyway (reading a long run twice cost a tenth of its time).
+    ``EventStore.verify_chain`` checks (the same :class:`~ledger.chain.ChainChecker`), with
+    the same report, in the one pass over the events that ``verify`` makes anyway (reading a
+    long run twice cost a tenth of its time).
 
     Iterating gives the events ``1..head`` as long as the chain holds, and stops at the first
     event that breaks it (it is not given). ``report()`` then reads whatever the iteration
@@ -297,72 +297,44 @@ class ChainCheck:
         self.run_id = run_id
         self.head = head
         self._stored = iter(stored)
-        self._checked = 0
-        self._prev_hash = GENESIS_HASH
-        self._broken: tuple[int, str] | None = None
+        self._chain = ChainChecker(run_id, head)
         self._ended = False
 
     def __iter__(self) -> Iterator[StoredEvent]:
-        while self._broken is None and not self._ended:
+        while self._chain.holds and not self._ended:
             record = self._next()
             if record is not None:
                 yield record
 
     def _next(self) -> StoredEvent | None:
         """The next event if it holds to the chain; ``None`` at the head or at a break."""
-        expected = self._checked + 1
         try:
             record = next(self._stored, None)
         except ChainBrokenError as exc:
-            self._broken = (exc.seq, exc.reason)
+            self._chain.unreadable(exc.seq, exc.reason)
             return None
         if record is None or record.seq > self.head:
-            if self._checked != self.head:
-                self._broken = (expected, f"event {expected} is missing (head is {self.head})")
-            elif record is not None:
-                last = record.seq
-                for later in self._stored:
-                    last = later.seq
-                self._broken = (
-                    self.head + 1,
-                    f"events up to seq {last} are stored beyond the head {self.head}",
-                )
             self._ended = True
+            self._chain.end(partial(_last_seq, record, self._stored))
             return None
-        if record.seq != expected:
-            self._broken = (expected, f"event {expected} is missing (next is {record.seq})")
-        elif record.prev_hash != self._prev_hash:
-            self._broken = (record.seq, "prev_hash does not match the previous event's hash")
-        else:
-            try:
-                holds = record.hash_holds()
-            except (LedgerError, ValueError, TypeError) as exc:
-                self._broken = (record.seq, f"stored fields cannot be hashed: {exc}")
-                return None
-            if not holds:
-                self._broken = (record.seq, "stored fields do not match the stored hash")
-        if self._broken is not None:
-            return None
-        self._prev_hash = record.hash
-        self._checked += 1
-        return record
+        if self._chain.add(record.seq, record.prev_hash, record.hash, record.hash_holds):
+            return record
+        return None
 
     def report(self) -> ChainReport:
         for _ in self:  # what the reader left
             pass
-        if self._broken is None:
-            return ChainReport(
-                run_id=self.run_id, ok=True, events_checked=self._checked, head_seq=self.head
-            )
-        seq, reason = self._broken
-        return ChainReport(
-            run_id=self.run_id,
-            ok=False,
-            events_checked=self._checked,
-            head_seq=self.head,
-            first_bad_seq=seq,
-            reason=reason,
-        )
+        return self._chain.report()
+
+
+def _last_seq(first: StoredEvent | None, rest: Iterator[StoredEvent]) -> int | None:
+    """The seq of the last of ``first`` and the events after it, ``None`` for none."""
+    if first is None:
+        return None
+    last = first.seq
+    for later in rest:
+        last = later.seq
+    return last
 
 
 def check_run_row(info: RunInfo, stored: Iterable[StoredEvent]) -> list[Divergence]:

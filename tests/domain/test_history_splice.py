@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage, _span, first_after
-from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.calls import ModelRequest, _span, first_after
 from maai.domain.frohlich import phase2, render
 from maai.domain.frohlich.decide import decide
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State, evolve
+from tests.support.answering import answer_each
 from tests.support.driver import agreeable, make_config, start
 
 
@@ -62,20 +62,7 @@ def decision_states(
         if decision.done:
             assert state.status == "completed"
             return states
-        for request in decision.calls:
-            digest = request.request_hash()
-            text = ModelAnswer(text=answer(request), usage=Usage(input_tokens=1))
-            for event in (
-                ModelCallRequested(request=request, request_hash=digest),
-                ModelCallCompleted(
-                    address=request.address,
-                    agent=request.agent,
-                    request_hash=digest,
-                    model=request.model,
-                    answer=text,
-                ),
-            ):
-                state = evolve(state, event)
+        state = answer_each(state, evolve, decision.calls, answer)
 
 
 @pytest.mark.parametrize("version", [None, 2])

@@ -11,15 +11,13 @@ import pytest
 
 from maai.domain import walk
 from maai.domain.calls import ModelRequest
-from maai.domain.events import ModelCallRequested
 from maai.domain.frohlich import decide as decide_module
 from maai.domain.frohlich import phase2
 from maai.domain.frohlich.decide import decide
-from maai.domain.frohlich.simulated import SimulatedParticipant, SimulatedUtility
-from maai.domain.frohlich.simulated import build_policy as build_simulated
 from maai.domain.frohlich.state import State, evolve
 from maai.domain.walk import Call, Decision
-from tests.domain.test_walk_memo import completed
+from tests.domain.test_walk_memo import simulated
+from tests.support.answering import answer_some
 from tests.support.driver import make_config, start
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]
@@ -48,8 +46,7 @@ def test_requests_built_late_equal_requests_built_at_once(
         phase2_rounds=3,
         agents=[{"name": n, "personality": "curious"} for n in FIVE],
     )
-    models = {a.name: build_simulated(a, seed=config.seed) for a in config.agents}
-    utility = build_simulated(None, seed=config.seed)
+    respond = simulated(config)
     rng = random.Random(seed)
     state, _ = start(config)
     pending: dict[str, ModelRequest] = {}
@@ -70,17 +67,7 @@ def test_requests_built_late_equal_requests_built_at_once(
         unbuilt = [(decision, at_once)]
         if decision.done:
             break
-        for request in at_once:
-            if request.address not in pending:
-                pending[request.address] = request
-                state = evolve(
-                    state, ModelCallRequested(request=request, request_hash=request.request_hash())
-                )
-        for address in rng.sample(sorted(pending), k=rng.randint(1, len(pending))):
-            request = pending.pop(address)
-            model = models.get(request.agent, utility)
-            assert isinstance(model, SimulatedParticipant | SimulatedUtility)
-            state = evolve(state, completed(request, model.answer(request, request.output_schema)))
+        state = answer_some(state, evolve, at_once, respond, pending=pending, rng=rng)
     assert state.status == "completed"
     assert late > 100  # most requests were built late indeed
 

@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage
-from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.calls import ModelRequest
 from maai.domain.frohlich import decide as decide_module
 from maai.domain.frohlich import phase2, render
+from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.decide import decide
 from maai.domain.frohlich.events import DiscussionEnded
 from maai.domain.frohlich.purposes import Purpose
@@ -22,6 +22,7 @@ from maai.domain.frohlich.simulated import build_policy as build_simulated
 from maai.domain.frohlich.state import State, evolve
 from maai.domain.walk import Decision
 from tests.domain.test_history_splice import built_around_the_history
+from tests.support.answering import Responder, answered_at_random, completed, requested
 from tests.support.driver import agreeable, make_config, start
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]
@@ -37,14 +38,17 @@ def unmemoized(state: State, monkeypatch: pytest.MonkeyPatch) -> Decision:
         return decide(state)
 
 
-def completed(request: ModelRequest, text: str) -> ModelCallCompleted:
-    return ModelCallCompleted(
-        address=request.address,
-        agent=request.agent,
-        request_hash=request.request_hash(),
-        model=request.model,
-        answer=ModelAnswer(text=text, usage=Usage(input_tokens=1, output_tokens=1)),
-    )
+def simulated(config: FrohlichConfig) -> Responder:
+    """The simulated participants and utility agent of ``config``."""
+    models = {a.name: build_simulated(a, seed=config.seed) for a in config.agents}
+    utility = build_simulated(None, seed=config.seed)
+
+    def respond(request: ModelRequest) -> str:
+        model = models.get(request.agent, utility)
+        assert isinstance(model, SimulatedParticipant | SimulatedUtility)
+        return model.answer(request, request.output_schema)
+
+    return respond
 
 
 @pytest.mark.parametrize("seed", [1, 7])
@@ -58,35 +62,17 @@ def test_memoized_decisions_equal_full_walks_in_any_answer_order(
         phase2_rounds=4,
         agents=[{"name": n, "personality": "curious"} for n in FIVE],
     )
-    models = {a.name: build_simulated(a, seed=config.seed) for a in config.agents}
-    utility = build_simulated(None, seed=config.seed)
-    assert isinstance(utility, SimulatedUtility)
-    rng = random.Random(seed)
-    state, _ = start(config)
-    pending: dict[str, ModelRequest] = {}
+    begun, _ = start(config)
     decisions = 0
-    while True:
-        decision = decide(state)
+    for state, decision in answered_at_random(
+        begun, decide, evolve, simulated(config), random.Random(seed)
+    ):
         reference = unmemoized(state, monkeypatch)
         assert decision.events == reference.events
         assert decision.calls == reference.calls
         assert decision.done == reference.done
         decisions += 1
-        state = decision.state
-        if decision.done:
-            break
-        for request in decision.calls:
-            if request.address not in pending:
-                pending[request.address] = request
-                state = evolve(
-                    state, ModelCallRequested(request=request, request_hash=request.request_hash())
-                )
-        assert pending, "nothing to answer but the run is not done"
-        for address in rng.sample(sorted(pending), k=rng.randint(1, len(pending))):
-            request = pending.pop(address)
-            model = models.get(request.agent, utility)
-            assert isinstance(model, SimulatedParticipant | SimulatedUtility)
-            state = evolve(state, completed(request, model.answer(request, request.output_schema)))
+    state = decision.state
     assert state.status == "completed"
     assert decisions > 50
     ended = state.records["discussion/ended"]
@@ -100,7 +86,7 @@ def test_a_branch_does_not_see_the_memo_of_another_branch() -> None:
     first = decide(state)
     state = first.state
     request = next(r for r in first.calls if r.agent == "alice")
-    asked = evolve(state, ModelCallRequested(request=request, request_hash=request.request_hash()))
+    asked = evolve(state, requested(request))
     # Two histories from one state: alice answers well in one and nonsense in the other.
     good = evolve(asked, completed(request, agreeable(request)))
     bad = evolve(asked, completed(request, "no idea"))
@@ -143,8 +129,7 @@ def test_a_poll_asked_again_beside_a_first_asking_is_asked_with_its_own_feedback
         for request in decision.calls:
             if request.address not in waiting:
                 waiting[request.address] = request
-                digest = request.request_hash()
-                state = evolve(state, ModelCallRequested(request=request, request_hash=digest))
+                state = evolve(state, requested(request))
         for address, request in list(waiting.items()):
             if request.purpose == Purpose.POLL and request.agent == "bob":
                 continue  # bob's answer waits

@@ -16,7 +16,7 @@ import pytest
 from maai.canonical import FrozenJson, FrozenJsonList, WithShared, canonical_json_of
 from maai.ledger import EventStore, InvalidEventError, NewEvent
 from maai.ledger import store as store_module
-from maai.ledger.envelope import encoded_json_parts
+from maai.ledger.envelope import encoded_json_parts, encoded_json_text
 from maai.ledger.packing import Version
 from tests.ledger.test_packing import growing_run
 
@@ -200,3 +200,15 @@ def test_a_kept_request_in_pieces_is_its_text() -> None:
         assert "".join(encoded_json_parts(value, "payload")) == canonical_json_of(value)
     with pytest.raises(InvalidEventError, match="not storable"):
         encoded_json_parts(WithShared(bad={1, 2}), "payload")
+
+
+def test_a_request_in_pieces_is_refused_as_its_text_is() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    for bad, says in (({1, 2}, "not storable as JSON: "), (loop, "circular or nested too deeply")):
+        refusals = []
+        for encode in (encoded_json_parts, encoded_json_text):
+            with pytest.raises(InvalidEventError, match=says) as refused:
+                encode(WithShared(bad=bad), "request")
+            refusals.append(str(refused.value))
+        assert refusals[0] == refusals[1] and refusals[0].startswith("request ")

@@ -3,19 +3,17 @@ no runtime (the collaboration counterpart of ``tests/support/driver.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage
+from maai.domain.calls import ModelRequest
 from maai.domain.collaboration.config import CollaborationConfig
 from maai.domain.collaboration.protocol import decide
 from maai.domain.collaboration.simulated import SimulatedParticipant, SimulatedUtility
 from maai.domain.collaboration.state import State, evolve, initial_state
 from maai.domain.config import UTILITY
-from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
-
-Responder = Callable[[ModelRequest], str]
+from maai.domain.events import Event, RunStarted
+from tests.support.answering import DRIVER_USAGE, Responder, answer_each
 
 FIRST, SECOND = "Ada", "Ben"
 
@@ -105,21 +103,10 @@ def drive(config: CollaborationConfig, responder: Responder, max_steps: int = 10
             return run
         if decision.calls:
             run.rounds.append(list(decision.calls))
-        for request in decision.calls:
-            digest = request.request_hash()
-            completed = ModelCallCompleted(
-                address=request.address,
-                agent=request.agent,
-                request_hash=digest,
-                model=request.model,
-                answer=ModelAnswer(
-                    text=responder(request), usage=Usage(input_tokens=10, output_tokens=5)
-                ),
-            )
-            for event in (ModelCallRequested(request=request, request_hash=digest), completed):
-                state = evolve(state, event)
-                events.append(event)
-            run.requests.append(request)
+        state = answer_each(
+            state, evolve, decision.calls, responder, usage=DRIVER_USAGE, events=events
+        )
+        run.requests.extend(decision.calls)
     raise AssertionError("the protocol did not finish")
 
 

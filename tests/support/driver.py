@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage
-from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.calls import ModelRequest
+from maai.domain.events import Event, RunStarted
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.domain.frohlich.decide import decide
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State, evolve, initial_state
-
-Responder = Callable[[ModelRequest], str]
+from tests.support.answering import DRIVER_USAGE, Responder, answer_each
 
 NAMES = ["alice", "bob", "carol"]
 
@@ -53,20 +51,10 @@ def drive(
         events.extend(decision.events)
         if decision.done:
             return state, events, requests
-        for request in decision.calls:
-            requested = ModelCallRequested(request=request, request_hash=request.request_hash())
-            text = responder(request)
-            completed = ModelCallCompleted(
-                address=request.address,
-                agent=request.agent,
-                request_hash=request.request_hash(),
-                model=request.model,
-                answer=ModelAnswer(text=text, usage=Usage(input_tokens=10, output_tokens=5)),
-            )
-            for event in (requested, completed):
-                state = evolve(state, event)
-                events.append(event)
-            requests.append(request)
+        state = answer_each(
+            state, evolve, decision.calls, responder, usage=DRIVER_USAGE, events=events
+        )
+        requests.extend(decision.calls)
     raise AssertionError("the protocol did not finish")
 
 

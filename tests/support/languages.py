@@ -9,12 +9,13 @@ from typing import Any
 
 import yaml
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage
-from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.calls import ModelRequest
+from maai.domain.events import Event, RunStarted
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.domain.frohlich.decide import decide
 from maai.domain.frohlich.experiment import EXPERIMENT
 from maai.domain.frohlich.state import evolve, initial_state
+from tests.support.answering import answer_each
 
 CONFIGS = Path(__file__).parents[2] / "configs"
 
@@ -30,6 +31,11 @@ def drive(config: FrohlichConfig) -> tuple[list[ModelRequest], list[Event]]:
     """A whole run with the simulated participants and utility agent, in memory."""
     policies = {a.name: EXPERIMENT.simulated_participant(config, a.name) for a in config.agents}
     utility = EXPERIMENT.simulated_utility(config)
+
+    def respond(request: ModelRequest) -> str:
+        policy = utility if request.agent == "utility" else policies[request.agent]
+        return policy.answer(request, request.output_schema)
+
     started = RunStarted(
         experiment="frohlich", config=config.model_dump(mode="json"), seed=config.seed
     )
@@ -42,24 +48,8 @@ def drive(config: FrohlichConfig) -> tuple[list[ModelRequest], list[Event]]:
         events.extend(decision.events)
         if decision.done:
             return requests, events
-        for request in decision.calls:
-            policy = utility if request.agent == "utility" else policies[request.agent]
-            text = policy.answer(request, request.output_schema)
-            digest = request.request_hash()
-            answer = ModelAnswer(text=text, usage=Usage(input_tokens=1, output_tokens=1))
-            for event in (
-                ModelCallRequested(request=request, request_hash=digest),
-                ModelCallCompleted(
-                    address=request.address,
-                    agent=request.agent,
-                    request_hash=digest,
-                    model=request.model,
-                    answer=answer,
-                ),
-            ):
-                state = evolve(state, event)
-                events.append(event)
-            requests.append(request)
+        state = answer_each(state, evolve, decision.calls, respond, events=events)
+        requests.extend(decision.calls)
     raise AssertionError("the run did not finish")
 
 

@@ -3,22 +3,21 @@ world counterpart of ``tests/support/driver.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage
+from maai.domain.calls import ModelRequest
 from maai.domain.config import UTILITY
 from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
-from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.events import Event, RunStarted
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.protocol import decide
 from maai.domain.world.simulated import SimulatedParticipant, SimulatedUtility
 from maai.domain.world.state import State, evolve, initial_state
 from maai.runtime.config_files import read_config
+from tests.support.answering import DRIVER_USAGE, Responder, answer_each
 
-Responder = Callable[[ModelRequest], str]
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
@@ -63,21 +62,10 @@ def drive(
             run.state = state
             return run
         assert decision.calls, "the protocol asked for nothing"
-        for request in decision.calls:
-            digest = request.request_hash()
-            completed = ModelCallCompleted(
-                address=request.address,
-                agent=request.agent,
-                request_hash=digest,
-                model=request.model,
-                answer=ModelAnswer(
-                    text=responder(request), usage=Usage(input_tokens=10, output_tokens=5)
-                ),
-            )
-            for event in (ModelCallRequested(request=request, request_hash=digest), completed):
-                state = evolve(state, event)
-                events.append(event)
-            run.requests.append(request)
+        state = answer_each(
+            state, evolve, decision.calls, responder, usage=DRIVER_USAGE, events=events
+        )
+        run.requests.extend(decision.calls)
     raise AssertionError("the protocol did not finish")
 
 

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 from maai.domain.answers import AnswerRejected
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage
-from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.calls import ModelRequest
 from maai.domain.walk import Decision
 from maai.domain.world import protocol
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import MemoryItem
 from maai.domain.world.protocol import decide
 from maai.domain.world.state import MemoryStream, State, evolve
+from tests.support.answering import answered_at_random, completed, requested
 from tests.support.world_driver import drive, load, simulated, start
 
 
@@ -29,18 +29,8 @@ def unmemoized(state: State, monkeypatch: pytest.MonkeyPatch) -> Decision:
         return decide(state)
 
 
-def completed(request: ModelRequest, text: str) -> ModelCallCompleted:
-    return ModelCallCompleted(
-        address=request.address,
-        agent=request.agent,
-        request_hash=request.request_hash(),
-        model=request.model,
-        answer=ModelAnswer(text=text, usage=Usage(input_tokens=1, output_tokens=1)),
-    )
-
-
 def asked(state: State, request: ModelRequest) -> State:
-    return evolve(state, ModelCallRequested(request=request, request_hash=request.request_hash()))
+    return evolve(state, requested(request))
 
 
 EMBEDDINGS = {"embeddings": {"model": "simulated"}}
@@ -64,29 +54,17 @@ def test_memoized_decisions_equal_full_walks_in_any_answer_order(
     # The shipped seeds give answers sent back and extractions by the utility agent; the
     # answers arrive in random batches, as they do from real models.
     config: WorldConfig = load(config_name, max_ticks=8, **more)
-    respond = simulated(config)
-    rng = random.Random(seed)
-    state, _ = start(config)
-    pending: dict[str, ModelRequest] = {}
+    begun, _ = start(config)
     decisions = 0
-    while True:
-        decision = decide(state)
+    for state, decision in answered_at_random(
+        begun, decide, evolve, simulated(config), random.Random(seed)
+    ):
         reference = unmemoized(state, monkeypatch)
         assert decision.events == reference.events
         assert decision.calls == reference.calls
         assert decision.done == reference.done
         decisions += 1
-        state = decision.state
-        if decision.done:
-            break
-        for request in decision.calls:
-            if request.address not in pending:
-                pending[request.address] = request
-                state = asked(state, request)
-        assert pending, "nothing to answer but the run is not done"
-        for address in rng.sample(sorted(pending), k=rng.randint(1, len(pending))):
-            request = pending.pop(address)
-            state = evolve(state, completed(request, respond(request)))
+    state = decision.state
     assert state.status == "completed"
     assert decisions > 15
     assert any(isinstance(r, AnswerRejected) for r in state.records.values())
