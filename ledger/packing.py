@@ -27,6 +27,8 @@ logical payload may not itself use the key ``"$packed"``.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import marshal
 import operator
 from collections import OrderedDict
@@ -65,6 +67,10 @@ class Version:
     _items: list[Any] | None = None
     _index: dict[str, int] | None = None
     slots: int = 0  # how many slots name this version as their latest (reader's bookkeeping)
+    # A text whose first lines are a base's (the writer's): (base, how many lines), until
+    # its index is derived from the base's.
+    _prefix_of: tuple[Version, int] | None = field(default=None, compare=False, repr=False)
+    _ends: list[int] | None = field(default=None, compare=False, repr=False)
 
     @property
     def kind(self) -> str:
@@ -79,11 +85,90 @@ class Version:
     def index(self) -> dict[str, int]:
         """Each line's first position (texts only)."""
         if self._index is None:
-            # Built from the last line back, so that a line's first position is the one
-            # left: in C, where a loop of setdefault calls cost a tenth of an append.
             lines = self.items()
-            self._index = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1), strict=True))
+            derived = self._derived_index(lines)
+            if derived is None:
+                # Built from the last line back, so that a line's first position is the one
+                # left: in C, where a loop of setdefault calls cost a tenth of an append.
+                derived = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1), strict=True))
+            self._index = derived
         return self._index
+
+    def _derived_index(self, lines: list[Any]) -> dict[str, int] | None:
+        """The index from the base's, where this text's first lines are the base's and
+        little differs after them: a copy of the base's (in C) less the lines only its rest
+        has, plus this text's own rest, instead of indexing every line again (a prompt
+        grows with the run, its rest does not)."""
+        prefix_of, self._prefix_of = self._prefix_of, None
+        if prefix_of is None:
+            return None
+        base, shared = prefix_of
+        base_lines, base_index = base._items, base._index
+        if base_lines is None or base_index is None:
+            return None
+        if (len(base_lines) - shared) + (len(lines) - shared) > len(lines) // 4:
+            return None
+        index = base_index.copy()
+        for line in base_lines[shared:]:
+            if index.get(line, -1) >= shared:  # first seen past the shared lines
+                del index[line]
+        for position in range(shared, len(lines)):
+            index.setdefault(lines[position], position)
+        return index
+
+    def share_lines(self, base: Version) -> None:
+        """Take this text's lines from the base's as far as the two texts agree, splitting
+        only the rest: the lines are then the base's own objects (compared by identity
+        when runs of lines are matched), and the index can be derived from the base's."""
+        text, base_text = self.value, base.value
+        if self._items is not None or not isinstance(text, str) or not isinstance(base_text, str):
+            return
+        base_lines = base.items()
+        agreed = _common_prefix_length(text, base_text)
+        ends = base.line_ends()
+        shared = bisect.bisect_left(ends, agreed)  # lines whose ends both texts share
+        start = ends[shared - 1] + 1 if shared else 0
+        rest = text[start:].split("\n")
+        self._items = [*base_lines[:shared], *rest]
+        self._ends = [*ends[:shared], *_line_ends(rest, start)]
+        self._prefix_of = (base, shared)
+
+    def line_ends(self) -> list[int]:
+        """Where each line's newline is (the last line's: the text's length); texts only."""
+        if self._ends is None:
+            self._ends = _line_ends(self.items(), 0)
+        return self._ends
+
+
+def _line_ends(lines: list[str], start: int) -> list[int]:
+    """Where the newline after each of ``lines`` is, in a text where they begin at ``start``."""
+    lengths = itertools.accumulate(map(len, lines))
+    return [start + length + i for i, length in enumerate(lengths)]
+
+
+_FIRST_PROBE: Final = 4096
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` share from the start: galloping, then bisecting,
+    on slice comparisons (in C)."""
+    most = min(len(a), len(b))
+    agreed, step = 0, _FIRST_PROBE
+    while agreed < most:
+        probe = min(most, agreed + step)
+        if a[agreed:probe] != b[agreed:probe]:
+            break
+        agreed, step = probe, step * 2
+    else:
+        return most
+    # a[:agreed] == b[:agreed], a[:probe] != b[:probe]
+    while probe - agreed > 1:
+        middle = (agreed + probe) // 2
+        if a[agreed:middle] == b[agreed:middle]:
+            agreed = middle
+        else:
+            probe = middle
+    return agreed
 
 
 def candidates(payload: dict[str, Any]) -> Iterator[tuple[PathKey, str | list[Any]]]:
@@ -372,6 +457,7 @@ class Packer:
                 if not bases:
                     continue
                 if isinstance(value, str):
+                    version.share_lines(bases[0])
                     ops, new = diff_text(version.items(), bases)
                     ops, bases = _drop_unused(ops, bases)
                 else:  # lists grow at the end: one base, the one that shares most

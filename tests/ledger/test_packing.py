@@ -200,6 +200,30 @@ def test_text_differences_rebuild_exactly(seed: int) -> None:
     assert apply_ops("t", ops, bases) == "\n".join(new)
 
 
+@pytest.mark.parametrize("seed", range(60))
+def test_lines_taken_from_a_base_are_the_texts_own(seed: int) -> None:
+    """A text's lines and index taken from its base's (the writer's shortcut) are the ones
+    splitting and indexing the text itself gives: the same differences are stored."""
+    rng = random.Random(seed)
+    words = ["", "a", "b", "line", "a b", "b\ta"]
+    base_lines = [rng.choice([*words, f"line {i}"]) for i in range(rng.randint(0, 80))]
+    # Mostly a long shared start and short ends (what a prompt is, and where the index is
+    # derived from the base's), sometimes not.
+    cut = rng.randint(0, len(base_lines)) if seed % 4 == 0 else len(base_lines) * 7 // 8
+    new_lines = base_lines[:cut] + edited(base_lines[cut:], rng) + [rng.choice(words)]
+    if rng.random() < 0.3 and new_lines:  # agree to the middle of a line
+        new_lines[min(cut, len(new_lines) - 1)] += "x"
+    base = Version(1, ("x",), "\n".join(base_lines))
+    base.index()
+    for text in ("\n".join(new_lines), base.value):
+        taken = Version(2, ("x",), text)
+        taken.share_lines(base)
+        split = Version(2, ("x",), text)
+        assert taken.items() == split.items()
+        assert taken.index() == split.index()
+        assert taken.line_ends() == split.line_ends()  # what the next text takes lines by
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_list_differences_rebuild_exactly(seed: int) -> None:
     rng = random.Random(seed)
