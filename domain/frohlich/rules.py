@@ -185,19 +185,33 @@ def apply_principle(
     choice: PrincipleChoice, dset: DistributionSet, probs: Probabilities
 ) -> Application:
     """The distribution ``choice`` picks from ``dset``. Never raises for a valid choice."""
+    return _apply(choice.principle, choice.amount, dset, _averages(dset, _weights(probs)))
+
+
+def _averages(dset: DistributionSet, weights: tuple[Fraction, ...]) -> dict[int, Fraction]:
+    """Each distribution's average income, by number."""
+    return {d.number: _mean(d.incomes, weights) for d in dset.distributions}
+
+
+def _apply(
+    principle: Principle,
+    amount: int | None,
+    dset: DistributionSet,
+    avg: Mapping[int, Fraction],
+) -> Application:
+    """``apply_principle`` given the table's averages (``_explain`` applies every principle
+    at many amounts to one table: the averages, exact fractions, are computed once)."""
     dists = dset.distributions
-    avg = {d.number: average(d, probs) for d in dists}
 
     def best_average(candidates: Sequence[Distribution]) -> Distribution:
         return min(candidates, key=lambda d: (-avg[d.number], d.number))
 
-    principle, amount = choice.principle, choice.amount
     if principle is Principle.FLOOR:
         pick = min(dists, key=lambda d: (-d.floor, d.number))
         return Application(distribution_number=pick.number)
     if principle is Principle.AVERAGE:
         return Application(distribution_number=best_average(dists).number)
-    assert amount is not None  # PrincipleChoice guarantees an amount for (c) and (d)
+    assert amount is not None  # a PrincipleChoice has an amount for (c) and (d)
     if principle is Principle.FLOOR_CONSTRAINT:
         feasible = [d for d in dists if d.floor >= amount]
         closest = min(dists, key=lambda d: (-d.floor, -avg[d.number], d.number))
@@ -271,31 +285,26 @@ def explain_principles(dset: DistributionSet, probs: Probabilities) -> Principle
 
 @lru_cache(maxsize=1024)
 def _explain(dset: DistributionSet, weights: tuple[Fraction, ...]) -> PrincipleExplanation:
-    probs = dict(zip(INCOME_CLASSES, weights, strict=True))
+    avg = _averages(dset, weights)
     facts = tuple(
-        DistributionFacts(number=d.number, floor=d.floor, range=d.range_, average=average(d, probs))
+        DistributionFacts(number=d.number, floor=d.floor, range=d.range_, average=avg[d.number])
         for d in dset.distributions
     )
     direct = {
-        p: Pick(
-            principle=p,
-            distribution_number=apply_principle(
-                PrincipleChoice(principle=p), dset, probs
-            ).distribution_number,
-        )
+        p: Pick(principle=p, distribution_number=_apply(p, None, dset, avg).distribution_number)
         for p in (Principle.FLOOR, Principle.AVERAGE)
     }
     return PrincipleExplanation(
         distributions=facts,
         floor_pick=direct[Principle.FLOOR],
         average_pick=direct[Principle.AVERAGE],
-        floor_constraint=_amount_picks(Principle.FLOOR_CONSTRAINT, dset, probs),
-        range_constraint=_amount_picks(Principle.RANGE_CONSTRAINT, dset, probs),
+        floor_constraint=_amount_picks(Principle.FLOOR_CONSTRAINT, dset, avg),
+        range_constraint=_amount_picks(Principle.RANGE_CONSTRAINT, dset, avg),
     )
 
 
 def _amount_picks(
-    principle: Principle, dset: DistributionSet, probs: Probabilities
+    principle: Principle, dset: DistributionSet, avg: Mapping[int, Fraction]
 ) -> tuple[Pick, ...]:
     # The set of distributions meeting "floor >= X" changes only where X passes a floor
     # (at floor + 1), and "range <= X" only where X reaches a range; between those points the
@@ -308,7 +317,7 @@ def _amount_picks(
     picks: list[Pick] = []
     for i, start in enumerate(starts):
         end = starts[i + 1] - 1 if i + 1 < len(starts) else None
-        app = apply_principle(PrincipleChoice(principle=principle, amount=start), dset, probs)
+        app = _apply(principle, start, dset, avg)
         previous = picks[-1] if picks else None
         if (
             previous is not None
