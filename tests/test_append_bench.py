@@ -4,19 +4,13 @@ for the same batches, however often they are appended and whether kept in a file
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "append_bench.py"
+from tests.support.benchmarks import load_benchmark
 
 
 def test_the_same_batches_store_the_same_rows(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("maai_append_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("append_bench.py", "maai_append_bench")
     kept = tmp_path / "batches.pickle"
     args = ["--agents", "3", "--rounds", "1", "--repeat", "2", "--batches", str(kept)]
     first = bench.main(args)

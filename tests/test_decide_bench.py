@@ -3,24 +3,15 @@ built at once as before) make the same calls, and the figures are printed."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from maai.domain import walk
 from maai.domain.calls import ModelRequest
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "decide_bench.py"
+from tests.support.benchmarks import load_benchmark
 
 
 def test_both_ways_make_the_same_calls(capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("maai_decide_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("decide_bench.py", "maai_decide_bench")
     config = bench.config_of(3, 1, seed=3)
     _, at_once = bench.drive(config, build_at_once=True)
     _, when_sent = bench.drive(config, build_at_once=False)

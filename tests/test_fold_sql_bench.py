@@ -4,23 +4,15 @@ its figures would compare different work."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "fold_sql_bench.py"
+from tests.support.benchmarks import load_benchmark
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("maai_fold_sql_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
-    return bench
+    return load_benchmark("fold_sql_bench.py", "maai_fold_sql_bench")
 
 
 def test_every_layout_reads_the_folds_rows(capsys: pytest.CaptureFixture[str]) -> None:

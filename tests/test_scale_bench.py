@@ -3,19 +3,13 @@ measurement (its figures come from the whole grid, run by hand)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "scale_bench.py"
+from tests.support.benchmarks import load_benchmark
 
 
 def test_one_cell_is_run_read_and_measured(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("maai_scale_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("scale_bench.py", "maai_scale_bench")
     figures = bench.main(["--agents", "3", "--rounds", "1", "--json", "--keep", str(tmp_path)])
     (cell,) = figures["cells"]
     assert cell["agents"] == 3 and cell["rounds"] == 1
@@ -32,11 +26,7 @@ def test_one_cell_is_run_read_and_measured(tmp_path: Path) -> None:
 
 
 def test_one_world_cell_is_run_read_and_measured(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("maai_scale_bench_world", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("scale_bench.py", "maai_scale_bench_world")
     figures = bench.main(
         [
             *("--experiment", "world", "--agents", "3", "--rounds", "2"),

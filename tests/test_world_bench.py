@@ -4,24 +4,16 @@ figures come from the full sizes, run by hand; docs/operations.md, "World benchm
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "world_bench.py"
+from tests.support.benchmarks import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("maai_world_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("world_bench.py", "maai_world_bench")
 
 
 def test_critical_path_from_addresses(bench: ModuleType) -> None:

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "world_decide_bench.py"
+from tests.support.benchmarks import load_benchmark
 
 
 def test_the_world_decide_bench_drives_a_world_to_its_end_whatever_the_batch() -> None:
-    spec = importlib.util.spec_from_file_location("maai_world_decide_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("world_decide_bench.py", "maai_world_decide_bench")
     for world in ("free", "pgg"):
         config = bench._world_bench().world_config(world, 3, 3, 0.0, 7)
         one_by_one = bench.drive(config, 1, 7)

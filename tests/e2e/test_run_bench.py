@@ -3,25 +3,17 @@ small real run (no wall time can beat the critical path the protocol allows)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.e2e.launcher import REPO
+from tests.support.benchmarks import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    path = REPO / "benchmarks" / "run_bench.py"
-    spec = importlib.util.spec_from_file_location("maai_run_bench", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("run_bench.py", "maai_run_bench")
 
 
 def test_critical_path_from_addresses(bench: ModuleType) -> None:
