@@ -124,6 +124,21 @@ set_core: Callable[[Core, Changes], None] = setter(Core)
 """Sets changes on a private core in place (``maai.domain.updates``)."""
 
 
+def evolve_on_core(
+    state: Any,
+    event: Event,
+    copy_state: Callable[[Any, Changes], Any],
+    domain_changes: Callable[[Any, Event, bool], Changes],
+) -> Any:
+    """``evolve`` for a state that keeps a ``core`` beside its own fields: a copy of
+    ``state`` with its core and the fields ``domain_changes(state, event, is_domain)`` gives
+    changed (``fold_on_core`` does the same for many events, in place)."""
+    core, is_domain = evolve_core(state.core, event)
+    changes = domain_changes(state, event, is_domain)
+    changes["core"] = core
+    return copy_state(state, changes)
+
+
 def fold_on_core(
     events: Iterable[Event],
     start: Any,

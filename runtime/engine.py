@@ -171,7 +171,6 @@ def _built_requested(
     return event
 
 
-
 def _same_construction() -> bool:
     """Whether ``_built_requested`` builds what ``model_construct`` builds (a pydantic that
     builds models otherwise, e.g. with another layout of an instance, makes it fall back)."""

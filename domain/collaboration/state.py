@@ -14,7 +14,7 @@ from maai.domain.collaboration.events import (
     PartnerDrawn,
     PointsAwarded,
 )
-from maai.domain.core import Core, OnCore, evolve_core, fold_on_core
+from maai.domain.core import Core, OnCore, evolve_on_core, fold_on_core
 from maai.domain.events import Event, RunStarted
 from maai.domain.updates import Changes, setter, updater
 
@@ -50,10 +50,8 @@ def initial_state() -> State:
 
 
 def evolve(state: State, event: Event) -> State:
-    core, is_domain = evolve_core(state.core, event)
-    changes = _changes(state, event, is_domain)
-    changes["core"] = core
-    return _update_state(state, changes)
+    new: State = evolve_on_core(state, event, _update_state, _changes)
+    return new
 
 
 def fold(events: Iterable[Event], state: State | None = None) -> State:

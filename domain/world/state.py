@@ -14,7 +14,7 @@ from typing import Any, overload
 from immutables import Map
 
 from maai.domain.answers import AnswerMissing, AnswerRead
-from maai.domain.core import Core, OnCore, evolve_core, fold_on_core
+from maai.domain.core import Core, OnCore, evolve_on_core, fold_on_core
 from maai.domain.events import (
     Event,
     ModelAttemptFailed,
@@ -171,10 +171,8 @@ def initial_state() -> State:
 
 
 def evolve(state: State, event: Event) -> State:
-    core, is_domain = evolve_core(state.core, event)
-    changes = _step(state, event, is_domain)
-    changes["core"] = core
-    return _replace(state, changes)
+    new: State = evolve_on_core(state, event, _replace, _step)
+    return new
 
 
 def fold(events: Iterable[Event], state: State | None = None) -> State:

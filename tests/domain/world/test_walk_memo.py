@@ -88,15 +88,19 @@ def test_a_branch_does_not_see_the_memo_of_another_branch() -> None:
     assert decide(bad).events == bad_events
 
 
-def test_a_request_in_flight_is_not_built_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    config = load("world_free.yaml")
-    state, _ = start(config)
+def _jonas_answered_alone() -> State:
+    """The free world after every first call was asked and Jonas alone answered."""
+    state, _ = start(load("world_free.yaml"))
     first = decide(state)
     state = first.state
     for request in first.calls:
         state = asked(state, request)
     jonas = next(r for r in first.calls if r.agent == "Jonas")
-    state = evolve(state, completed(jonas, '{"action": "wait"}'))
+    return evolve(state, completed(jonas, '{"action": "wait"}'))
+
+
+def test_a_request_in_flight_is_not_built_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = _jonas_answered_alone()
     built: list[str] = []
     real = protocol._request
 
@@ -130,14 +134,7 @@ def test_an_answer_walks_the_loop_of_its_agent_alone(monkeypatch: pytest.MonkeyP
     # The work a decision does when one answer arrives must not grow with the number of
     # agents: the others' loops (and their views, prompts, memories) are read off their
     # tokens, not walked again.
-    config = load("world_free.yaml")
-    state, _ = start(config)
-    first = decide(state)
-    state = first.state
-    for request in first.calls:
-        state = asked(state, request)
-    jonas = next(r for r in first.calls if r.agent == "Jonas")
-    state = evolve(state, completed(jonas, '{"action": "wait"}'))
+    state = _jonas_answered_alone()
     walked: list[str] = []
     viewed: list[str] = []
     real_agent, real_view = protocol._agent, protocol.view_of
@@ -153,7 +150,7 @@ def test_an_answer_walks_the_loop_of_its_agent_alone(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(protocol, "_agent", agent_walk)
     monkeypatch.setattr(protocol, "view_of", view)
     decision = decide(state)
-    assert len(config.names) > 2 and len(decision.calls) > 1  # the others still wait
+    assert len(state.config.names) > 2 and len(decision.calls) > 1  # the others still wait
     assert walked and set(walked) == {"Jonas"}
     # Jonas's view is made once, to read the answer; the walks after the reading pass by
     # the action read and make none.
