@@ -25,7 +25,7 @@ text: the two side by side are the saving), and the wall time (CPU time in paren
 shared machine the steadier figure) and peak RSS of each command;
 then, over the grid, the log-log slope of ledger bytes and of each command's time against
 events (1.0: linear; 2.0: quadratic). The test suite runs a one-cell grid as a smoke test
-(tests/test_scale_bench.py); the figures belong in docs/operations.md.
+(tests/test_scale_bench.py); the figures belong in docs/performance.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The world experiment's cost: calls and events per tick, and wall time against the
-critical path (docs/world.md §4, docs/operations.md "World benchmark").
+critical path (docs/world.md §4, docs/performance.md "World benchmark").
 
     python benchmarks/world_bench.py [--world free,pgg] [--agents 5,20] [--ticks 30]
                                      [--latency-ms 50,20,10] [--repeat 1] [--seed 7]

@@ -1,6 +1,6 @@
 """The world's ``decide`` per answer, without engine or store, on CPU time (which a loaded
 machine disturbs less than wall time): does the work done when an answer arrives grow with
-the number of agents, or with how far the tick has got? (docs/operations.md "World
+the number of agents, or with how far the tick has got? (docs/performance.md "World
 benchmark".)
 
     python benchmarks/world_decide_bench.py [--world free,pgg] [--agents 5,20] [--ticks 12]

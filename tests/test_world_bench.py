@@ -1,6 +1,6 @@
 """``benchmarks/world_bench.py``: the critical path it derives from the call addresses, and
 both worlds run for a few ticks: a smoke test of the instrument, not a measurement (its
-figures come from the full sizes, run by hand; docs/operations.md, "World benchmark")."""
+figures come from the full sizes, run by hand; docs/performance.md, "World benchmark")."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ Relevance is the cosine of two text vectors: by default the deterministic local 
 run replays exactly on any machine; with ``embeddings:`` in the config, the provider's
 embeddings, recorded as calls (``maai.domain.embeddings``) and read back from the ledger.
 
-Speed (docs/operations.md, "World benchmark"): an action prompt ranks every older memory of
+Speed (docs/performance.md, "World benchmark"): an action prompt ranks every older memory of
 its agent, so scoring each of them makes a run's ranking work grow with the square of its
 ticks. The ranking is the one recorded runs were made with, to the last bit (ties, rounding
 and order included), with less work:
