@@ -35,12 +35,14 @@ import sys
 import time
 from pathlib import Path
 
-from timing import measured  # this folder's, first on sys.path when run as a script
 from typer.testing import CliRunner
 
-from maai.cli.app import app
-from maai.ledger import EventStore
-from maai.ledger.envelope import GENESIS_HASH, StoredEvent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # timing, loaded by file in tests
+from timing import measured  # noqa: E402
+
+from maai.cli.app import app  # noqa: E402
+from maai.ledger import EventStore  # noqa: E402
+from maai.ledger.envelope import GENESIS_HASH, StoredEvent  # noqa: E402
 
 BY_TEXT = StoredEvent.hash_holds
 
