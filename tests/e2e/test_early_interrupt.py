@@ -14,7 +14,13 @@ import pytest
 from maai.ledger import EventStore
 from tests.e2e.history import only_run, wait_for
 from tests.e2e.launcher import CliProcess, Launcher
-from tests.e2e.runs import DEFAULT_CONFIG
+from tests.e2e.runs import write_config
+
+# The default config (its first 3 agents, 3 rounds) with every answer 50 ms late: its run
+# lasts seconds, so a Ctrl-C sent as the first event lands cannot come after the run has
+# completed, however busy the machine (with answers at once, a loaded machine sometimes saw
+# the run end first).
+LATENCY_MS = 50
 
 
 def ledger_file(db: Path, store: EventStore | None) -> bool:
@@ -46,12 +52,13 @@ def exited(child: CliProcess) -> str | None:
 
 def interrupt_at(cli: Launcher, db: Path, trigger: str, *, real: bool = False) -> CliProcess:
     condition = TRIGGERS[trigger]
+    config = write_config(db.with_name("config.yaml"), latency_ms=LATENCY_MS)
     store = None
     if trigger != "ledger file":
         EventStore.open(str(db)).close()  # the child finds the schema there
         store = EventStore.open(str(db))
     try:
-        child = cli.start("run", DEFAULT_CONFIG, "--db", db, "-q", real=real)
+        child = cli.start("run", config, "--db", db, "-q", real=real)
         wait_for(
             lambda: condition(db, store),
             timeout=120,
