@@ -399,6 +399,21 @@ class Engine:
         except Exception as exc:  # noqa: BLE001 -- never stop a run for a checkpoint
             self.warnings.append(f"checkpoint at seq {seq}: {exc}")
 
+    def _sign_head(self) -> None:
+        if self.signer is not None:
+            try:
+                sign_head(self.store, self.run_id, self.signer)
+            except Exception as exc:  # noqa: BLE001 -- reported; the history is safe
+                self.warnings.append(f"the head was not signed: {exc}")
+
+    async def _end(self, pool: ThreadPoolExecutor, status: Literal["completed", "failed"]) -> None:
+        """Sign the head, then mark the run ended. In this order a kill between the two
+        leaves a run still "running", which the next resume ends and signs; the other order
+        could leave a completed run that nobody would sign, and that verify then refuses."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(pool, self._sign_head)
+        await loop.run_in_executor(pool, self.store.set_status, self.run_id, status)
+
     async def run(self) -> State:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="maai-ledger")
         try:
@@ -406,12 +421,8 @@ class Engine:
         finally:
             pool.shutdown(wait=True)
             # A stopped run's head is signed, whatever stopped it (a kill -9 leaves it to the
-            # resume that follows).
-            if self.signer is not None:
-                try:
-                    sign_head(self.store, self.run_id, self.signer)
-                except Exception as exc:  # noqa: BLE001 -- reported; the history is safe
-                    self.warnings.append(f"the head was not signed: {exc}")
+            # resume that follows); a run that ended signed it already (see _end).
+            self._sign_head()
             # Back in the collector's care (see _run): a process that goes on to other work,
             # or runs another experiment, must not keep this run's garbage forever.
             gc.unfreeze()
@@ -553,10 +564,10 @@ class Engine:
                     record([RunFailed(reason=reason, address=request.address, agent=request.agent)])
                     send()
                     await _flush(pending)
-                    await loop.run_in_executor(pool, self.store.set_status, self.run_id, "failed")
+                    await self._end(pool, "failed")
                     raise RunFailedError(reason) from error
             await _flush(pending)
-            await loop.run_in_executor(pool, self.store.set_status, self.run_id, "completed")
+            await self._end(pool, "completed")
             return state
         except BaseException:
             await _cancel(in_flight.values())

@@ -213,3 +213,45 @@ def test_a_long_run_is_signed_every_n_events(tmp_path: Path, signing_key: str) -
     assert last == head  # signed when the run stopped
     assert len(periodic) >= head // 10 - 1 and periodic == sorted(periodic)
     assert all(b // 10 > a // 10 for a, b in zip(periodic, periodic[1:], strict=False))
+
+
+class _Refusing:
+    """An executor whose every call fails for good: the run ends failed."""
+
+    async def execute(self, request: object, on_attempt_failed: object) -> object:
+        raise RuntimeError("the provider is down")
+
+
+@pytest.mark.parametrize("ending", ["completed", "failed"])
+def test_a_run_is_signed_before_it_is_marked_ended(
+    tmp_path: Path, signing_key: str, ending: str
+) -> None:
+    """A kill between the two steps must leave a run that the next resume ends and signs:
+    marked ended first, it would stay unsigned for good (verify: "no signed checkpoint")."""
+    config = load_config(Path(__file__).parents[2] / "configs" / "collaboration.yaml")
+    signer = signing.load_signer(Path(signing_key))
+    with EventStore.open(str(tmp_path / "l.db")) as store:
+        run_id = start_run(store, config)
+        steps: list[tuple[str, object]] = []
+        set_status, add_checkpoint = store.set_status, store.add_checkpoint
+
+        def spied_status(run: str, status: str) -> object:
+            steps.append(("status", status))
+            return set_status(run, status)
+
+        def spied_checkpoint(run: str, seq: int, *rest: object) -> object:
+            steps.append(("signed", seq))
+            return add_checkpoint(run, seq, *rest)  # type: ignore[arg-type]
+
+        store.set_status = spied_status  # type: ignore[method-assign,assignment]
+        store.add_checkpoint = spied_checkpoint  # type: ignore[method-assign,assignment]
+        executor = LiveExecutor(config, env={}) if ending == "completed" else _Refusing()
+        engine = Engine(store, run_id, executor, signer=signer)  # type: ignore[arg-type]
+        try:
+            asyncio.run(engine.run())
+        except Exception:  # noqa: BLE001 -- the failed run raises; its steps are what counts
+            assert ending == "failed"
+        head = store.head(run_id)
+        assert store.get_run(run_id).status == ending
+    ended = steps.index(("status", ending))
+    assert ("signed", head) in steps[:ended], steps
