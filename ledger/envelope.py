@@ -367,31 +367,25 @@ class StoredEvent(BaseModel):
         canonical text (docs/ledger.md, "Guarantees beyond the chain")."""
         text = self._stored_text
         # A naive recorded_at raises here what compute_hash would raise.
-        if text is not None and stored_text_hash_holds(
-            self.hash,
-            run_id=self.run_id,
-            seq=self.seq,
-            type=self.type,
-            schema_version=self.schema_version,
-            payload_json=text,
-            agent=self.agent,
-            recorded_at=format_recorded_at(self.recorded_at),
-            prev_hash=self.prev_hash,
-        ):
+        if text is not None and stored_text_hash_holds(self.hash, **self._envelope(text)):
             return True
         return self.compute_hash() == self.hash
 
     def _hash_of(self, payload_json: str) -> str:
-        return envelope_hash(
-            run_id=self.run_id,
-            seq=self.seq,
-            type=self.type,
-            schema_version=self.schema_version,
-            payload_json=payload_json,
-            agent=self.agent,
-            recorded_at=format_recorded_at(self.recorded_at),
-            prev_hash=self.prev_hash,
-        )
+        return envelope_hash(**self._envelope(payload_json))
+
+    def _envelope(self, payload_json: str) -> dict[str, Any]:
+        """The fields :func:`envelope_hash` hashes, with ``payload_json`` as the payload."""
+        return {
+            "run_id": self.run_id,
+            "seq": self.seq,
+            "type": self.type,
+            "schema_version": self.schema_version,
+            "payload_json": payload_json,
+            "agent": self.agent,
+            "recorded_at": format_recorded_at(self.recorded_at),
+            "prev_hash": self.prev_hash,
+        }
 
 
 _STORED_FIELDS: Final = frozenset(StoredEvent.model_fields)
