@@ -19,10 +19,10 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from maai.cli.common import DbOption, err_console, exit_on_ledger_error, fail, open_store_or_exit
 from maai.cli.run_source import StoredRun
+from maai.cli.vote_table import print_vote_tables
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
@@ -255,7 +255,8 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
     if as_json:
         typer.echo(dumps(report), nl=False)
     else:
-        out.print(_vote_table(history, report["rows"]))
+        describe_value = views.describe_vote  # type: ignore[attr-defined]
+        print_vote_tables(out, history.run_id, report["rows"], describe_value)
         outcome = report["outcome"]
         if outcome is None:
             out.print("outcome: the discussion has not ended")
@@ -325,40 +326,6 @@ def audit_protocol_command(
         out.print(f"{verdict}: {len(report.rules_checked)} rules checked on run {history.run_id}")
     if not report.ok:
         raise typer.Exit(EXIT_VIOLATIONS)
-
-
-TEXT_LIMIT = 160
-
-
-def _vote_table(history: History, rows: list[dict[str, Any]]) -> Table:
-    describe_value = _views(history).describe_vote  # type: ignore[attr-defined]
-    title = f"votes of run {history.run_id} (full texts: --json)"
-    table = Table(title=title, show_lines=True, expand=True)
-    for column in ("seq", "r.t", "kind", "agent", "read by"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("value", ratio=1, overflow="fold")
-    table.add_column("text", ratio=3, overflow="fold")
-    table.add_column("hash", no_wrap=True)
-    for row in rows:
-        text = row["raw_text"] or ""
-        if len(text) > TEXT_LIMIT:
-            text = text[: TEXT_LIMIT - 1] + "…"
-        if row["reason"]:
-            text = f"{text}\n→ {row['reason']}".lstrip("\n")
-        read_by = row["source"] or ""
-        if row["attempt"] is not None:
-            read_by += f" #{row['attempt']}"
-        table.add_row(
-            str(row["seq"]),
-            ".".join(str(row[k]) for k in ("round", "turn") if row[k] is not None),
-            row["kind"],
-            row["agent"] or "",
-            read_by.strip(),
-            escape(describe_value(row)),
-            escape(text),
-            row["hash"][:10],
-        )
-    return table
 
 
 def _export_all(out_dir: Path, histories: list[History]) -> None:
