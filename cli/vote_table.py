@@ -43,7 +43,7 @@ def print_vote_tables(
         for name in (*_FIXED, "hash")
     }
     console = laid_out(console)
-    console.print(f"votes of run {run_id} (full texts: --json)")
+    console.print(f"votes of run {escape(run_id)} (full texts: --json)")
     for round_, group in groupby(zip(rows, cells, strict=True), key=lambda pair: pair[0]["round"]):
         title = "no round" if round_ is None else f"round {round_}"
         console.print(_table(title, (c for _, c in group), widths))
