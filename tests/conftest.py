@@ -9,6 +9,15 @@ answer, those tests are skipped with the reason, never failed.
 from __future__ import annotations
 
 import os
+
+# pytest-xdist starts its workers with COLUMNS=80 and LINES=24 in their environment, and rich
+# consoles made when the CLI's modules are imported keep COLUMNS for good: every table and
+# wrapped line of the session would be 80 wide, where a plain run leaves the width to each
+# test (CliRunner's env=). Removed before anything imports the CLI.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    for _name in ("COLUMNS", "LINES"):
+        os.environ.pop(_name, None)
+
 import uuid
 from collections.abc import Iterator
 

@@ -231,7 +231,7 @@ def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
     assert len(in_phase1) >= PHASE1_KILLS // 2, sorted(in_phase1)
     assert len(in_phase2) >= PHASE2_KILLS // 2, sorted(in_phase2)
     assert any(k.during == "resume" and k.phase >= 2 for k in kills)
-    print(  # shown with -s: where the kills landed
+    print(  # shown with -n 0 -s: where the kills landed
         f"{len(points)} kill points of {ref.events} events (Phase 2 from seq {ref.phase2_from}; "
         f"plans tried again after a missed kill: {sum(r.attempt - 1 for r in results)}): "
         + ", ".join(
