@@ -10,6 +10,11 @@ A list is read best first unless the words next to it say otherwise ("from worst
 "least preferred first"): then it is reversed. Where the direction of a list cannot be told,
 or the text contradicts the order it lists ("(c) is best" under a list that puts (a) first),
 the result is Undecided.
+
+So is an answer that says an order is reversed without saying which way ("my ranking is
+exactly the reverse"), corrects a listed order after it ("(d) should be second"), annotates
+a list against its order ("1. (b) least favourite ... 4. (c) the best" under no "worst to
+best"), or tables ranks under a column header the parser does not know.
 """
 
 from __future__ import annotations
@@ -100,6 +105,11 @@ _STRONG_ORDINALS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
         (4, r"最不喜欢|最差|排(?:名)?(?:最后|第四)"),
     )
 )
+# A note on a list item that places it: a strong ordinal that ends its clause.
+_CLAUSE_ENDS = r"(?=\s*(?:$|[.,;:!)(]|of\s+(?:the|all|them|these)\b))"
+_ITEM_NOTES: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
+    (rank, re.compile(f"(?:{regex.pattern}){_CLAUSE_ENDS}")) for rank, regex in _STRONG_ORDINALS
+)
 _RANKING_CUE = re.compile(
     r"\b(?:rank\w*|order\s+of\s+preference|preference\s+order|best|worst|most\s+preferred|"
     r"least\s+preferred|first\s+choice|top\s+choice|from\s+most|prefer\w*|"
@@ -150,6 +160,11 @@ _WORST_FIRST = re.compile(
       | \border\s+of\s+increasing\s+preference\b
       | \breversed?\s+order\s+of\s+preference\b
       | \b(?:best|favou?rite|most\s+preferred)(?:\s+one)?\s+(?:for\s+)?last\b
+      | \b(?:best(?![\s-]off)|favou?rite|most\s+preferred|top\s+choice|first\s+choice)
+          (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+
+          (?:bottom|end)\b
+      | \b(?:worst(?![\s-]off)|least\s+(?:preferred|favou?red|favou?rite|liked))
+          (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+top\b
       | \bbottom\s+(?:to|up\s+to)\s+(?:the\s+)?top\b | \bfrom\s+the\s+bottom\s+up\b
       | \bdel?\s+(?:(?:lo|la|el|los|las)\s+)?peor(?:es)?\s+al?\s+(?:(?:lo|la|el|los|las)\s+)?mejor
       | \bmenos\s+(?:\w+\s+)?(?:a|al|hasta\s+el)\s+(?:la\s+|lo\s+)?m[aá]s\b
@@ -168,6 +183,11 @@ _BEST_FIRST = re.compile(
       | \b(?:descending|decreasing)\s+order\s+of\s+(?:preference|desirability|justice|fairness)\b
       | \border\s+of\s+decreasing\s+preference\b
       | \btop\s+to\s+(?:the\s+)?bottom\b
+      | \b(?:best(?![\s-]off)|favou?rite|most\s+preferred|top\s+choice|first\s+choice)
+          (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+top\b
+      | \b(?:worst(?![\s-]off)|least\s+(?:preferred|favou?red|favou?rite|liked))
+          (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+
+          (?:bottom|end)\b
       | \bdel?\s+(?:(?:lo|la|el|los|las)\s+)?mejor(?:es)?\s+al?\s+(?:(?:lo|la|el|los|las)\s+)?peor
       | \bm[aá]s\s+(?:\w+\s+)?(?:a|al|hasta\s+el)\s+(?:la\s+|lo\s+)?menos\b
       | \borden\s+(?:descendente|decreciente)\s+de\s+preferencia\b
@@ -195,6 +215,20 @@ _HIGH = (
 _LOW_END = re.compile(
     rf"(?:{_LOW})[^.!?\n]{{0,60}}?(?:{_HIGH})|\b(?:ascend\w*|revers\w*|inverse\w*|invert\w*)\b|"
     r"升序|倒序"
+)
+# "exactly the reverse", "the opposite order": an order turned round, but which one?
+_REVERSED = re.compile(
+    r"\b(?:reverse[ds]?|reversing|opposite|inverse|inverted|backwards?|upside[\s-]down|"
+    r"flip(?:ped|s)?|al\s+rev[eé]s|invers[oa]|invertid[oa]|contrari[oa])\b|相反|反过来|倒过来|颠倒"
+)
+# Words that correct a listed order after it: "(d) should be second", "swap (a) and (c)".
+_ORDER_CORRECTION = re.compile(
+    r"\b(?:should\s+(?:be|come|go|rank|have\s+been)|swap\w*|switch\w*|mov(?:e|ed|ing)\s+"
+    r"(?:\(?[a-d]\)|it|that|them|up|down)|i\s+meant|correction|actually|on\s+second\s+thought|"
+    r"wait(?=\s*[,.!:;\u2014\u2013-])|mistake|typo|scratch\s+that|let\s+me\s+(?:correct|fix|revise)|"
+    r"deber[ií]a\s+(?:ser|ir|estar|quedar)|en\s+realidad|mejor\s+dicho|(?:me\s+)?corrijo|"
+    r"intercambi\w*|quise\s+decir|error)\b"
+    r"|应该(?:是|排|在|放)|其实|更正|调换|对调|换一下|改为|改成|说错|写错|纠正"
 )
 Direction = Literal["best", "worst", "unknown"]
 # How an order was written: "fixed" states each rank (rank labels or column, ordinal words,
@@ -283,7 +317,18 @@ def _ranking_order(clean: str) -> tuple[Principle, ...] | Undecided:
         return Undecided("the response repeats the principles in their presented order")
     if _contradicted(clean, order):
         return Undecided("the text places a principle where its listed order does not")
+    if _REVERSED.search(_without_directions(clean)):
+        return Undecided("the text says an order is reversed")
+    starts = [c.start for c in complete if c.order == order]
+    if _ORDER_CORRECTION.search(clean, min(starts, default=0)):
+        return Undecided("the order is corrected after it is given")
     return order
+
+
+def _without_directions(clean: str) -> str:
+    for regex in (_WORST_FIRST, _BEST_FIRST):
+        clean = regex.sub(" ", clean)
+    return clean
 
 
 def _directed(clean: str, candidates: list[_Order]) -> list[_Order] | Undecided:
@@ -351,20 +396,26 @@ def _low_end_before(clean: str, order: _Order) -> bool:
 
 
 def _contradicted(clean: str, order: tuple[Principle, ...]) -> bool:
-    """Whether the prose outside the list places a principle elsewhere ("(c) is best")."""
-    kept = []
+    """Whether the text places a principle elsewhere: the prose ("(c) is best"), or a note on
+    a list item ("1. (b) - my least favourite" in a list read best first; on an item, only a
+    note that ends its clause counts: "(d) - the best", not "(d) - the best at limiting
+    inequality")."""
+    kept, items = [], []
     in_list = False
     for line in clean.split("\n"):
         item = _LIST_LINE.match(line) or line.lstrip().startswith("|")
         if item or (in_list and line.startswith((" ", "\t")) and line.strip()):
             in_list = True
+            items.append(line)
             continue
         in_list = False
         kept.append(line)
-    prose = "\n".join(kept)
-    for regex in (_WORST_FIRST, _BEST_FIRST, _EITHER_WAY):
-        prose = regex.sub(" ", prose)
-    return any(order[rank - 1] is not p for p, rank in _assignments(prose, _STRONG_ORDINALS))
+    found = []
+    for text, ordinals in (("\n".join(kept), _STRONG_ORDINALS), ("\n".join(items), _ITEM_NOTES)):
+        for regex in (_WORST_FIRST, _BEST_FIRST, _EITHER_WAY):
+            text = regex.sub(" ", text)
+        found += _assignments(text, ordinals)
+    return any(order[rank - 1] is not p for p, rank in found)
 
 
 def _line_starts(clean: str) -> list[int]:
@@ -508,10 +559,16 @@ def _table_orders(clean: str) -> list[_Order]:
         (
             i
             for i, c in enumerate(header)
-            if re.fullmatch(r"#|rank\w*|position|place|order|no\.?", c)
+            if re.fullmatch(
+                r"(?:my\s+)?(?:#|rank\w*|position|place|order|no\.?|puesto|posici[oó]n|lugar|"
+                r"clasificaci[oó]n|排名|名次|排序)(?:\s*\(.*\))?",
+                c,
+            )
         ),
         None,
     )
+    if rank_col is None and _unnamed_rank_column(header, body):
+        raise _Ambiguous("a column of the table may hold the ranks, under an unknown header")
     pairs: list[tuple[int, Principle | None]] = []
     for position, row in enumerate(body, 1):
         rank: int | None = position
@@ -534,6 +591,20 @@ def _table_orders(clean: str) -> list[_Order]:
     starts = _line_starts(clean)
     context = _introduction(clean, header_line, clean.split("\n"), starts)
     return [_Order(order, False, "listed", context, starts[header_line])]
+
+
+def _unnamed_rank_column(header: list[str], body: list[list[str]]) -> bool:
+    """Whether a column that names no principle holds the numbers 1 to 4 in another order
+    than the rows ("| (a) | 3 |"): ranks, or scores, under a header the parser does not know."""
+    rows = [row for row in body if any(identify_principle(c) for c in row)]
+    for column in range(len(header)):
+        cells = [row[column] if column < len(row) else "" for row in rows]
+        if any(identify_principle(c) for c in cells):
+            continue
+        ranks = [_cell_rank(c) for c in cells]
+        if sorted(r for r in ranks if r is not None) == [1, 2, 3, 4] and ranks != [1, 2, 3, 4]:
+            return True
+    return False
 
 
 def _cell_rank(cell: str) -> int | None:
