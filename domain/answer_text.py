@@ -28,7 +28,9 @@ MAX_JSON_DIGITS = 50
 _SPACE = "\t\x0b\x0c\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _LINE_START_RUN = re.compile(rf"(?m)^[{_SPACE}]++")
 _INNER_RUN = re.compile(rf"(?<=[^\n{_SPACE}])[{_SPACE}]++")
-_TRAILING = re.compile(rf"(?m)[{_SPACE}]++$")
+# (Each pattern starts a match only where a run starts: a search from inside a run would
+# rescan it, quadratic in its length.)
+_TRAILING = re.compile(rf"(?m)(?<![{_SPACE}])[{_SPACE}]++$")
 _BLANK_LINES = re.compile(r"\n{3,}")
 
 

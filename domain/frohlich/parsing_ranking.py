@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Literal
 
+from maai.domain.answer_text import TOO_LONG, normalise_whitespace, too_long
 from maai.domain.frohlich.parsing_text import (
     BY_NUMBER,
     CANONICAL_ORDER,
@@ -255,6 +256,9 @@ class _Ambiguous(Exception):
 
 def parse_ranking(text: str) -> ParseResult[Ranking]:
     """A complete best-to-worst order of the four principles plus one certainty."""
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return Undecided(TOO_LONG)
     clean = clean_text(text)
     certainty = _certainty(clean)
     order = _ranking_order(clean)
