@@ -42,10 +42,18 @@ from maai.domain.frohlich.parsing_text import (
 from maai.domain.frohlich.types import Certainty, Principle, Ranking
 
 _ORDINALS: tuple[tuple[int, str], ...] = (
-    (1, r"first|1st|best|top|most\s+(?:preferred|just|favou?red)|favou?rite|number\s+one"),
+    (
+        1,
+        r"first|1st|best|top|most\s+(?:preferred|just|favou?red)|(?<!least\s)favou?rite|"
+        r"number\s+one",
+    ),
     (2, r"second|2nd|next\s+best|number\s+two"),
     (3, r"third|3rd|number\s+three"),
-    (4, r"fourth|4th|last|worst(?![\s-]off)|least\s+(?:preferred|just|favou?red)|bottom"),
+    (
+        4,
+        r"fourth|4th|last|worst(?![\s-]off)|least\s+(?:preferred|just|favou?red|favou?rite|liked)|"
+        r"bottom",
+    ),
 )
 # Spanish and Mandarin ordinals ("(c) primero", "第一：(c)", "最后是(b)"). Mandarin is matched
 # without word boundaries; "第一轮" (the first round) is not a rank.
@@ -82,14 +90,14 @@ _STRONG_ORDINALS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
     for rank, pattern in (
         (
             1,
-            r"(?<!at\s)best(?![\s-]off)|most\s+(?:preferred|just|favou?red)|favou?rite|"
+            r"(?<!at\s)best(?![\s-]off)|most\s+(?:preferred|just|favou?red)|(?<!least\s)favou?rite|"
             r"top\s+choice|first\s+(?:choice|place)|number\s+one|rank(?:ed)?\s+(?:first|#?1)",
         ),
         (2, r"second\s+(?:choice|place|best)|next\s+best|rank(?:ed)?\s+(?:second|#?2)"),
         (3, r"third\s+(?:choice|place)|rank(?:ed)?\s+(?:third|#?3)"),
         (
             4,
-            r"(?<!at\s)worst(?![\s-]off)|least\s+(?:preferred|just|favou?red)|"
+            r"(?<!at\s)worst(?![\s-]off)|least\s+(?:preferred|just|favou?red|favou?rite|liked)|"
             r"last\s+(?:choice|place)|rank(?:ed)?\s+(?:last|fourth|#?4)",
         ),
         # ("En primer lugar, ..." opens a sentence, like "First, ...".)
@@ -161,7 +169,7 @@ _WORST_FIRST = re.compile(
       | \border\s+of\s+increasing\s+preference\b
       | \breversed?\s+order\s+of\s+preference\b
       | \b(?:best|favou?rite|most\s+preferred)(?:\s+one)?\s+(?:for\s+)?last\b
-      | \b(?:best(?![\s-]off)|favou?rite|most\s+preferred|top\s+choice|first\s+choice)
+      | \b(?:best(?![\s-]off)|(?<!least\s)favou?rite|most\s+preferred|top\s+choice|first\s+choice)
           (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+
           (?:bottom|end)\b
       | \b(?:worst(?![\s-]off)|least\s+(?:preferred|favou?red|favou?rite|liked))
@@ -184,7 +192,7 @@ _BEST_FIRST = re.compile(
       | \b(?:descending|decreasing)\s+order\s+of\s+(?:preference|desirability|justice|fairness)\b
       | \border\s+of\s+decreasing\s+preference\b
       | \btop\s+to\s+(?:the\s+)?bottom\b
-      | \b(?:best(?![\s-]off)|favou?rite|most\s+preferred|top\s+choice|first\s+choice)
+      | \b(?:best(?![\s-]off)|(?<!least\s)favou?rite|most\s+preferred|top\s+choice|first\s+choice)
           (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+top\b
       | \b(?:worst(?![\s-]off)|least\s+(?:preferred|favou?red|favou?rite|liked))
           (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+
