@@ -214,7 +214,7 @@ def parse_percent(text: str, what: str) -> ParseResult[int]:
         value = int(raw)
     else:
         raw = raw.replace(",", ".")
-        if len(raw.lstrip("-").split(".")[0]) > 3:  # float() of 309 digits overflows
+        if len(raw.lstrip("-").split(".")[0].lstrip("0")) > 3:  # float() of 309 digits overflows
             return Invalid(f"Your {what} must be between 0 and 100; {raw[:12]}... is not.")
         if "." in raw:
             number = float(raw)
