@@ -96,6 +96,8 @@ _BY_CHANGE = re.compile(
     r"bumped|shifted|adjusted|revised|nudged|cut|boosted|climbed|slipped)\b[^.\n]{0,30}?"
     r"\bby\s+(?:\d|(?:" + _SPELLED + r")\b)"
     r"|\b(?:up|down)\s+\d"
+    r"|\b(?:increase|decrease|rise|drop|jump|gain|fall|change|shift|bump|boost)\s+of\s+\d"
+    r"|\b(?:add(?:s|ed|ing)?|subtract\w*|knock\w*\s+off)\s+\d"
     r"|\d\s*%?\s*(?:percentage\s+)?(?:points?|pts?|%)?\s+(?:higher|lower|up|down|more|less)\b"
     r"|(?<![\w.])\+\s*\d",
     re.IGNORECASE,
@@ -256,7 +258,8 @@ _CHOICE_DOUBT = re.compile(
     r"undecided|lean\w*|tempted|torn|considering|between|versus|vs|but|other\s+than|"
     r"besides|apart\s+from|aside\s+from|instead|without|too|risky|unsafe|afraid|skip\w*|"
     r"pass\s+on|stay\w*|independent\w*|alone|individual\w*|solo|own\s+way|walk\s+away|"
-    r"out\s+of|drop\w*|exclud\w*|rul\w+\s+out|anything|whatever)\b|n't\b",
+    r"out\s+of|drop\w*|exclud\w*|rul\w+\s+out|anything|whatever|forget|declin\w*|refus\w*|"
+    r"abandon\w*|give\s+up|bail\w*|steer\s+clear|off\s+the\s+table|away\s+from)\b|n't\b",
     re.IGNORECASE,
 )
 _BARE = r"^[\s*_`\"'(\[]*(?:option\s+)?[(\[]?(?P<name>[A-Za-z][A-Za-z0-9]*)[)\]]?[\s*_`\"'.!]*"

@@ -236,7 +236,8 @@ _ORDER_CORRECTION = re.compile(
     r"(?:\(?[a-d]\)|it|that|them|up|down)|i\s+meant|correction|actually|on\s+second\s+thought|"
     r"wait(?=\s*[,.!:;\u2014\u2013-])|mistake|typo|scratch\s+that|let\s+me\s+(?:correct|fix|revise)|"
     r"deber[ií]a\s+(?:ser|ir|estar|quedar)|en\s+realidad|mejor\s+dicho|(?:me\s+)?corrijo|"
-    r"intercambi\w*|quise\s+decir|error)\b"
+    r"intercambi\w*|quise\s+decir|error|instead|oops|other\s+way\s+a?round|mix(?:ed)?\s+up|"
+    r"al\s+rev[eé]s)\b"
     r"|应该(?:是|排|在|放)|其实|更正|调换|对调|换一下|改为|改成|说错|写错|纠正"
 )
 Direction = Literal["best", "worst", "unknown"]

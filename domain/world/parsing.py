@@ -219,7 +219,7 @@ def read_amount(raw: Any, endowment: int) -> ParseResult[int]:
 
 def _word(value: Any) -> Any:
     """An action or reaction word as meant: "Continue" and " move " are read."""
-    return value.strip().lower() if isinstance(value, str) else value
+    return value.strip().rstrip(".!").lower() if isinstance(value, str) else value
 
 
 def _number(value: Any) -> Any:
