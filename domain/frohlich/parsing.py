@@ -201,6 +201,7 @@ def _read_choice(
         return _read_corrected(clean, corrected, verb)
     decided = _drop_conditional(clean, decisions)
     refused = _REFUSAL.search(clean) is not None
+    undeclared = False  # a principle named with no word of choosing in the whole answer
     if not decided:
         if refused:
             return Invalid(
@@ -214,13 +215,14 @@ def _read_choice(
         decided = [m for m in mentions if not _negated(clean, m) and not _attributed(clean, m)]
         if not decided and any(_attributed(clean, m) for m in mentions):
             return Undecided("the principles named are other participants' positions")
-        if decided and not _CHOOSING.search(clean) and not _bare_answer(clean, mentions):
-            return Undecided("a principle is named, but no decision phrase makes it the choice")
+        undeclared = not _CHOOSING.search(clean)
     principles = {m.principle for m in decided}
     if not principles:
         return Undecided("no principle was found")
     if len(principles) > 1:
         return Undecided("more than one principle is named as the choice")
+    if undeclared and not _bare_answer(clean, mentions):
+        return Undecided("a principle is named, but no decision phrase makes it the choice")
     if _alternative_after(clean, decided[0], mentions):
         return Undecided("the choice is followed by an alternative")
     anchor = decided[0]

@@ -232,13 +232,16 @@ _REVERSED = re.compile(
 )
 # Words that correct a listed order after it: "(d) should be second", "swap (a) and (c)".
 _ORDER_CORRECTION = re.compile(
-    r"\b(?:should\s+(?:be|come|go|rank|have\s+been)|swap\w*|switch\w*|mov(?:e|ed|ing)\s+"
+    r"\b(?:should\s+(?:be|come|go|rank|have\s+been)\s+(?:ranked\s+|placed\s+|put\s+)?"
+    r"(?:the\s+)?(?:first|second|third|fourth|last|1st|2nd|3rd|4th|#?[1-4]|number\s+\w+|higher|"
+    r"lower|above|below|ahead|before|after|on\s+top)|swap\w*|switch\w*|mov(?:e|ed|ing)\s+"
     r"(?:\(?[a-d]\)|it|that|them|up|down)|i\s+meant|correction|actually|on\s+second\s+thought|"
     r"wait(?=\s*[,.!:;\u2014\u2013-])|mistake|typo|scratch\s+that|let\s+me\s+(?:correct|fix|revise)|"
-    r"deber[ií]a\s+(?:ser|ir|estar|quedar)|en\s+realidad|mejor\s+dicho|(?:me\s+)?corrijo|"
+    r"deber[ií]a\s+(?:ser|ir|estar|quedar)\s+(?:el\s+|la\s+|en\s+)?(?:primer[oa]?|segund[oa]|"
+    r"tercer[oa]?|cuart[oa]|[uú]ltim[oa]|antes|despu[eé]s)|en\s+realidad|mejor\s+dicho|(?:me\s+)?corrijo|"
     r"intercambi\w*|quise\s+decir|error|instead|oops|other\s+way\s+a?round|mix(?:ed)?\s+up|"
     r"al\s+rev[eé]s)\b"
-    r"|应该(?:是|排|在|放)|其实|更正|调换|对调|换一下|改为|改成|说错|写错|纠正"
+    r"|应该(?:排|放|是)(?:在)?(?:第[一二三四1-4]|最后|前面|后面)|其实|更正|调换|对调|换一下|改为|改成|说错|写错|纠正"
 )
 Direction = Literal["best", "worst", "unknown"]
 # How an order was written: "fixed" states each rank (rank labels or column, ordinal words,
