@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal
@@ -295,6 +296,13 @@ def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str],
     """(decision phrase, mention) pairs: mentions that follow a decision phrase ("I choose",
     "My vote:") closely, with the alternatives named right after them ("(c) or (d)")."""
     result: list[tuple[re.Match[str], Mention]] = []
+    # Mentions come in order of their start: the ones in a window are found by bisection, so
+    # that an answer of many decisions and mentions stays linear.
+    starts = [m.start for m in mentions]
+
+    def within(low: int, high: int) -> list[Mention]:
+        return mentions[bisect_left(starts, low) : bisect_left(starts, high)]
+
     for label in _DECISION.finditer(clean):
         after = clean[label.end() : label.end() + 60]
         bare = re.match(
@@ -303,7 +311,7 @@ def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str],
             r"[\u4e00-\u9fff]))",
             after,
         )
-        following = [m for m in mentions if label.end() <= m.start < label.end() + 60]
+        following = within(label.end(), label.end() + 60)
         if following:
             gap = clean[label.end() : following[0].start]
             if re.fullmatch(
@@ -326,9 +334,8 @@ def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str],
         limit = m.end + (sentence_end.start() if sentence_end else len(window))
         chosen.extend(
             (label, n)
-            for n in mentions
-            if m.end <= n.start < limit
-            and re.search(
+            for n in within(m.end, limit)
+            if re.search(
                 r"(?:\bor|\band|/|\bversus|\bvs\.?|\bo|\by|或者?|还是|和|与)\s*"
                 r"(?:principle\s+|option\s+|principio\s+)?$",
                 _before(clean, n.start),
