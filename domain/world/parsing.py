@@ -52,12 +52,6 @@ class ActView:
     max_plans: int | None  # plans one answer may give; None: one 'plan' (before plan lists)
 
 
-def json_object(text: str) -> dict[str, Any] | None:
-    """The JSON object of a reply, or None (also when it is beyond the bounds)."""
-    data = find_json_object(text)
-    return data if isinstance(data, dict) else None
-
-
 def _problem(problem: JsonProblem) -> Invalid | Undecided:
     if problem.ambiguous:
         return Undecided(str(problem))
