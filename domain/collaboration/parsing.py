@@ -98,6 +98,9 @@ _BY_CHANGE = re.compile(
     r"|\b(?:up|down)\s+\d"
     r"|\b(?:increase|decrease|rise|drop|jump|gain|fall|change|shift|bump|boost)\s+of\s+\d"
     r"|\b(?:add(?:s|ed|ing)?|subtract\w*|knock\w*\s+off)\s+\d"
+    r"|\b(?:up|down|rais\w*|lower\w*|increas\w*|decreas\w*|drop\w*|ris\w*|rose|fell|fall\w*|"
+    r"bump\w*|boost\w*|cut\w*|shav\w*|knock\w*|nudg\w*|mov\w*|shift\w*|adjust\w*)\b"
+    r"[^.\n]{0,20}?\d+\s*(?:percentage\s+)?(?:points?|pts?|pp)\b"
     r"|\d\s*%?\s*(?:percentage\s+)?(?:points?|pts?|%)?\s+(?:higher|lower|up|down|more|less)\b"
     r"|(?<![\w.])\+\s*\d",
     re.IGNORECASE,
@@ -259,7 +262,7 @@ _CHOICE_DOUBT = re.compile(
     r"besides|apart\s+from|aside\s+from|instead|without|too|risky|unsafe|afraid|skip\w*|"
     r"pass\s+on|stay\w*|independent\w*|alone|individual\w*|solo|own\s+way|walk\s+away|"
     r"out\s+of|drop\w*|exclud\w*|rul\w+\s+out|anything|whatever|forget|declin\w*|refus\w*|"
-    r"abandon\w*|give\s+up|bail\w*|steer\s+clear|off\s+the\s+table|away\s+from)\b|n't\b",
+    r"abandon\w*|give\s+up|bail\w*|steer\s+clear|off\s+the\s+table|away\s+from|out)\b|n't\b",
     re.IGNORECASE,
 )
 _BARE = r"^[\s*_`\"'(\[]*(?:option\s+)?[(\[]?(?P<name>[A-Za-z][A-Za-z0-9]*)[)\]]?[\s*_`\"'.!]*"

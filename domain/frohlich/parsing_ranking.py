@@ -240,6 +240,8 @@ _ORDER_CORRECTION = re.compile(
     r"deber[ií]a\s+(?:ser|ir|estar|quedar)\s+(?:el\s+|la\s+|en\s+)?(?:primer[oa]?|segund[oa]|"
     r"tercer[oa]?|cuart[oa]|[uú]ltim[oa]|antes|despu[eé]s)|en\s+realidad|mejor\s+dicho|(?:me\s+)?corrijo|"
     r"intercambi\w*|quise\s+decir|error|instead|oops|other\s+way\s+a?round|mix(?:ed)?\s+up|"
+    r"belongs?\s+(?:in\s+)?(?:the\s+)?(?:first|second|third|fourth|last|top|bottom)|"
+    r"make\s+(?:that|it)|"
     r"al\s+rev[eé]s)\b"
     r"|应该(?:排|放|是)(?:在)?(?:第[一二三四1-4]|最后|前面|后面)|其实|更正|调换|对调|换一下|改为|改成|说错|写错|纠正"
 )
