@@ -174,6 +174,9 @@ _WORST_FIRST = re.compile(
           (?:bottom|end)\b
       | \b(?:worst(?![\s-]off)|least\s+(?:preferred|favou?red|favou?rite|liked))
           (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+top\b
+      | \b(?:mi\s+)?(?:favorit[oa]|preferid[oa])\s+(?:est[aá]\s+|va\s+|queda\s+)?
+          (?:al\s+final|abajo|en\s+[uú]ltimo\s+lugar)\b
+      | 最喜欢的\S{0,3}?(?:放|排)在最后 | 最好的\S{0,3}?(?:放|排)在最后
       | \bbottom\s+(?:to|up\s+to)\s+(?:the\s+)?top\b | \bfrom\s+the\s+bottom\s+up\b
       | \bdel?\s+(?:(?:lo|la|el|los|las)\s+)?peor(?:es)?\s+al?\s+(?:(?:lo|la|el|los|las)\s+)?mejor
       | \bmenos\s+(?:\w+\s+)?(?:a|al|hasta\s+el)\s+(?:la\s+|lo\s+)?m[aá]s\b
@@ -192,6 +195,9 @@ _BEST_FIRST = re.compile(
       | \b(?:descending|decreasing)\s+order\s+of\s+(?:preference|desirability|justice|fairness)\b
       | \border\s+of\s+decreasing\s+preference\b
       | \btop\s+to\s+(?:the\s+)?bottom\b
+      | \b(?:mi\s+)?(?:favorit[oa]|preferid[oa])\s+(?:est[aá]\s+|va\s+|queda\s+)?
+          (?:primero|arriba|al\s+principio|en\s+primer\s+lugar)\b
+      | 最喜欢的\S{0,3}?(?:放|排)在(?:最前|第一|前面)
       | \b(?:best(?![\s-]off)|(?<!least\s)favou?rite|most\s+preferred|top\s+choice|first\s+choice)
           (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+top\b
       | \b(?:worst(?![\s-]off)|least\s+(?:preferred|favou?red|favou?rite|liked))
