@@ -78,7 +78,8 @@ def _signer() -> Signer:
     try:
         return load_signer()
     except SigningKeyError as exc:
-        raise _fail(f"{exc} (set {KEY_ENV} to use another file)") from None
+        hint = "" if KEY_ENV in str(exc) else f" (set {KEY_ENV} to use another file)"
+        raise _fail(f"{exc}{hint}") from None
 
 
 def _execute(

@@ -51,6 +51,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from maai.ledger import postgres_writer, sqlite_writer
 from maai.ledger.batch import Batch, Row
 from maai.ledger.chain import ChainChecker
+from maai.ledger.disk_full import full_detail, is_disk_full
 from maai.ledger.envelope import (
     Appended,
     ChainReport,
@@ -58,6 +59,7 @@ from maai.ledger.envelope import (
     NewEvent,
     RunInfo,
     StoredEvent,
+    canonical_order,
     check_label,
     check_run_id,
     checked_json_text,
@@ -628,6 +630,23 @@ class EventStore:
         self._check_open()
         self._check_writable(f"setting the status of run {run_id!r}")
         check_label(status, "run status", 64)
+        try:
+            return self._set_status(run_id, status)
+        except StoreFullError:
+            if not self._sqlite:
+                raise
+            # The WAL is what grew past the disk (or the file-size limit): once checkpointed
+            # it is written again from its start, and an update in place needs no new space.
+            # A run stopped by a full disk is then left interrupted, not running.
+            with self._errors(f"setting the status of run {run_id!r}"):
+                pooled = self._engine.raw_connection()  # no transaction: a checkpoint needs none
+                try:
+                    pooled.driver_connection.execute("PRAGMA wal_checkpoint(RESTART)")
+                finally:
+                    pooled.close()
+            return self._set_status(run_id, status)
+
+    def _set_status(self, run_id: str, status: str) -> RunInfo:
         with (
             self._errors(f"setting the status of run {run_id!r}"),
             self._write_engine.begin() as conn,
@@ -1130,7 +1149,7 @@ class EventStore:
         moment = _utcnow()
         with (
             self._errors(f"recording a checkpoint of run {run_id!r}"),
-            self._engine.begin() as conn,
+            self._write_engine.begin() as conn,
         ):
             stored = conn.execute(
                 select(events.c.hash).where(events.c.run_id == run_id, events.c.seq == seq)
@@ -1204,9 +1223,10 @@ class EventStore:
     def _translate(self, orig: BaseException, doing: str) -> LedgerError:
         detail = _first_line(orig)
         where = self.display
-        if _is_disk_full(orig):
+        if is_disk_full(orig):
             return StoreFullError(
-                f"{doing}: {where} is full ({detail}); nothing of this write was stored"
+                f"{doing}: {where} is full ({full_detail(orig, detail)}); nothing of this"
+                " write was stored"
             )
         if self._sqlite:
             lowered = detail.lower()
@@ -1291,22 +1311,13 @@ def _run_info(row: Any) -> RunInfo:
     return RunInfo(
         run_id=row.run_id,
         kind=row.kind,
-        config=row.config,
+        # Keys in canonical order on both backends (a JSONB column returns its own order).
+        config=canonical_order(row.config),
         status=row.status,
         head_seq=row.head_seq,
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
-
-
-def _is_disk_full(orig: BaseException) -> bool:
-    """SQLite's SQLITE_FULL ("database or disk is full"), PostgreSQL's disk_full (53100)."""
-    if isinstance(orig, psycopg.errors.DiskFull):
-        return True
-    if isinstance(orig, sqlite3.Error):
-        code = getattr(orig, "sqlite_errorcode", None)
-        return code == sqlite3.SQLITE_FULL or "database or disk is full" in str(orig).lower()
-    return False
 
 
 def _is_seq_conflict(exc: sa_exc.IntegrityError | sqlite3.IntegrityError) -> bool:
