@@ -552,6 +552,8 @@ def receipt(
     if output.exists():
         raise _fail(f"{output}: already exists; choose another name")
     try:
+        # Missing folders are created, as by every command that writes a file (-o, --out).
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None

@@ -34,6 +34,7 @@ from maai.cli.run_source import StoredRun
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
+from maai.ledger.urls import resolve_store_url
 from maai.projections.history import History
 from maai.projections.study import study_tables
 from maai.projections.tables import to_csv
@@ -354,6 +355,7 @@ def submit_command(
     from maai.runtime.distributed import NotPostgresError, submit_study
 
     study = _load(study_file)
+    _postgres_only(db)
     with open_store_or_exit(db, read_only=False) as store:
         try:
             with exit_on_ledger_error():
@@ -400,6 +402,7 @@ def worker_command(
 
     from maai.runtime.distributed import NotPostgresError, WorkerOptions, run_worker
 
+    _postgres_only(db)
     try:
         signer = load_signer()
     except SigningKeyError as exc:
@@ -420,6 +423,19 @@ def worker_command(
             fail(str(exc))
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _postgres_only(db: str | None) -> None:
+    """Refuse a ledger that is not PostgreSQL before opening it: one line, exit 2, and no
+    SQLite file created."""
+    from maai.runtime.distributed import NotPostgresError, libpq_dsn
+
+    with exit_on_ledger_error():
+        location = resolve_store_url(db)
+    try:
+        libpq_dsn(location)
+    except NotPostgresError as exc:
+        fail(str(exc))
 
 
 def register(app: typer.Typer) -> None:
