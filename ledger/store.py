@@ -23,7 +23,7 @@ from __future__ import annotations
 import shlex
 import sqlite3
 from collections.abc import Callable, Container, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from functools import partial
 from types import TracebackType
@@ -97,6 +97,7 @@ from maai.ledger.fields import (
 )
 from maai.ledger.migrate import REVISIONS, SchemaStatus, schema_status, upgrade_to_head
 from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY, Packer, PackingError, Unpacker
+from maai.ledger.reserve import keep_reserve, release_reserve
 from maai.ledger.schema import checkpoints, events, read_head, runs
 from maai.ledger.sqlite_files import (
     check_sqlite_path,
@@ -633,18 +634,29 @@ class EventStore:
         try:
             return self._set_status(run_id, status)
         except StoreFullError:
-            if not self._sqlite:
+            path = self._location.path
+            if not self._sqlite or path is None:
                 raise
-            # The WAL is what grew past the disk (or the file-size limit): once checkpointed
-            # it is written again from its start, and an update in place needs no new space.
-            # A run stopped by a full disk is then left interrupted, not running.
+            # A run stopped by a full disk is left interrupted, not running: the update is
+            # tried again in the room of the reserve (ledger.reserve), or else once the
+            # write-ahead log is checkpointed (a file-size limit leaves room for that).
+            if release_reserve(path):
+                with suppress(StoreFullError):
+                    return self._set_status(run_id, status)
             with self._errors(f"setting the status of run {run_id!r}"):
-                pooled = self._engine.raw_connection()  # no transaction: a checkpoint needs none
+                pooled = self._engine.raw_connection()  # a checkpoint takes no transaction
                 try:
                     pooled.driver_connection.execute("PRAGMA wal_checkpoint(RESTART)")
                 finally:
                     pooled.close()
             return self._set_status(run_id, status)
+
+    def keep_reserve(self) -> None:
+        """SQLite: keep the small file beside the ledger that lets a run's status be written
+        on a full disk (:mod:`ledger.reserve`); nothing elsewhere. A writer that runs
+        experiments calls it before it starts."""
+        if self._sqlite and not self.read_only and self._location.path is not None:
+            keep_reserve(self._location.path)
 
     def _set_status(self, run_id: str, status: str) -> RunInfo:
         with (

@@ -460,6 +460,9 @@ class Engine:
         gc.freeze()
         # Shown by `maai runs` while this process works; a hard kill leaves it "running"
         # until the next resume, which is why any status but "completed" can be resumed.
+        # On SQLite, room is kept beside the ledger so that a full disk still lets the run be
+        # left interrupted rather than running (ledger.reserve).
+        await asyncio.get_running_loop().run_in_executor(pool, self.store.keep_reserve)
         await asyncio.get_running_loop().run_in_executor(
             pool, self.store.set_status, self.run_id, "running"
         )
