@@ -1242,6 +1242,13 @@ class EventStore:
             )
         if self._sqlite:
             lowered = detail.lower()
+            if getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY_SNAPSHOT:
+                # Not a lock held for long: a transaction that read first met a commit by
+                # another connection when it came to write (writes take BEGIN IMMEDIATE).
+                return StoreBusyError(
+                    f"{doing}: another writer changed {where} while this transaction read it"
+                    f" ({detail})"
+                )
             if "locked" in lowered or "busy" in lowered:
                 return StoreBusyError(
                     f"{doing}: {where} stayed locked by another writer for more than"

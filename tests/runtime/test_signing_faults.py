@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,16 @@ def test_the_default_key_is_created_on_first_use(
     assert signer.path == path and path.is_file()
     assert oct(os.stat(path).st_mode & 0o777) == "0o600"
     assert signing.load_signer().public_key == signer.public_key
+
+
+def test_a_write_that_met_another_writer_s_commit_is_not_called_a_long_lock(
+    tmp_path: Path,
+) -> None:
+    """SQLite's SQLITE_BUSY_SNAPSHOT reads "database is locked", yet no lock was held for the
+    busy timeout: the message says what happened."""
+    snapshot = sqlite3.OperationalError("database is locked")
+    snapshot.sqlite_errorcode = sqlite3.SQLITE_BUSY_SNAPSHOT  # type: ignore[attr-defined]
+    with EventStore.open(str(tmp_path / "l.db")) as store:
+        error = store._translate(snapshot, "recording a checkpoint")  # noqa: SLF001
+    assert isinstance(error, StoreBusyError)
+    assert "another writer changed" in str(error) and "for more than" not in str(error)
