@@ -163,3 +163,25 @@ def test_a_write_that_met_another_writer_s_commit_is_not_called_a_long_lock(
         error = store._translate(snapshot, "recording a checkpoint")  # noqa: SLF001
     assert isinstance(error, StoreBusyError)
     assert "another writer changed" in str(error) and "for more than" not in str(error)
+
+
+def test_a_checkpoint_that_cannot_be_written_midway_stops_the_run_resumable(
+    tmp_path: Path, signing_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("maai.runtime.checkpoints.time.sleep", lambda s: None)
+    signer = signing.load_signer(Path(signing_key))
+    config = load_config(COLLABORATION)
+    with EventStore.open(str(tmp_path / "l.db")) as store:
+        run_id = start_run(store, config)
+        busy = _BusyOnCheckpoint(store, failures=10 * SIGN_ATTEMPTS)
+        engine = Engine(
+            busy, run_id, LiveExecutor(config, env={}), signer=signer, checkpoint_every=10
+        )
+        with pytest.raises(StoreBusyError):
+            asyncio.run(engine.run())
+        stopped_at = store.head(run_id)
+        assert busy.tries >= SIGN_ATTEMPTS and stopped_at >= 10
+        assert store.get_run(run_id).status == "running"  # never completed unsigned
+        asyncio.run(_engine(store, run_id, signer).run())
+        assert store.get_run(run_id).status == "completed"
+        assert max(cp.seq for cp in store.checkpoints(run_id)) == store.head(run_id) > stopped_at
