@@ -25,6 +25,7 @@ from maai.cli.common import (
 from maai.cli.summary import print_summary
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
+from maai.domain.events import Event
 from maai.domain.experiment import Experiment
 from maai.ledger import ChainReport, EventStore, LedgerError, StoredEvent
 from maai.ledger.errors import StoreBusyError, StoreFullError
@@ -96,7 +97,7 @@ def _execute(
     if not quiet:
         progress = experiment.views().progress(config)
 
-        def on_event(event: object, state: object) -> None:
+        def on_event(event: Event, state: object) -> None:
             for line in progress.lines(event, state):
                 out.print(line, highlight=False, soft_wrap=True)
 

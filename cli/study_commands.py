@@ -173,8 +173,8 @@ def run_command(
     if progress.stopped:
         # One line per run the store stopped (a full disk, a lock held too long): each is
         # left interrupted, and the next `study run` continues it from its last event.
-        for run_id, exc in progress.stopped.items():
-            err.print(f"[red]stopped:[/red] {run_id}: {escape(str(exc))}")
+        for run_id, stopped_by in progress.stopped.items():
+            err.print(f"[red]stopped:[/red] {run_id}: {escape(str(stopped_by))}")
         err.print(
             f"{len(progress.stopped)} run(s) stopped by the store, left interrupted; once it"
             f" takes writes again, continue with: maai study run {study_file}"

@@ -87,6 +87,7 @@ def elicit(state: ReadableState, question: Question) -> Walk[Elicited]:
         answer = state.answers.get(address)
         if answer is None:
             yield from wait([Call.later(address, partial(q.build, address, attempt, feedback))])
+            raise AssertionError("unreachable")  # wait() never returns; mypy cannot see it
         answer_text = answer.text
         record = state.records.get(f"parse/{address}")
         if record is None:
@@ -143,6 +144,7 @@ def _extract(
         answer = state.answers.get(via)
         if answer is None:
             yield from wait([Call.later(via, partial(utility.request, via, text))])
+            raise AssertionError("unreachable")  # wait() never returns; mypy cannot see it
         record = state.records.get(f"parse/{via}")
         if record is None:
             common: dict[str, Any] = dict(

@@ -110,6 +110,8 @@ class Experiment(ABC):
         its own, before it joins the config, so that its mistakes name that file
         (``source``): a ``ConfigError``, one line per problem."""
         annotation = self.config_model.model_fields[key].annotation
+        if annotation is None:  # pydantic gives every declared field one
+            raise ConfigError(f"{source}: {key} has no declared type in {self.name}'s config")
         try:
             TypeAdapter(annotation).validate_python(data)
         except ValidationError as exc:

@@ -1,6 +1,7 @@
 """maai's event store: runs and their append-only, hash-chained events on SQLite or
 PostgreSQL. Knows nothing about any experiment. See docs/ledger.md."""
 
+from maai.canonical import canonical_json
 from maai.ledger.envelope import (
     GENESIS_HASH,
     Appended,
@@ -9,7 +10,6 @@ from maai.ledger.envelope import (
     NewEvent,
     RunInfo,
     StoredEvent,
-    canonical_json,
     envelope_hash,
     format_recorded_at,
 )

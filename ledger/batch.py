@@ -7,7 +7,8 @@ import hashlib
 from datetime import datetime
 from typing import Any
 
-from maai.ledger.envelope import NewEvent, envelope_hash, format_recorded_at, json_string
+from maai.canonical import json_string
+from maai.ledger.envelope import NewEvent, envelope_hash, format_recorded_at
 from maai.ledger.errors import LedgerError
 
 Row = tuple[Any, ...]
@@ -53,7 +54,8 @@ class Batch:
             seq += 1
             type_, agent, version = new.type, new.agent, new.schema_version
             type_json = names.get(type_) or names.setdefault(type_, json_string(type_))
-            agent_json = names.get(agent) or names.setdefault(agent, json_string(agent))
+            # None is in ``names`` from the start: json_string only ever sees a name.
+            agent_json = names.get(agent) or names.setdefault(agent, json_string(agent or ""))
             envelope = (
                 f'{{"agent":{agent_json},"payload":{payload_json},"prev_hash":"{prev_hash}"'
                 f'{shared},"schema_version":{version:d},"seq":{seq:d},"type":{type_json}}}'

@@ -397,9 +397,9 @@ def _set(payload: Any, path: PathKey, value: Any) -> Any:
         return value
     key, rest = path[0], path[1:]
     if isinstance(payload, dict) and isinstance(key, str) and key in payload:
-        copied = dict(payload)
+        copied: dict[Any, Any] | list[Any] = dict(payload)
     elif isinstance(payload, list) and type(key) is int and 0 <= key < len(payload):
-        copied = list(payload)  # type: ignore[assignment]
+        copied = list(payload)
     else:
         raise PackingError(f"path {list(path)} is not in the payload")
     copied[key] = _set(payload[key], rest, value)  # type: ignore[index]
@@ -464,7 +464,8 @@ class Packer:
                     diffs = [(diff_list(value, base), base) for base in bases]
                     (ops, new), base = min(diffs, key=lambda d: d[0][1])
                     bases = [base]
-                    if not _same_json(apply_ops("l", ops, bases), value):
+                    rebuilt = apply_ops("l", ops, bases)
+                    if not isinstance(rebuilt, list) or not _same_json(rebuilt, value):
                         continue
                 if new <= MAX_NEW_SHARE * len(value):
                     entries.append(

@@ -7,8 +7,9 @@ from typing import Final
 
 from sqlalchemy import Connection, DateTime, bindparam, select, text, update
 
+from maai.canonical import json_string
 from maai.ledger.batch import Batch, Row, found_prev_hash
-from maai.ledger.envelope import GENESIS_HASH, json_string
+from maai.ledger.envelope import GENESIS_HASH
 from maai.ledger.errors import ConcurrencyError
 from maai.ledger.schema import events, read_head, runs
 

@@ -646,7 +646,10 @@ class EventStore:
             with self._errors(f"setting the status of run {run_id!r}"):
                 pooled = self._engine.raw_connection()  # a checkpoint takes no transaction
                 try:
-                    pooled.driver_connection.execute("PRAGMA wal_checkpoint(RESTART)")
+                    # SQLAlchemy types it optional (a detached connection); a fresh one has it.
+                    pooled.driver_connection.execute(  # type: ignore[union-attr]
+                        "PRAGMA wal_checkpoint(RESTART)"
+                    )
                 finally:
                     pooled.close()
             return self._set_status(run_id, status)

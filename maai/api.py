@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -254,7 +254,7 @@ class Run:
             raise UnreadableEventError(f"run {self.id}: {exc}") from None
 
     @property
-    def events(self) -> tuple[Entry, ...]:
+    def events(self) -> Sequence[Entry]:
         """The decoded events in seq order, each with its seq, hash and recorded_at."""
         return self.history.entries
 

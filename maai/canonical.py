@@ -58,7 +58,8 @@ class _Frozen:
         try:
             return self._canonical
         except AttributeError:
-            self._canonical = canonical_json_shared(self._plain())
+            # The slot is each subclass's (a slot here would clash with dict's and list's).
+            self._canonical = canonical_json_shared(self._plain())  # type: ignore[misc]
             return self._canonical
 
     def _plain(self) -> dict[str, Any] | list[Any]:
@@ -141,6 +142,8 @@ class FrozenJsonList(_Frozen, list[Any]):
     where only its digest is asked for)."""
 
     __slots__ = ("_canonical", "_grown", "_open_sha", "_sha256")
+    _grown: _Grown
+    _open_sha: Any  # hashlib's running sha256 (its type is private)
 
     @classmethod
     def extended(cls, before: FrozenJsonList | None, new: list[Any]) -> FrozenJsonList:

@@ -141,6 +141,9 @@ class History:
         self, kind: type[E], other: type[F], third: type[G], /
     ) -> Iterator[tuple[Entry, E | F | G]]: ...
 
+    @overload  # more kinds, or a tuple of them unpacked: the caller narrows
+    def each(self, *types: type[Event]) -> Iterator[tuple[Entry, Any]]: ...
+
     def each(self, *types: type[Event]) -> Iterator[tuple[Entry, Any]]:
         """:meth:`of` one at a time, for a loop that reads them once: a history read from a
         store then holds the entry at hand, not all of them."""

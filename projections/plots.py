@@ -426,11 +426,11 @@ def line_chart(
         return LEFT + margin + (frame.plot_width - 2 * margin) * (x - x_low) / (x_high - x_low)
 
     for rule in rules:
-        x = num(x_at(rule.x))
+        rule_x = num(x_at(rule.x))
         frame.parts.append(
-            f'<line class="rule" x1="{x}" x2="{x}" y1="{num(frame.top)}" '
+            f'<line class="rule" x1="{rule_x}" x2="{rule_x}" y1="{num(frame.top)}" '
             f'y2="{num(frame.base)}" stroke="#a40000" stroke-width="1.5" '
-            f'stroke-dasharray="4 3"/><text class="rule-label" x="{x}" '
+            f'stroke-dasharray="4 3"/><text class="rule-label" x="{rule_x}" '
             f'y="{num(frame.top - 3)}" text-anchor="middle">{escape(rule.label)}</text>'
         )
     for index, (line, colour) in enumerate(zip(lines, colours, strict=True)):

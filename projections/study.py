@@ -60,9 +60,11 @@ def run_row(history: History) -> dict[str, Any]:
     return row
 
 
-def study_tables(histories: Sequence[History]) -> dict[str, list[dict[str, Any]] | str]:
-    """File name → rows (``.csv`` tables) or text: the runs table, its dictionary, and each
-    experiment's tables (a folder per experiment when the study mixes them)."""
+def study_tables(
+    histories: Sequence[History],
+) -> dict[str, tuple[list[dict[str, Any]], list[str]] | str]:
+    """File name → (rows, columns) of a ``.csv`` table, or text: the runs table, its
+    dictionary, and each experiment's tables (a folder per experiment when the study mixes them)."""
     labels = label_columns(histories)
     columns = ["run_id", *labels, *[name for name, _ in RUN_COLUMNS[1:]]]
     files: dict[str, Any] = {

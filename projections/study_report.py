@@ -20,7 +20,7 @@ from typing import Any
 
 from maai.domain.study import STUDY_LABELS, Reference, StudyFile, label_key, label_value
 from maai.projections.history import History
-from maai.projections.markup import Markup, details, facts, join, paragraph, table
+from maai.projections.markup import Cell, Markup, details, facts, join, paragraph, table
 from maai.projections.report import Section, page_shell
 from maai.projections.study import run_row
 
@@ -166,7 +166,7 @@ def study_section(
     cells: dict[int, list[StudyRun]] = {}
     for run in runs:
         cells.setdefault(run.cell, []).append(run)
-    cell_rows = []
+    cell_rows: list[tuple[Cell, ...]] = []
     for cell, members in cells.items():
         counts = _by_status(members)
         cell_rows.append((cell, members[0].condition, len(members), *counts.values()))

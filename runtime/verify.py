@@ -186,7 +186,8 @@ def _verify_events(
         if isinstance(event, ModelCallRequested) or (
             not isinstance(event, _OBSERVED) and state.started is not None
         ):
-            check = (
+            # The request check takes the request this branch holds; typed for both.
+            check: Callable[..., bool] = (
                 partial(_check_request, recorded=recorded_request)
                 if isinstance(event, ModelCallRequested)
                 else _check_derived

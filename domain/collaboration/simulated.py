@@ -61,7 +61,7 @@ class SimulatedParticipant:
         rng = stream(seed, f"sim/{agent.name}/persona")
         self.name = agent.name
         self.seed = seed
-        self.kind = persona.kind or rng.choice(KINDS)
+        self.kind: str = persona.kind or rng.choice(KINDS)
         self.error_rate = persona.error_rate if persona.error_rate is not None else 0.1
         self.breach_rate = persona.breach_rate if persona.breach_rate is not None else 0.1
         self.latency_ms = persona.latency_ms or 0.0
@@ -92,7 +92,7 @@ class SimulatedParticipant:
             return rng.randint(low, high)
         text = ctx.get("partner_last") or ""
         signal = len(_WARM.findall(text)) - len(_COOL.findall(text))
-        moved = previous + _GAIN[self.kind] * 4 * signal + rng.randint(-3, 3)
+        moved: float = previous + _GAIN[self.kind] * 4 * signal + rng.randint(-3, 3)
         return max(0, min(100, round(moved)))
 
     def _prediction(self, ctx: dict[str, Any], belief: int, rng: random.Random) -> int:

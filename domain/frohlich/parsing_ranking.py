@@ -359,9 +359,13 @@ def _directed(clean: str, candidates: list[_Order]) -> list[_Order] | Undecided:
     """The orders read best first. A list under "from worst to best" is reversed; a list whose
     direction is unclear (a "worst to best" away from it, "in reverse order") makes the answer
     Undecided, and so does an arrow chain under "worst to best" (is "→" "then" or "better")."""
+    cue_words: tuple[tuple[re.Pattern[str], Direction], ...] = (
+        (_WORST_FIRST, "worst"),
+        (_BEST_FIRST, "best"),
+    )
     named: list[tuple[int, int, Direction]] = sorted(
         (m.start(), m.end(), direction)
-        for regex, direction in ((_WORST_FIRST, "worst"), (_BEST_FIRST, "best"))
+        for regex, direction in cue_words
         for m in regex.finditer(clean)
     )
     named_starts = [s for s, _, _ in named]
@@ -372,7 +376,9 @@ def _directed(clean: str, candidates: list[_Order]) -> list[_Order] | Undecided:
         return k > 0 and reach[k - 1] > start
 
     # "in reverse order", unless it is part of a phrase that names the direction.
-    either = [(m.start(), m.end(), "unknown") for m in _EITHER_WAY.finditer(clean)]
+    either: list[tuple[int, int, Direction]] = [
+        (m.start(), m.end(), "unknown") for m in _EITHER_WAY.finditer(clean)
+    ]
     cues = sorted(named + [c for c in either if not held(c[0], c[1])])
     starts = [s for s, _, _ in cues]
 
@@ -483,7 +489,7 @@ def _permutation(order: Iterable[Principle]) -> tuple[Principle, ...] | None:
 def _lines_with_inline_lists(clean: str) -> list[tuple[int, int, str]]:
     """(line number, column, line); a line holding "1. (c) 2. (a) 3. (d) 4. (b)" becomes four,
     each with the column where it starts."""
-    result = []
+    result: list[tuple[int, int, str]] = []
     for number, line in enumerate(clean.split("\n")):
         marks = list(_INLINE_ITEM.finditer(line))
         if [int(m.group(1)) for m in marks] in ([1, 2, 3, 4], [1, 2, 3]):
@@ -539,7 +545,7 @@ def _list_orders(clean: str) -> list[_Order]:
     orders = []
     starts = _line_starts(clean)
     lines = clean.split("\n")
-    for (line, column), items in groups:
+    for (line_no, column), items in groups:
         group = [item for item in items if item[1] is not None]  # e.g. "5. Certainty: sure"
         ranks = sorted(r for r, _, _ in group)
         if ranks not in ([1, 2, 3, 4], [1, 2, 3]):
@@ -550,10 +556,12 @@ def _list_orders(clean: str) -> list[_Order]:
         written = [r for r, _, _ in group]
         labels = {label for _, _, label in group}
         if column:  # "My ranking, worst first: 1. (b) 2. (d) ...": the words before the items
-            context: tuple[tuple[int, int], ...] = (_sentence_at(clean, starts[line] + column - 1),)
+            context: tuple[tuple[int, int], ...] = (
+                _sentence_at(clean, starts[line_no] + column - 1),
+            )
         else:
-            context = _introduction(clean, line, lines, starts)
-        start = starts[line] + column
+            context = _introduction(clean, line_no, lines, starts)
+        start = starts[line_no] + column
         if "rank" in labels or (written == sorted(written, reverse=True)):
             # Rank labels, or a countdown "4. ... 1.": each line states its rank.
             orders.append(_Order(order, True, "fixed", context, start))
@@ -690,7 +698,7 @@ def _sequence_orders(clean: str) -> list[_Order]:
                 continue
             kind: Kind = "lt" if "<" in seps else "gt" if ">" in seps else "listed"
             start = starts[number] + at + len(segment) - len(segment.lstrip())
-            context = (_sentence_at(clean, start),)
+            context: tuple[tuple[int, int], ...] = (_sentence_at(clean, start),)
             if not line[:at].strip(" ([{*-:"):
                 # "From worst to best:\n(b), (d), (a), (c)"
                 context += _introduction(clean, number, lines, starts)

@@ -43,7 +43,7 @@ from maai.domain.frohlich.steps import (
 from maai.domain.frohlich.types import PrincipleChoice
 from maai.domain.memo import GrowingMemo
 from maai.domain.random_streams import draw_choice
-from maai.domain.walk import Emit, Walk, parallel, wait
+from maai.domain.walk import Emit, Need, Walk, parallel, wait
 
 
 def phase2(state: State) -> Walk[None]:
@@ -279,8 +279,9 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
                 build=reasoning_request,
             )
             reasoned = word(language, "no_reasoning") if text is None else text
-            event = ReasoningRecorded(agent=name, round=round_, address=address, text=reasoned)
-            yield from wait([Emit(event)])
+            recorded = ReasoningRecorded(agent=name, round=round_, address=address, text=reasoned)
+            yield from wait([Emit(recorded)])
+            raise AssertionError("unreachable")  # wait() never returns; mypy cannot see it
         # A reasoning recorded missing is not put before the statement: there is none.
         if f"missing/{address}" not in state.records:
             reasoning_text = recorded_reasoning.text
@@ -455,6 +456,7 @@ def group_payment(
             distributions=[list(d.incomes) for d in rules.scale(base, multiplier).distributions],
         )
         yield from wait([Emit(event)])
+        raise AssertionError("unreachable")  # wait() never returns; mypy cannot see it
     table = drawn.distributions
     chosen = state.records.get("phase2/distribution")
     if not isinstance(chosen, GroupDistributionChosen):
@@ -478,8 +480,9 @@ def group_payment(
                 label=pick_label,
             )
         yield from wait([Emit(event2)])
+        raise AssertionError("unreachable")  # wait() never returns; mypy cannot see it
     payments: dict[str, PayoffAwarded] = {}
-    missing = []
+    missing: list[Need] = []
     for name in names:
         paid = state.records.get(f"payoff/phase2/{name}/0")
         if isinstance(paid, PayoffAwarded):

@@ -84,7 +84,7 @@ def distribution_table(
         rows.append(f"| {class_label(income_class, language)} | {cells} |")
     if probs is not None:
         dset = rules.DistributionSet.from_incomes(dists)
-        stats = [
+        stats: list[tuple[str, Sequence[int | Fraction]]] = [
             ("table_average", [rules.average(d, probs) for d in dset.distributions]),
             ("table_floor", [d.floor for d in dset.distributions]),
             ("table_range", [d.range_ for d in dset.distributions]),

@@ -137,6 +137,7 @@ def free_text(
         answer = state.answers.get(address)
         if answer is None:
             yield from wait([Call.later(address, partial(build, address, feedback))])
+            raise AssertionError("unreachable")  # wait() never returns; mypy cannot see it
         text = answer.text or ""
         if text.strip():
             return text

@@ -22,8 +22,8 @@ class Principle(StrEnum):
     def needs_amount(self) -> bool:
         return self in (Principle.FLOOR_CONSTRAINT, Principle.RANGE_CONSTRAINT)
 
-    @property
-    def title(self) -> str:
+    @property  # a principle's display title; str.title is never wanted on one
+    def title(self) -> str:  # type: ignore[override]
         return PRINCIPLE_TITLES[self]
 
 

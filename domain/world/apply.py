@@ -229,7 +229,7 @@ def outcome(config: WorldConfig, r: int, held: dict[str, ContributionRecorded]) 
 
 
 def _verb(value: dict[str, Any]) -> str:
-    kind = value["action"]
+    kind: str = value["action"]
     if kind == "move":
         return f"go to {value['to']}"
     if kind == "speak":

@@ -48,7 +48,8 @@ were ranked so)."""
 def cosine(a: Vector, b: Vector) -> float:
     """The dot product of two local vectors (unit length already), summed left to right as
     recorded runs were ranked, so their rankings never move by a rounding."""
-    return sum(map(operator.mul, a, b))
+    total: float = sum(map(operator.mul, a, b))
+    return total
 
 
 @lru_cache(maxsize=256)
@@ -274,12 +275,12 @@ def _relevances(
     """The relevance of a text to ``query``, as the ranking has always computed it: the local
     cosine, or the dot product of the recorded (unit) vectors, never below 0."""
     if vector_of is None:
-        row = _relevance_row("local", query)
+        local_row = _relevance_row("local", query)
 
         def local(text: str) -> float:
-            relevance = row.get(text)
+            relevance = local_row.get(text)
             if relevance is None:
-                relevance = row[text] = _local_relevance(text, query)
+                relevance = local_row[text] = _local_relevance(text, query)
             return relevance
 
         return local

@@ -539,6 +539,7 @@ def _judge(
         return ExtractionFailure(reason="no JSON object found in the reply")
     if data.get("readable") is not True:
         return (False, f"your answer could not be read. {HOW[purpose]}")
+    result: Parsed[Any] | Undecided | Invalid
     if purpose == IMPORTANCE:
         result = check_scores(data.get("scores"), context()["count"])
     else:

@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from immutables import Map
+
 from maai.domain.embeddings import ADDRESS_PREFIX
 from maai.domain.experiment import Summary, SummaryTable
 from maai.domain.world.state import State
@@ -45,8 +47,8 @@ def summarize(run_id: str, state: State, status: str | None = None) -> Summary:
     rows: list[list[str]] = []
     for name in config.names if config else []:
         payoffs = {r: state.outcomes[r].payoffs.get(name) for r in rounds}
-        contributions = {r: (state.contributions.get(r, {}).get(name) or None) for r in rounds}
-        record = {
+        contributions = {r: (state.contributions.get(r, Map()).get(name) or None) for r in rounds}
+        record: dict[str, Any] = {
             "name": name,
             "role": config.agent(name).role if config else None,
             "location": state.positions.get(name),

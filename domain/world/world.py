@@ -13,7 +13,7 @@ from maai.domain.embeddings import EMBEDDER
 
 Name = Annotated[str, Field(min_length=1, max_length=64)]
 AgentName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z][A-Za-z0-9_\-]*$")]
-EVERYONE = "all"
+EVERYONE: Literal["all"] = "all"
 
 
 class LocationSpec(Strict):
@@ -133,13 +133,13 @@ def world_problems(world: WorldSpec) -> list[str]:
         where = f"agent {agent.name!r}"
         if agent.location is None and agent.plan is None:
             problems.append(f"{where} has neither a start location nor an initial plan")
-        for what, name in (("starts in", agent.location), ("plans to be in", _at(agent))):
-            if name is None:
+        for what, place in (("starts in", agent.location), ("plans to be in", _at(agent))):
+            if place is None:
                 continue
-            if name not in known:
-                problems.append(f"{where} {what} unknown location {name!r}")
-            elif not world.location(name).admits(agent.name):
-                problems.append(f"{where} {what} {name!r}, which it may not enter")
+            if place not in known:
+                problems.append(f"{where} {what} unknown location {place!r}")
+            elif not world.location(place).admits(agent.name):
+                problems.append(f"{where} {what} {place!r}, which it may not enter")
     crowd: dict[str, int] = {}
     for agent in world.agents:
         if agent.location in known or (agent.location is None and _at(agent) in known):

@@ -9,6 +9,7 @@ are left out: the texts the agent saw and wrote are the record.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from maai.domain.address import CallAddress
@@ -36,7 +37,7 @@ def agent_log(history: History, agent: str | None = None) -> dict[str, Any]:
     }
 
 
-def run_json(history: History, calls: list[Call]) -> dict[str, Any]:
+def run_json(history: History, calls: Sequence[Call]) -> dict[str, Any]:
     started = history.started
     entries = history.entries
     failures = history.of(RunFailed)
@@ -82,8 +83,8 @@ def outcome_json(history: History) -> dict[str, Any] | None:
     }
 
 
-def usage_json(calls: list[Call]) -> dict[str, Any]:
-    def totals(group: list[Call]) -> dict[str, int]:
+def usage_json(calls: Sequence[Call]) -> dict[str, Any]:
+    def totals(group: Sequence[Call]) -> dict[str, int]:
         done = [c.completed[1].answer for c in group if c.completed is not None]
         return {
             "calls": len(group),
@@ -101,7 +102,7 @@ def usage_json(calls: list[Call]) -> dict[str, Any]:
     }
 
 
-def agent_json(history: History, name: str, calls: list[Call]) -> dict[str, Any]:
+def agent_json(history: History, name: str, calls: Sequence[Call]) -> dict[str, Any]:
     config = facts.config_of(history)
     decision = facts.decisions(history).get(name)
     awarded = facts.points(history)
@@ -191,7 +192,7 @@ def _decision_json(
     }
 
 
-def _calls_json(history: History, calls: list[Call], name: str) -> list[dict[str, Any]]:
+def _calls_json(history: History, calls: Sequence[Call], name: str) -> list[dict[str, Any]]:
     extractions: dict[str, list[Call]] = {}
     for call in calls:
         if call.request.agent == UTILITY and call.is_extraction:

@@ -51,7 +51,7 @@ def _place(audit: Audit, event: Event) -> tuple[int | None, str | None]:
 )
 def step_order(audit: Audit) -> Iterator[Violation]:
     kinds = (BeliefStated, MessageSent, DecisionMade, PartnerDrawn, PointsAwarded, GameEnded)
-    stage_now, seen = -1, set()
+    stage_now, seen = -1, set[str]()
     for entry, event in audit.history.each(*kinds):
         stage, owner = _place(audit, event)
         agent = getattr(event, "agent", None)

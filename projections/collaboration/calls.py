@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from maai.domain.address import CallAddress
 from maai.projections.calls import Call as Call
+from maai.projections.calls import CallList
 from maai.projections.calls import collect_calls as collect_generic
 from maai.projections.history import History
 
@@ -46,6 +47,6 @@ def site_of(address: str) -> Site:
     return Site(None, None, None, None)
 
 
-def collect_calls(history: History) -> list[Call]:
+def collect_calls(history: History) -> CallList:
     """Every requested call, in the order of its first request."""
     return collect_generic(history)

@@ -72,8 +72,8 @@ def audit_leaks(history: History) -> LeakReport:
     requests = list(history.requests())
     prompts: Texts = [(e.seq, f"{r.request.system}\n{r.request.input}") for e, r in requests]
     seen: dict[str, Texts] = {}  # each agent's own prompts
-    for (_, requested), prompt in zip(requests, prompts, strict=True):
-        seen.setdefault(requested.request.agent, []).append(prompt)
+    for (_, requested), seq_prompt in zip(requests, prompts, strict=True):
+        seen.setdefault(requested.request.agent, []).append(seq_prompt)
     leaks: list[Leak] = []
     checked = 0
     index = TextIndex(item.text for item in items)

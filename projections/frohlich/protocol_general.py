@@ -25,7 +25,7 @@ from maai.projections.frohlich.protocol_base import (
     rule,
 )
 
-_ELICITED = {
+_ELICITED: dict[str, str] = {
     Purpose.RANKING: "ranking",
     Purpose.CHOICE: "choice",
     Purpose.POLL: "poll",

@@ -17,7 +17,7 @@ from maai.domain.frohlich.events import DiscussionEnded
 from maai.domain.study import Reference
 from maai.projections.frohlich.report import LETTERS, SHORT_NAMES
 from maai.projections.history import History
-from maai.projections.markup import Markup, figures, join, paragraph, table
+from maai.projections.markup import Cell, Markup, figures, join, paragraph, table
 from maai.projections.plots import Series, bar_chart, grouped_bars
 from maai.projections.report import Section
 from maai.projections.statistics import ChiSquare, chi_square_test, wilson_interval
@@ -141,7 +141,7 @@ def agreement_section(
         y_label="share of the agreements",
         stacked=True,
     )
-    rows = [
+    rows: list[tuple[Cell, ...]] = [
         (
             c.label,
             c.words,

@@ -77,12 +77,12 @@ def drawn_order(audit: Audit) -> Iterator[Violation]:
     for entry, e in orders.values():
         if sorted(e.order) != names:
             yield Violation("drawn_order", entry.seq, f"tick {e.tick}: order is not the agents")
-    for entry, e in audit.history.each(ActionResolved):
-        held = orders.get(e.tick)
+    for entry, act in audit.history.each(ActionResolved):
+        held = orders.get(act.tick)
         if held is None:
-            yield Violation("drawn_order", entry.seq, f"tick {e.tick}: no drawn order")
-        elif held[1].order[e.position : e.position + 1] != [e.agent]:
-            yield Violation("drawn_order", entry.seq, f"{e.agent} out of the drawn order")
+            yield Violation("drawn_order", entry.seq, f"tick {act.tick}: no drawn order")
+        elif held[1].order[act.position : act.position + 1] != [act.agent]:
+            yield Violation("drawn_order", entry.seq, f"{act.agent} out of the drawn order")
 
 
 @rule(
@@ -173,10 +173,10 @@ def contributions(audit: Audit) -> Iterator[Violation]:
         seen.add((e.round, e.player))
         if e.amount is not None and not 0 <= e.amount <= config.endowment(e.player):
             yield Violation("contributions", entry.seq, f"{e.player}: {e.amount} out of range")
-    for entry, e, before, _ in audit.replay():
-        applied = e.kind == "contribute" and e.outcome == "applied"
-        if applied and before[e.agent] != config.game.contribution_room:
-            yield Violation("contributions", entry.seq, f"{e.agent} not in the room")
+    for entry, act, before, _ in audit.replay():
+        applied = act.kind == "contribute" and act.outcome == "applied"
+        if applied and before[act.agent] != config.game.contribution_room:
+            yield Violation("contributions", entry.seq, f"{act.agent} not in the room")
 
 
 def _payoff(endowment: int, c: int, total: int, m: float, n: int) -> Decimal:

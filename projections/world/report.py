@@ -90,6 +90,7 @@ def world_section(history: History, config: WorldConfig, rounds: list[GameRound]
     ]
     if game is None:
         agent_columns = ["agent", "starts in", "public bio"]
+        agents: list[tuple[Any, ...]]
         agents = [(a.name, a.start, a.public_bio) for a in world.agents]
     else:
         agent_columns = ["agent", "role", "starts in", "endowment", "priming", "public bio"]
@@ -174,7 +175,7 @@ def _warnings(rounds: list[GameRound]) -> list[Markup]:
 
 
 def _players_table(rounds: list[GameRound]) -> Markup:
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for r in rounds:
         if r.announcement is None:
             verdict: Any = "not yet announced"

@@ -20,7 +20,7 @@ from statistics import median
 
 from maai.domain.study import Reference
 from maai.domain.world.config import WorldConfig
-from maai.projections.markup import Markup, figures, join, paragraph, table
+from maai.projections.markup import Cell, Markup, figures, join, paragraph, table
 from maai.projections.plots import Line, Series, grouped_bars, line_chart, nice_ticks, num
 from maai.projections.report import Section
 from maai.projections.statistics import MeanInterval, mean_interval
@@ -167,7 +167,7 @@ def _share_table(groups: list[Group], first: str, *, short: bool = False) -> Mar
     def cell(values: list[float] | None) -> str:
         return f"{_interval(mean_interval(values))}, n={len(values)}" if values else "—"
 
-    rows = [
+    rows: list[tuple[Cell, ...]] = [
         (
             group.label if short else group.words,
             *(cell(group.shares.get(n)) for n in rounds),
@@ -257,7 +257,7 @@ def payoffs_section(games: Sequence[GameRun], axis: str) -> Section:
         y_label="share of player-rounds",
         y_max=1,
     )
-    rows = [
+    rows: list[tuple[Cell, ...]] = [
         (
             words,
             len(run_means.get(words, [])),
@@ -296,7 +296,9 @@ def runs_section(games: Sequence[GameRun], others: Sequence[StudyRun], axis: str
         count["announced"] += sum(1 for r in game.rounds if r.announcement is not None)
         count["wrong"] += sum(1 for r in game.rounds if r.wrong_announcement)
         count["missing"] += sum(len(r.missing) for r in game.rounds)
-    rows = [(words, *(count[c] for c in columns)) for words, count in counts.items()]
+    rows: list[tuple[Cell, ...]] = [
+        (words, *(count[c] for c in columns)) for words, count in counts.items()
+    ]
     parts = []
     if rows:
         parts.append(table([axis, *columns], rows))
