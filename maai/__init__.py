@@ -2,20 +2,13 @@
 
 The subpackages (``maai.ledger``, ``maai.domain``, ``maai.runtime``, ``maai.projections``,
 ``maai.cli``, ``maai.configs``) live in the repository's top-level folders and are installed
-under this one package (see ``pyproject.toml``).
+under this one package (see ``pyproject.toml``). In a checkout they are found through the
+editable install (``pip install -e .``), never by searching beside this folder.
 """
 
 from __future__ import annotations
 
-from pathlib import Path as _Path
 from typing import TYPE_CHECKING, Any
-
-# Run from a source checkout (``python -m pytest`` in the repository, or an editable install
-# whose finder is consulted after the path finder) the subpackages sit beside this folder,
-# not inside it. An installed copy has them inside, and never looks elsewhere.
-_here = _Path(__file__).resolve().parent
-if not (_here / "ledger").is_dir() and (_here.parent / "ledger" / "__init__.py").is_file():
-    __path__.append(str(_here.parent))  # noqa: F821 -- the package's own search path
 
 # The Python API (maai/api.py), loaded on first use: ``import maai`` imports neither
 # SQLAlchemy nor the OpenAI SDK.
