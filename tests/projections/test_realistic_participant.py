@@ -21,7 +21,7 @@ from tests.support.driver import drive, make_config
 from tests.support.realistic import RealisticParticipant
 
 
-def frohlich_config(language: str) -> Any:
+def frohlich_config(language: str, **overrides: Any) -> Any:
     persona: dict[str, Any] = {"error_rate": 0.1, "conformity": 0.9}
     agents: list[dict[str, Any]] = [
         {"name": "alice", "persona": {**persona, "preferred_principle": "c"}},
@@ -31,11 +31,12 @@ def frohlich_config(language: str) -> Any:
     agents[0]["persona"]["preferred_amount"] = 13000
     for agent in agents:
         agent["memory_words"] = 300  # room for the quotes (a shortened memory keeps fewer)
-    return make_config(seed=11, phase2_rounds=2, language=language, agents=agents)
+    settings: dict[str, Any] = {"seed": 11, "phase2_rounds": 2, **overrides}
+    return make_config(language=language, agents=agents, **settings)
 
 
-def frohlich_run(language: str) -> list[Event]:
-    config = frohlich_config(language)
+def frohlich_run(language: str, **overrides: Any) -> list[Event]:
+    config = frohlich_config(language, **overrides)
     _, events, _ = drive(config, RealisticParticipant(simulated_responder(config)))
     return events
 
@@ -73,6 +74,33 @@ def test_frohlich_runs_of_the_realistic_participant_pass_every_audit(language: s
     assert quoted_rounds(events, language) >= 3, "memories must quote earlier rounds"
     found = verdicts(history_from_events(events))
     assert all(not v for v in found.values()), found
+
+
+def test_a_realistic_manipulator_run_passes_every_audit() -> None:
+    """The manipulator's memory quotes its instruction; its prompts are still judged by the
+    instruction's place, after the memory."""
+    events = frohlich_run("en", manipulator={"agent": "carol"}, seed=4, phase2_rounds=3)
+    memories = [e for e in events if getattr(e, "agent", None) == "carol" and hasattr(e, "memory")]
+    assert any("steer" in m.memory for m in memories), "the memory must quote the instruction"
+    found = verdicts(history_from_events(events))
+    assert all(not v for v in found.values()), found
+
+
+def test_a_dropped_instruction_is_caught_though_the_memory_quotes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bug: only the memory updates carry the manipulator's instruction, its statements and
+    reasoning do not. Its memory quotes the instruction, which must not stand in for it."""
+    real = render.participant_input
+
+    def dropped(agent: Any, personality: str, language: str, task: str, told: Any = None) -> str:
+        keep = told if task.startswith("Time to update your memory") else None
+        return real(agent, personality, language, task, keep)
+
+    monkeypatch.setattr(render, "participant_input", dropped)
+    events = frohlich_run("en", manipulator={"agent": "carol"}, seed=4, phase2_rounds=3)
+    found = verdicts(history_from_events(events))
+    assert "manipulator_instruction" in {v.rule for v in found["protocol"]}
 
 
 def test_a_planted_bug_is_still_caught_in_a_realistic_run(

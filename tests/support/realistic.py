@@ -75,6 +75,8 @@ class RealisticParticipant:
         elif purpose == "memory_shorten":  # a few words of the old notes kept, as models do
             found = ROUND.search(request.input)
             text = f'{answer.strip()} (Noted: "{found.group(0)}".)' if found else answer
+            told = re.search(r'^I was told: "[^\n]*', request.input, re.MULTILINE)
+            text += f"\n{told.group(0)}" if told else ""
         elif purpose in ("reasoning", "statement", "message", "turn", "initial", "update"):
             text = self._free(request, answer, aside)
         elif purpose in ("choice", "ballot", "poll", "ranking", "decision", "importance"):
@@ -96,6 +98,9 @@ class RealisticParticipant:
         result = _result_line(task)
         if result:
             notes.append(f"Recap — {result}")
+        blocks = request.input.split("\n\n---\n\n")
+        if len(blocks) > 2:  # a private instruction before the task: models copy it too
+            notes.append(f'I was told: "{blocks[-2].strip()}"')
         return "\n\n".join(notes)
 
     def _free(self, request: ModelRequest, answer: str, aside: str) -> str:
