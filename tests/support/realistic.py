@@ -112,6 +112,9 @@ class RealisticParticipant:
             parts.append(f'Back in "{found.group(0)}" I thought otherwise ({aside}).')
         if before:
             parts.append(f'Earlier I wrote: "{_short(before[-1])}"')
+        stated = next((ln for ln in task.splitlines() if re.search(r":\s*\S*\d", ln)), None)
+        if stated:  # a line of the prompt that states a number ("Your belief so far: 40")
+            parts.append(f'The prompt says "{_short(stated)}", vale.')
         quoted = next((line for line in task.splitlines() if line.startswith('"')), None)
         if quoted:
             parts.append(f"Someone said {_short(quoted)} — 我明白.")
