@@ -159,8 +159,16 @@ def _first(records: list[StoredEvent], type_: str, where: Any = lambda p: True) 
     return next(r.seq for r in records if r.type == type_ and where(r.payload))
 
 
+WORLD_AGENTS = ("Alice", "Bob", "Carla", "Dan", "Mona")  # configs/worlds/village_hall.yaml
+
+
+def _absent(payload: dict[str, Any]) -> list[str]:
+    return [name for name in WORLD_AGENTS if name not in payload.get("witnesses", [])]
+
+
 def _extra_witness(payload: dict[str, Any]) -> dict[str, Any]:
-    return {**payload, "witnesses": [*payload["witnesses"], "Nobody"]}
+    """An agent who was elsewhere, added to an action's witnesses."""
+    return {**payload, "witnesses": [*payload["witnesses"], _absent(payload)[0]]}
 
 
 def _without(key: str) -> Any:
@@ -169,7 +177,7 @@ def _without(key: str) -> Any:
 
 CLI_EDITS = {
     # The known crash: zip() in the world's protocol on an action with an extra witness.
-    "world": ("world.action", lambda p: len(p.get("witnesses", [])) > 0, _extra_witness),
+    "world": ("world.action", lambda p: p.get("kind") == "speak" and _absent(p), _extra_witness),
     "frohlich": ("payoff.awarded", lambda p: True, _without("income")),
     "collaboration": ("belief.stated", lambda p: True, lambda p: {**p, "belief": "high"}),
 }

@@ -63,8 +63,11 @@ def _kinds_for(value: Any) -> list[str]:
     return kinds
 
 
-def edit_payload(payload: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any], str]:
-    """A copy of ``payload`` with one value edited, and what was done to it."""
+def edit_payload(
+    payload: dict[str, Any], rng: random.Random, names: Sequence[str] = ()
+) -> tuple[dict[str, Any], str]:
+    """A copy of ``payload`` with one value edited, and what was done to it; a lengthened
+    list may gain one of ``names`` (an agent of the run: an absent witness, a second vote)."""
     edited = copy.deepcopy(payload)
     path, value = rng.choice(list(_paths(edited)))
     parent: Any = edited
@@ -85,8 +88,14 @@ def edit_payload(payload: dict[str, Any], rng: random.Random) -> tuple[dict[str,
             value.pop(rng.randrange(len(value)))
         else:
             parent[key] = [rng.choice(ODD_VALUES)]
-    else:  # lengthened: often with a copy of an item (an extra witness, a repeated vote)
-        extra = copy.deepcopy(rng.choice(value)) if value and rng.random() < 0.7 else "zed"
+    else:  # lengthened: with a copy of an item, an agent's name, or a stranger
+        roll = rng.random()
+        if value and roll < 0.5:
+            extra = copy.deepcopy(rng.choice(value))
+        elif names and roll < 0.8:
+            extra = rng.choice(list(names))
+        else:
+            extra = "zed"
         value.insert(rng.randrange(len(value) + 1), extra)
     return edited, f"{kind}: {'/'.join(map(str, path))}"
 
@@ -97,9 +106,10 @@ def edited_runs(
     """``count`` copies of a run, each with one event's payload edited and re-chained."""
     rng = random.Random(seed)
     editable = [i for i, r in enumerate(records) if r.payload]
+    names = sorted({r.agent for r in records if r.agent})
     for _ in range(count):
         index = rng.choice(editable)
-        payload, what = edit_payload(records[index].payload, rng)
+        payload, what = edit_payload(records[index].payload, rng, names)
         edited = list(records)
         edited[index] = edited[index].model_copy(update={"payload": payload})
         yield f"seq {records[index].seq} ({records[index].type}) {what}", rechained(edited)
