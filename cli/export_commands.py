@@ -254,11 +254,17 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
     with open_store_or_exit(db) as store:
         history = load_history(store, run_id, audit=True)
         views = _views(history)
-        report = views.audit_votes(history)
+        try:
+            report = views.audit_votes(history)
+            problems = [] if report is None else views.vote_problems(history)  # type: ignore[attr-defined]
+        except Exception as exc:  # an edited history: a finding, never a traceback
+            lines = str(exc).strip().splitlines() or [""]
+            detail = f"the votes cannot be read: {type(exc).__name__}: {lines[0]}"
+            err_console.print(f"[red]inconsistent[/red] {escape(detail)}", soft_wrap=True)
+            raise typer.Exit(EXIT_VIOLATIONS) from None
         if report is None:
             assert history.experiment is not None
             fail(f"run {history.run_id}: the {history.experiment.name} experiment has no votes")
-        problems = views.vote_problems(history)  # type: ignore[attr-defined]
     if as_json:
         typer.echo(dumps(report), nl=False)
     else:

@@ -206,3 +206,21 @@ def test_edited_ledgers_end_every_command_with_a_report_and_exit_1(
         )
         assert result.exit_code in codes, f"{command}: {result.output}"
         assert result.output.strip(), f"{command}: printed nothing"
+
+
+def test_votes_that_cannot_be_read_end_with_a_finding_and_exit_1(
+    recorded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the fuzz did not reach: an edit the vote table cannot be built from."""
+    experiment, db, run_id, _ = recorded
+    if experiment != "frohlich":
+        pytest.skip("only Frohlich has votes")
+    from maai.projections.frohlich import votes
+
+    def unreadable(history: Any) -> Any:
+        raise KeyError("zed")
+
+    monkeypatch.setattr(votes, "vote_audit", unreadable)
+    result = CliRunner().invoke(app, ["audit", "votes", run_id, "--db", db])
+    assert result.exit_code == 1, result.output
+    assert "the votes cannot be read: KeyError" in result.output
