@@ -24,6 +24,7 @@ Responder = Callable[[ModelRequest], str]
 
 ASIDES = ("vale, 好的", "como dije antes", "我同意这一点", "bueno", "en fin", "说实话")
 SECTION = re.compile(r"^--- [^\n]{1,20} ---$", re.MULTILINE)
+SPOKEN = re.compile(r"^\[[^\]\n]+\] ([^:：\n]{1,40})[:：] ?(.+)$")  # "[Round 1] bob: ..."
 ROUND = re.compile(r"round \d+ of \d+|ronda \d+ de \d+|第 \d+ 轮，共 \d+ 轮")
 
 
@@ -115,9 +116,13 @@ class RealisticParticipant:
         stated = next((ln for ln in task.splitlines() if re.search(r":\s*\S*\d", ln)), None)
         if stated:  # a line of the prompt that states a number ("Your belief so far: 40")
             parts.append(f'The prompt says "{_short(stated)}", vale.')
-        quoted = next((line for line in task.splitlines() if line.startswith('"')), None)
-        if quoted:
-            parts.append(f"Someone said {_short(quoted)} — 我明白.")
+        for line in task.splitlines():
+            spoken = SPOKEN.match(line)
+            if spoken and spoken.group(1).strip() != request.agent:
+                parts.append(
+                    f'As {spoken.group(1).strip()} put it: "{_short(spoken.group(2))}" — 我明白.'
+                )
+                break
         return " ".join(parts)
 
     def _around(self, request: ModelRequest, answer: str, aside: str) -> str:
