@@ -92,6 +92,14 @@ def test_a_wrong_multiplier_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "payoffs" in world_violations("world_pgg.yaml")
 
 
+def test_a_wrong_frohlich_multiplier_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, a table is scaled by its multiplier plus a tenth: the recorded multiplier no
+    longer gives the table the rounds are shown and paid from."""
+    real = rules.scale
+    monkeypatch.setattr(rules, "scale", lambda dset, m: real(dset, m + 0.1))
+    assert "scaled_tables" in frohlich_violations()
+
+
 def test_a_wrong_payoff_cell_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Broken, the income is read from the row below the drawn class (low wraps to high)."""
 
