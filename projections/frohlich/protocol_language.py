@@ -114,6 +114,18 @@ def language_violations(audit: Audit, foreign: ForeignSentences) -> EntryCheck:
     said: list[str] = [a.name for a in audit.config.agents]
     said += [a.personality for a in audit.config.agents if a.personality]
     languages = {name: audit.config.language_of(name) for name in audit.names}
+    excused: set[str] = set()
+    searched: dict[str, int] = {}  # how many said texts a sentence was looked for in
+
+    def said_before(sentence: str) -> bool:
+        """Whether anyone said ``sentence`` (each said text searched once per sentence: a
+        long run's prompts find the same few sentences again and again)."""
+        if sentence not in excused:
+            start = searched.get(sentence, 0)
+            if any(sentence in text for text in said[start:]):
+                excused.add(sentence)
+            searched[sentence] = len(said)
+        return sentence in excused
 
     def check(entry: Entry) -> Iterator[Violation]:
         event = entry.event
@@ -129,7 +141,7 @@ def language_violations(audit: Audit, foreign: ForeignSentences) -> EntryCheck:
             prompt = f"{request.system}\n{request.input}"
             found = foreign.found_in(prompt, language)
             # A sentence someone said, or in a name or persona, is not the code's: set aside.
-            unsaid = sorted(s for s in found if not any(s in text for text in said))
+            unsaid = sorted(s for s in found if not said_before(s))
             if unsaid:
                 yield Violation(
                     "prompt_language",
