@@ -75,6 +75,7 @@ def test_the_recorded_runs_pass_every_check(recorded: Any) -> None:
     assert all(_audits(history_from_stored(run_id, records)))
 
 
+@pytest.mark.slow  # 200 edits, each verified and audited: 10-40 s per experiment
 def test_no_edit_crashes_verify_or_an_audit(recorded: Any) -> None:
     experiment, _, run_id, records = recorded
     seed = {"frohlich": 1, "collaboration": 2, "world": 3}[experiment]
