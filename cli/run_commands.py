@@ -80,7 +80,8 @@ def _signer() -> Signer:
     try:
         return load_signer()
     except SigningKeyError as exc:
-        raise _fail(f"{exc} (set {KEY_ENV} to use another file)") from None
+        hint = "" if KEY_ENV in str(exc) else f" (set {KEY_ENV} to use another file)"
+        raise _fail(f"{exc}{hint}") from None
 
 
 def _execute(
@@ -565,6 +566,8 @@ def receipt(
     if output.exists():
         raise _fail(f"{output}: already exists; choose another name")
     try:
+        # Missing folders are created, as by every command that writes a file (-o, --out).
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None

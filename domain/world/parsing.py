@@ -173,7 +173,7 @@ def _check_kind(
             if isinstance(amount, bool) or not isinstance(amount, (int, float)):
                 return Invalid(f"the payoff of {player} must be a number")
             numbers[str(player)] = float(amount)
-        value["payoffs"] = numbers
+        value["payoffs"] = dict(sorted(numbers.items()))  # as stored: canonical order
         value["text"] = str(data.get("text") or "")
     return None
 
