@@ -58,12 +58,12 @@ from typing import Any
 
 from maai.domain import experiments
 from maai.domain.calls import ModelRequest
+from maai.domain.config import UTILITY
 from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.domain.frohlich.simulated import SimulatedUtility
 from maai.domain.frohlich.state import State
 from maai.domain.walk import Decision
 from maai.ledger import EventStore
-from maai.runtime import providers
 from maai.runtime.engine import Engine, run_engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
@@ -264,7 +264,7 @@ def run_once(
         store.append = thread_cpu_into(cpu, "append", counted_append)  # type: ignore[method-assign]
         utility = SimulatedModel(SimulatedUtility(seed=config.seed))
         utility.latency_ms = latency_ms
-        executor = LiveExecutor(config, models={providers.UTILITY: utility})
+        executor = LiveExecutor(config, models={UTILITY: utility})
 
         class TimedFrohlich(type(frohlich)):  # type: ignore[misc]
             def decide(self, state: State) -> Decision:

@@ -49,12 +49,12 @@ from pathlib import Path
 from typing import Any
 
 from maai.domain import experiments
+from maai.domain.config import UTILITY
 from maai.domain.walk import Decision
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.simulated import SimulatedUtility
 from maai.domain.world.state import State
 from maai.ledger import EventStore
-from maai.runtime import providers
 from maai.runtime.engine import Engine, run_engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
@@ -305,7 +305,7 @@ def run_once(config: WorldConfig, latency_ms: float, synchronous: str, folder: P
         store.append = thread_cpu_into(cpu, "append", store.append)  # type: ignore[method-assign]
         utility = SimulatedModel(SimulatedUtility(seed=config.seed))
         utility.latency_ms = latency_ms
-        executor = LiveExecutor(config, models={providers.UTILITY: utility})
+        executor = LiveExecutor(config, models={UTILITY: utility})
         engine = Engine(store, run_id, executor, experiment=TimedWorld())
         SimulatedModel.respond = timed_respond  # type: ignore[method-assign]
         try:

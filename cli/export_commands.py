@@ -21,7 +21,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from maai.cli.common import DbOption, err_console, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.files import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
+from maai.cli.study_commands import write_study_tables
 from maai.cli.vote_table import print_vote_tables
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
@@ -78,34 +80,6 @@ def load_history(
 def _views(history: History) -> ExperimentViews:
     assert history.experiment is not None
     return history.experiment.views()
-
-
-def refuse_to_overwrite(output: Path | None, out_dir: Path | None) -> None:
-    """Checked before anything is read or written: one line naming the file or folder."""
-    if output is not None and (output.exists() or output.is_symlink()):
-        if output.is_dir():
-            fail(f"{output}: is a folder; -o names the file to write")
-        fail(f"{output}: already exists; give --force to overwrite it, or choose another name")
-    if out_dir is not None and out_dir.exists():
-        if not out_dir.is_dir():
-            fail(f"{out_dir}: exists and is not a folder; --out names the folder to write to")
-        try:
-            occupied = next(out_dir.iterdir(), None) is not None
-        except OSError as exc:
-            fail(f"cannot read the folder {out_dir}: {exc.strerror or exc}")
-        if occupied:
-            fail(
-                f"{out_dir}: the folder is not empty; give --force to write into it (files of"
-                " the same names are overwritten), or choose another folder"
-            )
-
-
-def write_file(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")
-    except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror or exc}")
 
 
 def write_table_file(path: Path, files: Mapping[str, str], name: str) -> None:
@@ -352,8 +326,6 @@ def _export_all(out_dir: Path, histories: list[History]) -> None:
     """Every run of the ledger: each study's runs in a folder of their own (``study-NAME``),
     the runs of no study in ``out_dir`` itself, each with a runs table and the experiments'
     tables, as CSV and (with the analysis extra) Parquet (docs/studies.md, "Tables")."""
-    from maai.cli.study_commands import write_study_tables
-
     groups: dict[str | None, list[History]] = {}
     for history in histories:
         study = (getattr(history.config, "labels", None) or {}).get("study")

@@ -10,21 +10,9 @@ from typing import Annotated
 import typer
 
 from maai.cli.common import DbOption, fail, open_store_or_exit
-from maai.cli.export_commands import RunArg, load_history, refuse_to_overwrite
+from maai.cli.export_commands import RunArg, load_history
+from maai.cli.files import refuse_to_overwrite, write_whole
 from maai.projections.report import run_report
-
-
-def write_whole(path: Path, text: str) -> None:
-    """Written beside its final name and renamed into place, so the page is whole or absent
-    (as the JSON export), never cut short by a full disk or a kill."""
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(text, encoding="utf-8", newline="\n")
-        partial.replace(path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        fail(f"cannot write {path}: {exc.strerror or exc}")
 
 
 def report(

@@ -29,7 +29,7 @@ from maai.cli.common import (
     fail,
     open_store_or_exit,
 )
-from maai.cli.export_commands import refuse_to_overwrite, write_file
+from maai.cli.files import refuse_to_overwrite, write_file, write_whole
 from maai.cli.run_source import StoredRun
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
@@ -310,7 +310,6 @@ def report_command(
     target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs).
     Give the study file (not its name) for its reference distribution. See docs/studies.md
     ("Report")."""
-    from maai.cli.report_commands import write_whole
     from maai.projections.study_report import study_report
 
     with open_store_or_exit(db) as store:

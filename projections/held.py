@@ -24,6 +24,7 @@ from typing import Any, overload
 from maai.domain.events import Event
 from maai.domain.registry import EventRegistry
 from maai.ledger import StoredEvent, format_recorded_at
+from maai.projections.entry import Entry
 
 CHUNK_EVENTS = 32
 """Events of one kind per compressed chunk: large enough to compress well (repeated keys and
@@ -132,9 +133,7 @@ class HeldEntries(Sequence[Any]):
         self._recent_limit = max(16, RECENT_CHUNKS_PER_AGENT * len(agents))
         return self
 
-    def _entry(self, kind: _Kind, line: str) -> Any:
-        from maai.projections.history import Entry
-
+    def _entry(self, kind: _Kind, line: str) -> Entry:
         seq, hash_, recorded_at, type_, version, payload = line.split("\t", 5)
         event = kind.registry.decode_json(type_, int(version), payload)
         return Entry(int(seq), hash_, recorded_at, event)

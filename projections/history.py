@@ -42,6 +42,7 @@ from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY, EventRegistry, UnknownEventError, encode
 from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
 from maai.ledger.packing import MIN_LIST_ITEMS, MIN_TEXT_CHARS, PACKED_KEY
+from maai.projections.entry import Entry as Entry
 from maai.projections.held import HeldEntries
 from maai.projections.jsonout import DeferredText
 
@@ -89,14 +90,6 @@ class UnknownAgentError(KeyError):
 
 class UnreadableEventError(ValueError):
     """A stored event that this code cannot decode (unknown type, newer schema)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    seq: int
-    hash: str
-    recorded_at: str
-    event: Event
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from maai.domain.calls import ModelRequest
+from maai.domain.config import UTILITY
+from maai.domain.embeddings import EMBEDDER
 
 current_request: ContextVar[ModelRequest | None] = ContextVar("current_request", default=None)
 
@@ -24,3 +26,11 @@ def calling(request: ModelRequest) -> Iterator[ModelRequest]:
         yield request
     finally:
         current_request.reset(token)
+
+
+def describe_who(who: str) -> str:
+    """``alice`` -> ``agent alice``; the reserved ``utility`` -> ``utility agent``,
+    ``embedder`` -> ``embeddings model``."""
+    if who == EMBEDDER:
+        return "embeddings model"
+    return "utility agent" if who == UTILITY else f"agent {who}"

@@ -10,7 +10,7 @@ from agents import Model
 
 from maai.domain import experiments
 from maai.domain.calls import ModelAnswer, ModelRequest
-from maai.domain.config import ExperimentConfig
+from maai.domain.config import UTILITY, ExperimentConfig
 from maai.domain.events import ModelAttemptFailed
 from maai.domain.experiment import Experiment
 from maai.runtime import providers
@@ -63,7 +63,7 @@ class LiveExecutor:
         if user.model == providers.SIMULATED:
             from maai.runtime.simulated import SimulatedModel
 
-            if who == providers.UTILITY:
+            if who == UTILITY:
                 return SimulatedModel(self.experiment.simulated_utility(self.config))
             return SimulatedModel(self.experiment.simulated_participant(self.config, who))
         return providers.build_model(

@@ -14,15 +14,13 @@ Every OpenAI client is built with ``max_retries=0``: retries belong to
 ``runtime.recording`` so that each attempt is visible in the ledger.
 
 Keys are read from the environment mapping given (never from the config), remembered only
-so that error text can be scrubbed of them (``scrub``).
+so that error text can be scrubbed of them (``scrub``, in ``runtime.scrubbing``).
 """
 
 from __future__ import annotations
 
 import os
-import re
-import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,8 +29,15 @@ from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
 from openai import AsyncOpenAI
 
-from maai.domain.config import UTILITY, ExperimentConfig, ProviderConfig
+from maai.domain.config import ExperimentConfig, ProviderConfig
 from maai.domain.embeddings import EMBEDDER
+from maai.runtime.call_context import describe_who as describe_who
+from maai.runtime.embeddings import EmbeddingsModel
+
+# Scrubbing lives in its own module (recording needs it, and recording is below this one).
+from maai.runtime.scrubbing import FRAGMENT_LEN as FRAGMENT_LEN
+from maai.runtime.scrubbing import register_secret
+from maai.runtime.scrubbing import scrub as scrub
 
 SIMULATED = "simulated"
 OPENAI_PREFIX = "openai:"
@@ -64,14 +69,6 @@ class ModelRoute:
     name: str
     key_env: str | None
     base_url: str | None
-
-
-def describe_who(who: str) -> str:
-    """``alice`` -> ``agent alice``; the reserved ``utility`` -> ``utility agent``,
-    ``embedder`` -> ``embeddings model``."""
-    if who == EMBEDDER:
-        return "embeddings model"
-    return "utility agent" if who == UTILITY else f"agent {who}"
 
 
 def resolve_route(model: str, provider: ProviderConfig | None, *, who: str) -> ModelRoute:
@@ -116,8 +113,6 @@ def build_model(
         )
     client = _client(route, _api_key(route, env, who=who, model=model), env, timeout_s)
     if who == EMBEDDER:
-        from maai.runtime.embeddings import EmbeddingsModel
-
         return EmbeddingsModel(route.name, client)
     if route.kind == "openai":
         return OpenAIResponsesModel(model=route.name, openai_client=client)
@@ -191,65 +186,3 @@ def third_party_key_envs(config: ExperimentConfig) -> frozenset[str]:
         for _, _, p in _model_users(config)
         if p is not None and p.base_url and p.api_key_env
     )
-
-
-# --- secrets scrubbing --------------------------------------------------------------------
-
-_secrets: set[str] = set()
-_secrets_lock = threading.Lock()
-# Shapes of common keys, for keys we were never handed (a server echoing part of one back).
-_KEY_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"(?i)\bBearer\s+[A-Za-z0-9._~+/=\-]+"), "Bearer ***"),
-    (re.compile(r"\bsk-[A-Za-z0-9_\-*.]{6,}"), "sk-***"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), "AIza***"),
-    (re.compile(r"\bhf_[A-Za-z0-9]{20,}"), "hf_***"),
-)
-_MIN_SECRET_LEN = 4  # shorter values would blank out ordinary words
-
-
-def register_secret(value: str) -> None:
-    """Remember a key value so that ``scrub`` removes it from any text."""
-    if len(value) >= _MIN_SECRET_LEN:
-        with _secrets_lock:
-            _secrets.add(value)
-
-
-FRAGMENT_LEN = 8
-"""A fragment of a key: any run of at least this many consecutive characters of it. A server
-that echoes part of a key back ("Incorrect API key: sk-pr...3xYz9QwE") has it scrubbed like
-the whole key (docs/providers.md)."""
-
-
-def scrub(text: str, extra: Iterable[str] = ()) -> str:
-    """Remove every known key, every fragment of one (:data:`FRAGMENT_LEN`), and anything
-    shaped like a key from ``text``."""
-    with _secrets_lock:
-        secrets = set(_secrets)
-    secrets.update(s for s in extra if len(s) >= _MIN_SECRET_LEN)
-    # Longest first, so a key that contains another is removed whole.
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    for secret in secrets:
-        if len(secret) >= FRAGMENT_LEN:
-            text = _scrub_fragments(text, secret)
-    for pattern, replacement in _KEY_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-def _scrub_fragments(text: str, secret: str) -> str:
-    """``text`` with every longest run of characters that is a fragment of ``secret`` (at
-    least FRAGMENT_LEN of its consecutive characters) replaced by ``***``."""
-    grams = {secret[i : i + FRAGMENT_LEN] for i in range(len(secret) - FRAGMENT_LEN + 1)}
-    out: list[str] = []
-    i = 0
-    while i <= len(text) - FRAGMENT_LEN:
-        if text[i : i + FRAGMENT_LEN] not in grams:
-            i += 1
-            continue
-        end = i + FRAGMENT_LEN
-        while end < len(text) and text[i : end + 1] in secret:
-            end += 1
-        out.append(text[:i] + "***")
-        text, i = text[end:], 0
-    return "".join(out) + text

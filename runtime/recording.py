@@ -40,8 +40,8 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from maai.domain.calls import ModelAnswer, ModelRequest, Usage
 from maai.domain.config import RetryConfig
-from maai.runtime.call_context import calling
-from maai.runtime.providers import describe_who, scrub
+from maai.runtime.call_context import calling, describe_who
+from maai.runtime.scrubbing import scrub
 
 RAW_FORMAT = "agents.ModelResponse/1"
 _MAX_MESSAGE_CHARS = 500
