@@ -38,12 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from maai.canonical import canonical_json_of
+from maai.domain import experiments
 from maai.ledger import EventStore, NewEvent, sqlite_writer
 from maai.ledger import store as store_module
 from maai.ledger.packing import Packer
 from maai.runtime.engine import Engine, run_engine
 from maai.runtime.executors import LiveExecutor
-from maai.runtime.runs import experiment_of, start_run
+from maai.runtime.runs import start_run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -60,8 +61,6 @@ class Captured:
 
 
 def make_config(experiment: str, agents: int, rounds: int) -> Any:
-    from maai.domain import experiments
-
     if experiment == "frohlich":
         from run_bench import bench_config
 
@@ -88,7 +87,7 @@ def capture(experiment: str, agents: int, rounds: int, folder: Path) -> Captured
             return real_append(run, expected, events)
 
         store.append = kept_append  # type: ignore[method-assign]
-        engine_experiment = experiment_of(config)
+        engine_experiment = experiments.get(config.experiment)
         engine = Engine(
             store,
             run_id,

@@ -48,8 +48,7 @@ from maai.runtime.engine import (
 )
 from maai.runtime.runs import (
     ensure_started,
-    experiment_of,
-    load_config,
+    load_experiment_config,
     new_run_id,
     start_run,
     started_event,
@@ -255,8 +254,9 @@ def run(
         from maai.runtime import providers
 
         try:
-            config = load_config(config_files.resolve(config_path), seed=seed)
-            experiment = experiment_of(config)
+            experiment, config = load_experiment_config(
+                config_files.resolve(config_path), seed=seed
+            )
             providers.check_credentials(config)
         except (ConfigError, providers.ProviderSetupError) as exc:
             raise _fail(str(exc)) from None

@@ -24,15 +24,18 @@ from maai.runtime.provenance import provenance
 def load_config(path: str | Path | Traversable, *, seed: int | None = None) -> ExperimentConfig:
     """Read and validate a YAML config of any experiment (its ``experiment:`` key), with the
     files it names read in (``config_files.read_config``)."""
+    return load_experiment_config(path, seed=seed)[1]
+
+
+def load_experiment_config(
+    path: str | Path | Traversable, *, seed: int | None = None
+) -> tuple[Experiment, ExperimentConfig]:
+    """:func:`load_config`, with the experiment the config names: found once, here, and
+    passed on to whatever runs it (never looked up by name again)."""
     data = read_config(path)
     if isinstance(data, dict) and seed is not None:
         data = {**data, "seed": seed}
-    _, config = experiments.parse_config(data, source=str(path))
-    return config
-
-
-def experiment_of(config: ExperimentConfig) -> Experiment:
-    return experiments.get(config.experiment)
+    return experiments.parse_config(data, source=str(path))
 
 
 def new_run_id(now: datetime | None = None) -> str:
