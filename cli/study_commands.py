@@ -286,7 +286,7 @@ def report_command(
     """Write one self-contained HTML report of a study: its plan, runs by status, calls and
     tokens, every run (with the command for its own page), then its experiment's results by
     condition with plots and statistics (Frohlich: agreement, the agreed principle against
-    the study file's reference with a chi-squared test, rounds, payoffs, the manipulator's
+    the study file's reference with a test chosen by rule, rounds, payoffs, the manipulator's
     target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs).
     Give the study file (not its name) for its reference distribution. See docs/studies.md
     ("Report")."""

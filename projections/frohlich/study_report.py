@@ -1,7 +1,8 @@
 """The Frohlich experiment's sections of ``maai study report`` (docs/studies.md, "Report"; the
 rules: docs/frohlich.md): by condition (the study's cells), the agreement rate, the agreed
-principle against the study file's reference distribution (``agreed_principle``) with a χ²
-goodness-of-fit test, the rounds to consensus, the Phase-1 and Phase-2 payoffs and, where a
+principle against the study file's reference distribution (``agreed_principle``) with a
+goodness-of-fit test chosen by rule (χ² or exact multinomial, ``projections/statistics.py``),
+the rounds to consensus, the Phase-1 and Phase-2 payoffs and, where a
 manipulator took part, how often the group adopted its target.
 
 Built from the experiment's table rows (the same read models as the CSV export) and the
@@ -20,7 +21,7 @@ from maai.projections.history import History
 from maai.projections.markup import Markup, figures, join, paragraph, table
 from maai.projections.plots import Series, bar_chart, grouped_bars
 from maai.projections.report import Section
-from maai.projections.statistics import ChiSquare, chi_square_test, wilson_interval
+from maai.projections.statistics import TestResult, goodness_of_fit, wilson_interval
 from maai.projections.study_report import StudyRun, condition_axis
 
 STATISTIC = "agreed_principle"
@@ -168,7 +169,7 @@ def agreement_section(
 
 
 def reference_test(conditions: list[Condition], reference: Reference | None) -> Markup:
-    """A χ² test of each condition's agreed principles (and of all conditions pooled)
+    """A goodness-of-fit test of each condition's agreed principles (and of all conditions pooled)
     against the reference distribution, or a line saying there is none."""
     distribution = reference.distributions.get(STATISTIC) if reference else None
     if reference is None or distribution is None:
@@ -183,34 +184,37 @@ def reference_test(conditions: list[Condition], reference: Reference | None) -> 
         counts = condition.counts()
         for letter, count in counts.items():
             pooled[letter] += count
-        rows.append(_test_row(condition.label, chi_square_test(counts, distribution)))
+        rows.append(_test_row(condition.label, goodness_of_fit(counts, distribution)))
     if len(conditions) > 1:
-        rows.append(_test_row("all conditions", chi_square_test(pooled, distribution)))
+        rows.append(_test_row("all conditions", goodness_of_fit(pooled, distribution)))
     source = reference.source or "no source given"
     expected = ", ".join(f"({p}) {distribution.get(p, 0.0):g}" for p in LETTERS)
-    columns = ["condition", "agreements", "χ²", "df", "p", "note"]
+    columns = ["condition", "agreements", "test", "statistic", "df", "p", "note"]
     return join(
         [
             paragraph(
-                f"Against the reference ({source}): {expected}. Pearson's χ² goodness-of-fit "
-                "test of the agreed principles' counts against n × the reference's "
-                "probabilities (scipy.stats.chisquare); a principle the reference gives "
-                "probability 0 is left out when no group agreed on it, and makes the test "
-                "not applicable when one did (the reference rules it out)."
+                f"Against the reference ({source}): {expected}. The test is chosen by rule "
+                '(docs/studies.md, "Statistics"): Pearson\'s χ² goodness-of-fit test when every '
+                "expected count (n × the reference's probability) is at least 5, else the exact "
+                "multinomial test; a sample too small for any outcome to reach p < 0.05 gets no "
+                "p-value. A principle the reference gives probability 0 is left out when no "
+                "group agreed on it, and makes the test not applicable when one did."
             ),
             table(columns, rows),
         ]
     )
 
 
-def _test_row(label: str, test: ChiSquare) -> tuple[Any, ...]:
-    if test.statistic is None:
-        return (label, test.n, "—", "—", "—", f"not applicable: {test.not_applicable}")
+def _test_row(label: str, test: TestResult) -> tuple[Any, ...]:
+    if test.p_value is None:
+        return (label, test.n, test.name, "—", "—", "—", f"no test: {test.not_applicable}")
+    statistic = f"χ² = {test.statistic:.3f}" if test.dof is not None else "—"
     return (
         label,
         test.n,
-        f"{test.statistic:.3f}",
-        test.dof,
+        test.name,
+        statistic,
+        test.dof if test.dof is not None else "—",
         f"{test.p_value:.4f}",
         test.note or "",
     )

@@ -18,7 +18,7 @@ import pytest
 
 from maai.ledger import EventStore
 from maai.projections.history import History, history_from_stored
-from maai.projections.statistics import chi_square_test, wilson_interval
+from maai.projections.statistics import goodness_of_fit, wilson_interval
 from maai.runtime.study import study_runs_in_ledger
 from tests.projections.studies import (
     COLLABORATION,
@@ -149,18 +149,20 @@ def test_the_frohlich_page_tests_the_agreements_against_the_reference(
     assert "<i>not</i>" not in page
     # The reference is drawn beside the conditions, as a group of the stacked bars.
     assert "reference, (c) floor constraint: 0.6</title>" in page
-    # The pooled χ² is the test of the runs' own agreed principles against the reference.
+    # The pooled test is the test of the runs' own agreed principles against the reference.
     agreed: dict[str, int] = {p: 0 for p in "abcd"}
     for history in histories(db, "frohlich-small"):
         row: dict[str, Any] = history.experiment.views().table_rows(history)["conditions"][0]  # type: ignore[union-attr]
         if row["agreement"]:
             agreed[row["agreement"]] += 1
-    expected = chi_square_test(agreed, FROHLICH["reference"]["agreed_principle"])
-    assert expected.statistic is not None and expected.p_value is not None
-    pooled = (
-        f"all conditions {sum(agreed.values())} {expected.statistic:.3f} {expected.dof} "
-        f"{expected.p_value:.4f}"
-    )
+    expected = goodness_of_fit(agreed, FROHLICH["reference"]["agreed_principle"])
+    pooled = f"all conditions {sum(agreed.values())} {expected.name}"
+    if expected.p_value is None:
+        pooled += f" — — — no test: {expected.not_applicable}"
+    elif expected.dof is None:
+        pooled += f" — — {expected.p_value:.4f}"
+    else:
+        pooled += f" χ² = {expected.statistic:.3f} {expected.dof} {expected.p_value:.4f}"
     assert pooled in text
 
 
@@ -197,5 +199,5 @@ def test_without_scipy_the_page_asks_for_the_analysis_extra(
 ) -> None:
     monkeypatch.setitem(sys.modules, "scipy.stats", None)  # import fails as if not installed
     text = visible_text(page_of(frohlich, tmp_path))
-    assert "not applicable: install maai[analysis] for the tests (scipy)" in text
+    assert "no test: install maai[analysis] for the tests (scipy)" in text
     assert "agreement rate [95% CI]" in text  # the intervals need no scipy
