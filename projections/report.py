@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from maai.domain.costs import usage_of
 from maai.projections.history import History
 from maai.projections.markup import Markup, details, facts, table
 
@@ -63,6 +64,12 @@ def run_section(history: History) -> Section:
         ("labels", ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"),
         ("events", len(history.entries)),
     ]
+    prices = getattr(config, "prices", None) or {}
+    if prices:
+        cost = usage_of(entry.event for entry in history.entries).cost_usd(prices)
+        pairs.append(
+            ("cost", "a model used has no price" if cost is None else f"${cost:,.4f} (US dollars)")
+        )
     if experiment is not None:
         pairs.append(("rules", experiment.docs))
     body = [facts(pairs)]
