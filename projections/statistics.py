@@ -242,9 +242,10 @@ def independence(table: Mapping[str, Mapping[str, int]]) -> TestResult:
         except ImportError:
             return result.without(NO_SCIPY)
         return replace(result, dof=dof, p_value=float(chi2.sf(statistic, dof)))
+    best = separated_p(row_sums, len(columns))
+    if best is not None and best > ALPHA:
+        return result.without(_too_small_groups(row_sums, best))
     exact = freeman_halton(cells)
-    if exact.smallest is not None and exact.smallest > ALPHA:
-        return result.without(_too_small(n, exact.smallest))
     note = (
         f"p from {MONTE_CARLO_DRAWS:,} random tables with these margins (seed {MONTE_CARLO_SEED})"
         if exact.drawn
@@ -253,11 +254,31 @@ def independence(table: Mapping[str, Mapping[str, int]]) -> TestResult:
     return replace(result, p_value=exact.p_value, note=note)
 
 
+def separated_p(row_sums: Sequence[int], outcomes: int) -> float | None:
+    """The exact p of the most telling data these group sizes allow: each group's runs all
+    in an outcome of their own (the last outcome shared when there are more groups than
+    outcomes). ``None`` where that table has too many neighbours to enumerate."""
+    table = [[0] * outcomes for _ in row_sums]
+    for i, total in enumerate(row_sums):
+        table[i][min(i, outcomes - 1)] = total
+    column_sums = [sum(row[j] for row in table) for j in range(outcomes)]
+    if _table_count_above(row_sums, column_sums, ENUMERATION_LIMIT):
+        return None
+    return freeman_halton(table).p_value
+
+
+def _too_small_groups(row_sums: Sequence[int], best: float) -> str:
+    sizes = ", ".join(str(k) for k in row_sums)
+    return (
+        f"too small for a test: with groups of {sizes} runs even outcomes wholly separated by "
+        f"group would give p = {best:.3g}, not below {ALPHA:g}"
+    )
+
+
 @dataclass(frozen=True)
 class ExactP:
     p_value: float
-    smallest: float | None  # the smallest p any table could give; None when drawn
-    drawn: bool
+    drawn: bool  # from random tables, not every one
 
 
 def freeman_halton(cells: Sequence[Sequence[int]]) -> ExactP:
@@ -280,15 +301,11 @@ def freeman_halton(cells: Sequence[Sequence[int]]) -> ExactP:
     if _table_count_above(row_sums, column_sums, ENUMERATION_LIMIT):
         return _drawn(cells, row_sums, observed, log_probability)
     p = 0.0
-    values = []
     for table in _tables(row_sums, column_sums):
         value = log_probability(table)
-        values.append(value)
         if value <= observed:
             p += math.exp(value)
-    lowest = min(values)
-    smallest = math.fsum(math.exp(v) for v in values if v <= lowest + math.log(TIE))
-    return ExactP(min(1.0, p), smallest, drawn=False)
+    return ExactP(min(1.0, p), drawn=False)
 
 
 def _tables(row_sums: Sequence[int], column_sums: Sequence[int]) -> Iterator[list[list[int]]]:
@@ -345,7 +362,7 @@ def _drawn(
         np.add.at(table, (groups, shuffled), 1)
         if log_probability(table.tolist()) <= observed:
             extreme += 1
-    return ExactP((1 + extreme) / (1 + MONTE_CARLO_DRAWS), None, drawn=True)
+    return ExactP((1 + extreme) / (1 + MONTE_CARLO_DRAWS), drawn=True)
 
 
 @dataclass(frozen=True)
@@ -385,11 +402,11 @@ def rate_difference(level: str, a: int, n_a: int, reference: str, b: int, n_b: i
     if a + b in (0, n_a + n_b):
         test = test.without("every run has the same outcome: nothing to test")
     else:
-        exact = freeman_halton([[a, n_a - a], [b, n_b - b]])
-        if exact.smallest is not None and exact.smallest > ALPHA:
-            test = test.without(_too_small(n_a + n_b, exact.smallest))
+        best = separated_p([n_a, n_b], 2)
+        if best is not None and best > ALPHA:
+            test = test.without(_too_small_groups([n_a, n_b], best))
         else:
-            test = replace(test, p_value=exact.p_value)
+            test = replace(test, p_value=freeman_halton([[a, n_a - a], [b, n_b - b]]).p_value)
     low, high = newcombe_interval(a, n_a, b, n_b)
     return Difference(level, reference, a / n_a - b / n_b, low, high, test)
 

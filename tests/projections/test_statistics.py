@@ -208,6 +208,19 @@ def test_a_large_table_is_drawn_seeded_and_agrees_with_r() -> None:
     assert independence(table).p_value == test.p_value
 
 
+def test_a_pair_is_too_small_only_when_its_group_sizes_are() -> None:
+    # 5 of 8 against 8 of 8: with margins 8, 8 and 13, 3 the tables with 5..8 yes in the
+    # first row have probabilities 56, 224, 224, 56 (/560), so p = 0.2 (R: fisher.test(
+    # matrix(c(5, 3, 8, 0), 2)) gives 0.2). Groups of 8 could show a difference: a p is given.
+    pair = rate_difference("b", 5, 8, "a", 8, 8)
+    assert pair.test.p_value == pytest.approx(0.2, abs=1e-12)
+    # Groups of 2 and 2 could not: even 2 of 2 against 0 of 2 gives 2/6 = 0.333.
+    small = rate_difference("b", 0, 2, "a", 2, 2)
+    assert small.test.p_value is None
+    assert "groups of 2, 2" in (small.test.not_applicable or "")
+    assert "p = 0.333" in (small.test.not_applicable or "")
+
+
 def test_chi_square_and_cramers_v_for_a_large_table() -> None:
     # Perfect association, 10 and 10: χ² = 4 × 5²/5 = 20, df 1; V = √(20 / 20) = 1.
     test = independence({"a": {"yes": 10, "no": 0}, "b": {"yes": 0, "no": 10}})

@@ -18,11 +18,12 @@ import pytest
 
 from maai.ledger import EventStore
 from maai.projections.history import History, history_from_stored
-from maai.projections.statistics import goodness_of_fit, wilson_interval
+from maai.projections.statistics import goodness_of_fit, independence, wilson_interval
 from maai.runtime.study import study_runs_in_ledger
 from tests.projections.studies import (
     COLLABORATION,
     FROHLICH,
+    FROHLICH_CONFOUND,
     HOSTILE_COMPANY,
     run_study,
     write_report,
@@ -108,8 +109,17 @@ def test_the_collaboration_page_shows_the_study_and_its_rates(
         "The study",
         "Collaboration and mismatch by u",
         "Beliefs by condition",
+        "Comparisons between conditions",
     ]
-    assert plot_names(page) == ["collaboration-rate", "mismatch-rate", "beliefs-by-condition"]
+    assert plot_names(page) == [
+        "collaboration-rate",
+        "mismatch-rate",
+        "beliefs-by-condition",
+        "compare-agents.u-value-joint-project",
+        "compare-agents.u-value-mismatch",
+    ]
+    # The company factor has one value: nothing to compare by it.
+    assert "One level: nothing to compare." in visible_text(page)
     text = visible_text(page)
     assert "agents.u_value: 0.55, 0.85" in text and "completed / failed / other 6 / 0 / 0" in text
     runs = histories(db, "collab")
@@ -142,6 +152,7 @@ def test_the_frohlich_page_tests_the_agreements_against_the_reference(
         "Rounds to consensus",
         "Payoffs by condition",
         "The manipulator's target",
+        "Comparisons between conditions",
     ]
     assert "agreed-principle" in plot_names(page)
     text = visible_text(page)
@@ -164,6 +175,30 @@ def test_the_frohlich_page_tests_the_agreements_against_the_reference(
     else:
         pooled += f" χ² = {expected.statistic:.3f} {expected.dof} {expected.p_value:.4f}"
     assert pooled in text
+
+
+def test_the_frohlich_page_compares_the_conditions_with_the_runs_own_counts(
+    frohlich: tuple[str, Path], tmp_path: Path
+) -> None:
+    db, _ = frohlich
+    text = visible_text(page_of(frohlich, tmp_path))
+    comparisons = text[text.index("Comparisons between conditions") :]
+    # The declared confound is printed, as text.
+    assert "Confounded by design (the study file's confounds): " + FROHLICH_CONFOUND in text
+    agreed: dict[str, list[bool]] = {"null": [], '{"agent":"Dmitri"}': []}
+    for history in histories(db, "frohlich-small"):
+        labels = history.config.labels  # type: ignore[union-attr]
+        row: dict[str, Any] = history.experiment.views().table_rows(history)["conditions"][0]  # type: ignore[union-attr]
+        agreed[str(labels["manipulator"])].append(row["agreement"] is not None)
+    for level, values in agreed.items():
+        yes, n = sum(values), len(values)
+        low, high = wilson_interval(yes, n)
+        assert f"{level} {n} {yes} {yes / n:.2f} [{low:.2f}, {high:.2f}]" in comparisons
+    table = {level: {"yes": sum(v), "no": len(v) - sum(v)} for level, v in agreed.items()}
+    expected = independence(table)
+    said = f"Between the levels: {expected.name}, n = {len(agreed['null']) * 2}"
+    assert said in comparisons
+    assert 'agreement by manipulator (95% Wilson intervals)' in comparisons  # the plot's title
 
 
 def test_by_name_the_page_says_the_reference_needs_the_study_file(
