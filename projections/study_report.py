@@ -72,7 +72,12 @@ def study_runs(histories: Sequence[History], factors: Sequence[str]) -> list[Stu
         values = {factor: labels.get(factor) for factor in factors}
         cell = labels.get("cell")
         condition = ", ".join(f"{k}={value_text(v)}" for k, v in values.items()) or "one cell"
-        short = value_text(next(iter(values.values()))) if len(values) == 1 else f"cell {cell}"
+        if not values:
+            short = "all runs"  # no factor: one cell, whatever the runs' labels say
+        elif len(values) == 1:
+            short = value_text(next(iter(values.values())))
+        else:
+            short = f"cell {cell}" if isinstance(cell, int) else "no cell label"
         runs.append(
             StudyRun(history, cell if isinstance(cell, int) else 0, values, condition, short)
         )
@@ -101,11 +106,13 @@ def study_report(
     status = ", ".join(f"{n} {s}" for s, n in statuses.items() if n) or "no runs"
     return page_shell(
         f"Study {name}",
-        f"runs: <strong>{escape(status)}</strong>",
+        Markup(f"runs: <strong>{escape(status)}</strong>"),
         sections,
-        "Written by <code>maai study report</code> from the runs' events and the study file "
-        "alone; the same events give the same page. Each run's own page: "
-        "<code>maai report RUN_ID</code>.",
+        Markup(
+            "Written by <code>maai study report</code> from the runs' events and the study file "
+            "alone; the same events give the same page. Each run's own page: "
+            "<code>maai report RUN_ID</code>."
+        ),
     )
 
 
