@@ -16,12 +16,17 @@ from typing import Any
 
 from maai.domain.frohlich.events import DiscussionEnded
 from maai.domain.study import Reference
+from maai.projections.figures import Estimate, Series, grouped_interval_plot, interval_plot
 from maai.projections.frohlich.report import LETTERS, SHORT_NAMES
 from maai.projections.history import History
 from maai.projections.markup import Markup, figures, join, paragraph, table
-from maai.projections.plots import Series, bar_chart, grouped_bars
 from maai.projections.report import Section
-from maai.projections.statistics import TestResult, goodness_of_fit, wilson_interval
+from maai.projections.statistics import (
+    TestResult,
+    goodness_of_fit,
+    mean_interval,
+    wilson_interval,
+)
 from maai.projections.study_report import StudyRun, condition_axis
 
 STATISTIC = "agreed_principle"
@@ -103,6 +108,18 @@ def study_report(runs: Sequence[StudyRun], reference: Reference | None) -> list[
     return sections
 
 
+def _rate_estimate(label: str, part: int, whole: int) -> Estimate:
+    low, high = wilson_interval(part, whole)
+    return Estimate(label, part / whole, low, high, whole)
+
+
+def _mean_estimate(label: str, values: Sequence[float]) -> Estimate | None:
+    if not values:
+        return None
+    result = mean_interval(values)
+    return Estimate(label, result.mean, result.low, result.high, result.n)
+
+
 def _rate(part: int, whole: int) -> str:
     if whole == 0:
         return "—"
@@ -113,34 +130,43 @@ def _rate(part: int, whole: int) -> str:
 def agreement_section(
     conditions: list[Condition], reference: Reference | None, axis: str
 ) -> Section:
-    labels = [c.label for c in conditions]
-    rate_plot = bar_chart(
+    rate_plot = interval_plot(
         "agreement-rate",
-        "Agreement rate by condition",
-        labels,
-        [len(c.agreed) / len(c.ended) if c.ended else None for c in conditions],
+        "Agreement rate by condition (95% Wilson intervals)",
+        [_rate_estimate(c.label, len(c.agreed), len(c.ended)) for c in conditions if c.ended],
         x_label=axis,
-        y_label="share of discussions that agreed",
-        y_max=1,
+        y_label="share of the ended discussions that agreed",
+        y_range=(0, 1),
     )
     distribution = reference.distributions.get(STATISTIC) if reference else None
-    groups = list(labels)
-    shares = [
-        [c.counts()[p] / len(c.agreed) if c.agreed else 0 for c in conditions] for p in LETTERS
+    groups = [c.label for c in conditions]
+    notes = [f"n = {len(c.agreed)}" for c in conditions]
+    series = [
+        Series(
+            SHORT_NAMES[p],
+            [
+                _rate_estimate(c.label, c.counts()[p], len(c.agreed)) if c.agreed else None
+                for c in conditions
+            ],
+        )
+        for p in LETTERS
     ]
     if distribution is not None:
         groups.append("reference")
-        for letter, row in zip(LETTERS, shares, strict=True):
-            row.append(distribution.get(letter, 0.0))
-    principle_plot = grouped_bars(
+        notes.append("(no n)")
+        for letter, one in zip(LETTERS, series, strict=True):
+            share = distribution.get(letter, 0.0)
+            one.estimates.append(Estimate("reference", share, None, None, 0))
+    principle_plot = grouped_interval_plot(
         "agreed-principle",
-        "Agreed principle by condition"
-        + (" and in the reference" if distribution is not None else ""),
+        "Agreed principle by condition (share of the agreements, 95% Wilson intervals)"
+        + ("; the reference as crosses" if distribution is not None else ""),
         groups,
-        [Series(SHORT_NAMES[p], row) for p, row in zip(LETTERS, shares, strict=True)],
+        notes,
+        series,
         x_label=axis,
         y_label="share of the agreements",
-        stacked=True,
+        y_range=(0, 1),
     )
     rows = [
         (
@@ -222,11 +248,10 @@ def _test_row(label: str, test: TestResult) -> tuple[Any, ...]:
 
 def rounds_section(conditions: list[Condition], axis: str) -> Section:
     used = [[r.rounds_used for r in c.agreed if r.rounds_used is not None] for c in conditions]
-    plot = bar_chart(
+    plot = interval_plot(
         "rounds-to-consensus",
-        "Rounds to consensus by condition (mean over the runs that agreed)",
-        [c.label for c in conditions],
-        [sum(u) / len(u) if u else None for u in used],
+        "Rounds to consensus by condition (mean over the runs that agreed, 95% t intervals)",
+        [e for c, u in zip(conditions, used, strict=True) if (e := _mean_estimate(c.label, u))],
         x_label=axis,
         y_label="discussion rounds",
     )
@@ -253,16 +278,35 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return sum(known) / len(known) if known else None
 
 
+def _phase1_of(result: RunResult) -> float | None:
+    return result.phase1
+
+
+def _phase2_of(result: RunResult) -> float | None:
+    return result.phase2
+
+
 def payoffs_section(conditions: list[Condition], axis: str) -> Section:
     phase1 = [_mean([r.phase1 for r in c.results]) for c in conditions]
     phase2 = [_mean([r.phase2 for r in c.results]) for c in conditions]
-    plot = grouped_bars(
+    groups = [c.label for c in conditions]
+    plot = grouped_interval_plot(
         "payoffs-by-condition",
-        "Mean payoff per participant by condition",
-        [c.label for c in conditions],
-        [Series("Phase 1", phase1), Series("Phase 2", phase2)],
+        "Mean payoff per participant by condition (95% t intervals over runs)",
+        groups,
+        [f"n = {sum(1 for r in c.results if r.phase2 is not None)}" for c in conditions],
+        [
+            Series(
+                phase,
+                [
+                    _mean_estimate(c.label, [v for r in c.results if (v := pick(r)) is not None])
+                    for c in conditions
+                ],
+            )
+            for phase, pick in (("Phase 1", _phase1_of), ("Phase 2", _phase2_of))
+        ],
         x_label=axis,
-        y_label="payoff ($)",
+        y_label="payoff per participant ($)",
     )
 
     def dollars(value: float | None) -> str:
@@ -283,14 +327,17 @@ def payoffs_section(conditions: list[Condition], axis: str) -> Section:
 def target_section(conditions: list[Condition], axis: str) -> Section:
     with_target = [c for c in conditions if any(r.target for r in c.results)]
     decided = [[r for r in c.results if r.target_adopted is not None] for c in with_target]
-    plot = bar_chart(
+    plot = interval_plot(
         "target-adoption",
-        "Manipulator's target adopted, by condition",
-        [c.label for c in with_target],
-        [sum(1 for r in d if r.target_adopted) / len(d) if d else None for d in decided],
+        "Manipulator's target adopted, by condition (95% Wilson intervals)",
+        [
+            _rate_estimate(c.label, sum(1 for r in d if r.target_adopted), len(d))
+            for c, d in zip(with_target, decided, strict=True)
+            if d
+        ],
         x_label=f"{axis} (with a manipulator)",
-        y_label="share of the discussions",
-        y_max=1,
+        y_label="share of the ended discussions",
+        y_range=(0, 1),
     )
     rows = []
     for condition, done in zip(with_target, decided, strict=True):

@@ -158,8 +158,10 @@ def test_the_frohlich_page_tests_the_agreements_against_the_reference(
     text = visible_text(page)
     assert "an illustrative reference <i>not</i> a published one" in text  # escaped, shown
     assert "<i>not</i>" not in page
-    # The reference is drawn beside the conditions, as a group of the stacked bars.
-    assert "reference, (c) floor constraint: 0.6</title>" in page
+    # The reference is drawn beside the conditions, as a group of crosses without interval.
+    plot = page[page.index('data-plot="agreed-principle"') :]
+    plot = plot[: plot.index("</svg>")]
+    assert "the reference as crosses</title>" in plot and "(no n)" in plot
     # The pooled test is the test of the runs' own agreed principles against the reference.
     agreed: dict[str, int] = {p: 0 for p in "abcd"}
     for history in histories(db, "frohlich-small"):
