@@ -237,6 +237,10 @@ def study_section(
     )
     if not runs:
         body = join([body, paragraph("No run of this study is in the ledger yet.", "no-data")])
+    if study is not None and study.confounds:
+        # First thing on the page: every result below is read in its light.
+        said = "Confounded by design (the study file's confounds): " + " ".join(study.confounds)
+        body = join([paragraph(said, "flag"), body])
     return Section("The study", body)
 
 

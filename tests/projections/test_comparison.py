@@ -113,3 +113,14 @@ def test_the_world_priming_study_declares_its_confound() -> None:
 def test_confounds_must_be_a_list_of_texts(value: Any) -> None:
     with pytest.raises(ConfigError, match="confounds"):
         parse_study({"study": "s", "base": "default", "confounds": value}, "study.yaml")
+
+
+def test_without_matplotlib_a_plot_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails as if not installed
+    section = comparison_section(
+        runs({"a": [True, False], "b": [True]}), {"dose": ["a", "b"]}, [RATE]
+    )
+    assert "plots need matplotlib: pip install 'maai[analysis]'" in text_of(section.body)
+    assert "<svg" not in section.body
