@@ -71,30 +71,34 @@ def comparison_section(
     ]
     if not factors:
         parts.append(paragraph("One condition: nothing to compare.", "no-data"))
+    # Each run's value of each outcome, read once whatever the number of factors (a run's
+    # outcomes one after another: an experiment may keep what it read of the last run).
+    by_run = [[outcome.of(run.history) for outcome in outcomes] for run in runs] if factors else []
+    per_run = [[values[i] for values in by_run] for i in range(len(outcomes))]
     for factor, levels in factors.items():
         parts.append(heading(3, f"Factor {factor}"))
         if len(levels) < 2:
             parts.append(paragraph("One level: nothing to compare.", "no-data"))
             continue
-        for outcome in outcomes:
-            parts.append(_outcome_block(runs, factor, [_value_text(v) for v in levels], outcome))
+        for outcome, values in zip(outcomes, per_run, strict=True):
+            texts = [_value_text(v) for v in levels]
+            parts.append(_outcome_block(_by_level(runs, values, factor, texts), factor, outcome))
     return Section("Comparisons between conditions", join(parts))
 
 
 def _by_level(
-    runs: Sequence[Any], factor: str, levels: list[str], outcome: Outcome
+    runs: Sequence[Any], values: Sequence[Any], factor: str, levels: list[str]
 ) -> dict[str, list[Any]]:
-    values: dict[str, list[Any]] = {level: [] for level in levels}
-    for run in runs:
+    found: dict[str, list[Any]] = {level: [] for level in levels}
+    for run, value in zip(runs, values, strict=True):
         level = _value_text(run.factors.get(factor))
-        value = outcome.of(run.history)
-        if value is not None and level in values:
-            values[level].append(value)
-    return values
+        if value is not None and level in found:
+            found[level].append(value)
+    return found
 
 
-def _outcome_block(runs: Sequence[Any], factor: str, levels: list[str], outcome: Outcome) -> Markup:
-    values = _by_level(runs, factor, levels, outcome)
+def _outcome_block(values: dict[str, list[Any]], factor: str, outcome: Outcome) -> Markup:
+    levels = list(values)
     title = f"{outcome.name} by {factor}"
     head = [heading(4, title)]
     if outcome.counted:

@@ -5,21 +5,31 @@ from __future__ import annotations
 
 from maai.projections.comparison import Outcome
 from maai.projections.frohlich.report import LETTERS, SHORT_NAMES
-from maai.projections.frohlich.study_report import run_result
+from maai.projections.frohlich.study_report import RunResult, run_result
 from maai.projections.history import History
+
+_LAST: list[tuple[History, RunResult]] = []
+"""The last run read (the three outcomes of a run are asked for one after another), so that
+its tables are built once, not three times."""
+
+
+def _result(history: History) -> RunResult:
+    if not _LAST or _LAST[0][0] is not history:
+        _LAST[:] = [(history, run_result(history))]
+    return _LAST[0][1]
 
 
 def _agreed(history: History) -> bool | None:
-    result = run_result(history)
+    result = _result(history)
     return (result.agreement is not None) if result.ended else None
 
 
 def _principle(history: History) -> str | None:
-    return run_result(history).agreement
+    return _result(history).agreement
 
 
 def _phase2(history: History) -> float | None:
-    return run_result(history).phase2
+    return _result(history).phase2
 
 
 def study_outcomes() -> list[Outcome]:
