@@ -421,6 +421,8 @@ class MeanInterval:
     low: float | None = None
     high: float | None = None
     note: str | None = None
+    name: str = "Student's t interval"
+    assumptions: str = "independent values; their mean roughly normal"
 
 
 def mean_interval(values: Sequence[float], confidence: float = 0.95) -> MeanInterval:

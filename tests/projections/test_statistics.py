@@ -272,6 +272,7 @@ def test_the_t_interval_of_three_values_by_hand() -> None:
     # half-width 4.302653 × √0.13 / √3 = 0.895669.
     result = mean_interval([0.2, 0.4, 0.9])
     assert result.n == 3 and result.mean == pytest.approx(0.5)
+    assert result.name == "Student's t interval" and "independent" in result.assumptions
     assert result.low == pytest.approx(0.5 - 0.895669, abs=1e-6)
     assert result.high == pytest.approx(0.5 + 0.895669, abs=1e-6)
 
