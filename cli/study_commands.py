@@ -289,9 +289,11 @@ def report_command(
     tokens, every run (with the command for its own page), then its experiment's results by
     condition with plots and statistics (Frohlich: agreement, the agreed principle against
     the study file's reference with a test chosen by rule, rounds, payoffs, the manipulator's
-    target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs).
-    Give the study file (not its name) for its reference distribution. See docs/studies.md
-    ("Report")."""
+    target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs),
+    and for every factor its outcomes compared between levels (tests chosen by rule, effect
+    sizes, Holm-corrected pairs; the study file's confounds printed). Give the study file (not
+    its name) for its reference distribution and confounds. See docs/studies.md ("Report",
+    "Statistics")."""
     from maai.cli.report_commands import write_whole
     from maai.projections.study_report import study_report
 
