@@ -23,6 +23,7 @@ from typing import Any
 
 from maai.domain.costs import usage_of
 from maai.domain.events import RunFailed
+from maai.projections.build import build_of
 from maai.projections.history import History
 from maai.projections.markup import Markup, details, facts, table
 
@@ -66,6 +67,7 @@ def run_section(history: History) -> Section:
         ("seed", getattr(config, "seed", None)),
         ("labels", ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"),
         ("events", len(history.entries)),
+        ("build", build_of(started)),
     ]
     failure = failure_words(history)
     if failure is not None:
