@@ -273,11 +273,6 @@ def rounds_section(conditions: list[Condition], axis: str) -> Section:
     return Section("Rounds to consensus", join([figures(plot), table(columns, rows), note]))
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) / len(known) if known else None
-
-
 def _phase1_of(result: RunResult) -> float | None:
     return result.phase1
 
@@ -287,8 +282,6 @@ def _phase2_of(result: RunResult) -> float | None:
 
 
 def payoffs_section(conditions: list[Condition], axis: str) -> Section:
-    phase1 = [_mean([r.phase1 for r in c.results]) for c in conditions]
-    phase2 = [_mean([r.phase2 for r in c.results]) for c in conditions]
     groups = [c.label for c in conditions]
     plot = grouped_interval_plot(
         "payoffs-by-condition",
@@ -309,18 +302,27 @@ def payoffs_section(conditions: list[Condition], axis: str) -> Section:
         y_label="payoff per participant ($)",
     )
 
-    def dollars(value: float | None) -> str:
-        return "—" if value is None else f"${value:,.2f}"
+    def dollars(values: list[float]) -> str:
+        if not values:
+            return "—"
+        result = mean_interval(values)
+        if result.low is None or result.high is None:
+            return f"${result.mean:,.2f} ({result.note}), n={result.n}"
+        return f"${result.mean:,.2f} [${result.low:,.2f}, ${result.high:,.2f}], n={result.n}"
 
     rows = [
-        (c.label, dollars(p1), dollars(p2))
-        for c, p1, p2 in zip(conditions, phase1, phase2, strict=True)
+        (
+            c.label,
+            dollars([r.phase1 for r in c.results if r.phase1 is not None]),
+            dollars([r.phase2 for r in c.results if r.phase2 is not None]),
+        )
+        for c in conditions
     ]
     note = paragraph(
         "Per participant: a run's payments in that phase over its participants, averaged over "
         "the condition's runs that made any ($1 for every $10,000 of income, docs/frohlich.md)."
     )
-    columns = ["condition", "Phase 1", "Phase 2"]
+    columns = ["condition", "Phase 1 [95% CI], runs", "Phase 2 [95% CI], runs"]
     return Section("Payoffs by condition", join([figures(plot), table(columns, rows), note]))
 
 
