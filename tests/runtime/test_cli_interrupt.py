@@ -71,7 +71,7 @@ def test_ctrl_c_before_the_run_exists(tmp_path: Path, monkeypatch: pytest.Monkey
     def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run_commands, "load_config", interrupted)
+    monkeypatch.setattr(run_commands, "load_experiment_config", interrupted)
     db = tmp_path / "ledger.db"
     result = invoke("run", CONFIG, "--db", str(db), "-q")
     assert the_line(result) == "interrupted before the run started; nothing was recorded."
