@@ -23,7 +23,7 @@ from maai.domain.experiments import parse_config
 from maai.domain.registry import EventRegistry
 from maai.ledger import EventStore, StoredEvent, canonical_json
 from maai.ledger.fields import pick
-from maai.runtime import engine
+from maai.runtime import fold
 from maai.runtime.config_files import read_config
 from maai.runtime.engine import (
     FOLD_FIELDS,
@@ -185,7 +185,7 @@ def test_a_request_is_built_as_pydantic_would_construct_it(store: EventStore) ->
         for _, type_, version, payload in store.read_fields(run_id, FOLD_FIELDS, as_text=True)
         if type_ == ModelCallRequested.TYPE
     ]
-    assert built and engine._requested is engine._built_requested  # this pydantic's layout
+    assert built and fold._requested is fold._built_requested  # this pydantic's layout
     for event in built:
         assert isinstance(event, ModelCallRequested)
         constructed = ModelCallRequested.model_construct(
