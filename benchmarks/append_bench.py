@@ -39,8 +39,7 @@ from typing import Any
 
 from maai.canonical import canonical_json_of
 from maai.domain import experiments
-from maai.ledger import EventStore, NewEvent, sqlite_writer
-from maai.ledger import store as store_module
+from maai.ledger import EventStore, NewEvent, sqlite_writer, store_base
 from maai.ledger.packing import Packer
 from maai.runtime.engine import Engine, run_engine
 from maai.runtime.executors import LiveExecutor
@@ -126,7 +125,7 @@ class Stages:
 
 def replay(captured: Captured, path: Path, synchronous: str, stages: Stages) -> tuple[float, str]:
     """Append the captured batches into a fresh ledger: CPU seconds, digest of the rows."""
-    clock = store_module._utcnow
+    clock = store_base.utcnow
     pack = Packer.pack
     rows = sqlite_writer.append_rows
     cpu = time.process_time
@@ -141,7 +140,7 @@ def replay(captured: Captured, path: Path, synchronous: str, stages: Stages) -> 
 
         return wrapper
 
-    store_module._utcnow = fixed_clock()
+    store_base.utcnow = fixed_clock()
     Packer.pack = timed(pack, "pack")  # type: ignore[method-assign]
     sqlite_writer.append_rows = timed(rows, "sql_and_rows")
     try:
@@ -152,7 +151,7 @@ def replay(captured: Captured, path: Path, synchronous: str, stages: Stages) -> 
                 store.append(captured.run_id, expected, events)
             spent = cpu() - started
     finally:
-        store_module._utcnow = clock
+        store_base.utcnow = clock
         Packer.pack = pack  # type: ignore[method-assign]
         sqlite_writer.append_rows = rows
     stages.rest = spent - stages.pack - stages.sql_and_rows

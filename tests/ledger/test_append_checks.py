@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from maai.canonical import FrozenJson, FrozenJsonList, WithShared, canonical_json_of
-from maai.ledger import EventStore, InvalidEventError, NewEvent
-from maai.ledger import store as store_module
+from maai.ledger import EventStore, InvalidEventError, NewEvent, store_appending, store_base
 from maai.ledger.envelope import encoded_json_parts, encoded_json_text
 from maai.ledger.packing import Version
 from tests.ledger.test_packing import growing_run
@@ -27,7 +26,7 @@ def reference_texts(
     _: EventStore, events: Any
 ) -> tuple[list[str], dict[int, list[str]], list[int]]:
     """Every payload checked whole before packing (what the store did before)."""
-    texts = store_module._reference_payload_texts(events)
+    texts = store_appending._reference_payload_texts(events)
     return texts, {}, [len(text) for text in texts]
 
 
@@ -46,7 +45,7 @@ def appended(
 ) -> Outcome:
     """The rows stored, and the message of the first append refused (the rest not tried)."""
     with monkeypatch.context() as patched:
-        patched.setattr(store_module, "_utcnow", fixed_clock())
+        patched.setattr(store_base, "utcnow", fixed_clock())
         if reference:
             patched.setattr(EventStore, "_payload_texts", reference_texts)
         refused = None

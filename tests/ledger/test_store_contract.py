@@ -43,8 +43,8 @@ from maai.ledger import (
     format_recorded_at,
     head_revision,
     resolve_store_url,
+    store_base,
 )
-from maai.ledger import store as ledger_store
 from tests.conftest import libpq_dsn
 from tests.ledger.helpers import RunSql
 
@@ -520,7 +520,7 @@ def test_recorded_at_round_trips_to_the_microsecond(
         datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
     ]
     for i, moment in enumerate(moments):
-        monkeypatch.setattr(ledger_store, "_utcnow", lambda moment=moment: moment)
+        monkeypatch.setattr(store_base, "utcnow", lambda moment=moment: moment)
         (stored,) = store.append("r1", i, [ev(i)])
         assert stored.recorded_at == moment
     read = list(store.read("r1"))

@@ -1,0 +1,497 @@
+"""Reading a store: runs' events (whole, or the fields a fold needs), heads, hashes,
+the chain check and checkpoints. SQLite rows are read with one prepared query per chunk;
+PostgreSQL rows through SQLAlchemy (payloads as text, parsed when the event is built)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Container, Iterator
+from datetime import datetime
+from functools import partial
+from typing import Any, Final
+
+from sqlalchemy import (
+    Connection,
+    DateTime,
+    Text,
+    bindparam,
+    cast,
+    func,
+    select,
+    type_coerce,
+)
+
+from maai.ledger.batch import Row
+from maai.ledger.chain import ChainChecker
+from maai.ledger.envelope import (
+    ChainReport,
+    Checkpoint,
+    StoredEvent,
+    parse_canonical_json,
+    parse_json,
+    stored_event,
+    stored_text_hash_holds,
+)
+from maai.ledger.errors import (
+    ChainBrokenError,
+)
+from maai.ledger.fields import (
+    FieldPaths,
+    checked_paths,
+    omitted,
+    pick,
+    sqlite_payload_column,
+    sqlite_size_column,
+)
+from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY, PackingError, Unpacker
+from maai.ledger.schema import checkpoints, events, read_head
+from maai.ledger.store_base import StoreBase, _as_utc, _first_line, _payload_text
+
+# Columns in the order every read query returns them.
+_EVENT_COLUMNS: Final = (
+    "position, seq, type, schema_version, payload, agent, recorded_at, prev_hash, hash"
+)
+
+
+_SQLITE_READ: Final = (
+    f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? AND seq > ? AND seq <= ?"
+    " ORDER BY seq LIMIT ?"
+)
+
+
+_MAX_SEQ: Final = 2**63 - 1
+
+
+_PG_READ: Final = (
+    select(
+        events.c.position,
+        events.c.seq,
+        events.c.type,
+        events.c.schema_version,
+        # As text, parsed when the event is built (see EventStore._stream).
+        cast(events.c.payload, Text),
+        events.c.agent,
+        type_coerce(events.c.recorded_at, DateTime(timezone=True)),
+        events.c.prev_hash,
+        events.c.hash,
+    )
+    .where(
+        events.c.run_id == bindparam("p_run_id"),
+        events.c.seq > bindparam("p_after"),
+        events.c.seq <= bindparam("p_upto"),
+    )
+    .order_by(events.c.seq)
+    .limit(bindparam("p_limit"))
+)
+
+
+_parse_time: Final = datetime.fromisoformat
+
+
+_PACKED_KEY_TEXT: Final = f'"{PACKED_KEY}":'
+
+
+def _stored_text_hashes(run_id: str, r: Row) -> bool:
+    """Whether a full SQLite row holds at its hash as its texts are stored (the payload and
+    ``recorded_at`` as the store wrote and hashed them)."""
+    return stored_text_hash_holds(
+        r[8],
+        run_id=run_id,
+        seq=r[1],
+        type=r[2],
+        schema_version=r[3],
+        payload_json=r[4],
+        agent=r[5],
+        recorded_at=r[6],
+        prev_hash=r[7],
+    )
+
+
+def _holds() -> bool:
+    """The hash check of a row already found to hold at its hash."""
+    return True
+
+
+class StoreReading(StoreBase):
+    """The reads of :class:`~ledger.store.EventStore`."""
+
+    def head(self, run_id: str) -> int:
+        """The run's head seq: the seq of its last event, 0 for an empty run."""
+        self._check_open()
+        with self._errors(f"reading the head of run {run_id!r}"), self._engine.connect() as conn:
+            return read_head(conn, run_id)
+
+    def event_hashes(self, run_id: str) -> list[tuple[int, str]]:
+        """Every event's (seq, hash), in seq order, without reading any payload: what
+        checkpoints and receipts are checked against."""
+        self._check_open()
+        with self._errors(f"reading the hashes of run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+            rows = conn.execute(
+                select(events.c.seq, events.c.hash)
+                .where(events.c.run_id == run_id)
+                .order_by(events.c.seq)
+            ).all()
+        return [(int(seq), str(hash_)) for seq, hash_ in rows]
+
+    def head_hash(self, run_id: str) -> tuple[int, str] | None:
+        """The run's head seq and the hash of its event (``None`` for an empty run), without
+        reading the event's payload: what signing the head needs."""
+        self._check_open()
+        with self._errors(f"reading the head of run {run_id!r}"), self._engine.connect() as conn:
+            head = read_head(conn, run_id)
+            if head == 0:
+                return None
+            found = conn.execute(
+                select(events.c.hash).where(events.c.run_id == run_id, events.c.seq == head)
+            ).scalar()
+        if found is None:
+            raise ChainBrokenError(run_id, head, "the head event is missing")
+        return head, str(found)
+
+    def read(
+        self,
+        run_id: str,
+        from_seq: int = 0,
+        *,
+        keep_packed: Container[str] = (),
+        keep_text: bool = False,
+    ) -> Iterator[StoredEvent]:
+        """Stream the run's events with seq > ``from_seq``, in seq order.
+
+        Payloads are returned as they were appended, except for events of the types named
+        in ``keep_packed``, which come as stored: their long values may be ``null`` under a
+        ``"$packed"`` key (see :mod:`ledger.packing`). For a reader that needs none of those
+        values: rebuilding them is most of the cost of reading a long run.
+
+        Events are fetched ``read_chunk`` at a time, each chunk in its own short transaction:
+        nothing holds a database snapshot while the caller works through the events, and
+        events appended meanwhile are included when the stream reaches them.
+
+        With ``keep_text``, each event keeps its payload's text as stored where that is the
+        text its hash covers (SQLite), so that :meth:`StoredEvent.hash_holds` checks it
+        without re-encoding the payload: for a reader that checks the chain
+        (``runtime.verify.ChainCheck``); it holds each payload twice, as text and parsed.
+
+        :raises RunNotFoundError: at once (not on the first ``next``) if there is no such run.
+        """
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+        return self._stream(
+            run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text
+        )
+
+    def _stream(
+        self,
+        run_id: str,
+        after: int,
+        upto: int,
+        *,
+        unpack: bool = True,
+        keep_packed: Container[str] = (),
+        keep_text: bool = False,
+    ) -> Iterator[StoredEvent]:
+        """Events ``after < seq <= upto`` in seq order.
+
+        Each chunk is fetched as plain rows (text and numbers) and each StoredEvent is built
+        only when the caller asks for it: payloads that the caller drops at once then die
+        young. Building a chunk's events up front got them promoted through the garbage
+        collector's generations, which halved read speed in a process holding a large heap
+        (84k against 200k events/s with 100k unrelated dicts alive).
+        """
+        parse_time = _parse_time if self._sqlite else _as_utc
+        parse = parse_canonical_json if self._sqlite else parse_json
+        sqlite = self._sqlite
+        # SQLite gives back the canonical text the store wrote and hashed; PostgreSQL's
+        # JSONB prints a text of its own (spaces, its own key order).
+        keep_text = keep_text and sqlite
+        unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq)) if unpack else None
+        for rows in self._chunks(run_id, after, upto):
+            for r in rows:
+                try:
+                    payload = parse(r[4])
+                    recorded_at = parse_time(r[6])
+                except (ValueError, TypeError) as exc:
+                    raise ChainBrokenError(
+                        run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
+                    ) from None
+                stored = payload
+                # Bases are always events of the same type: leaving a type packed leaves
+                # nothing the other types need.
+                if unpacker is not None and r[2] not in keep_packed:
+                    size = len(r[4])
+                    if not sqlite and size >= MIN_EVENT_CHARS:
+                        size = len(_payload_text(payload))  # PostgreSQL's text has spaces
+                    try:
+                        payload = unpacker.unpack(r[1], r[2], r[5], payload, size)
+                    except PackingError as exc:
+                        raise ChainBrokenError(
+                            run_id, r[1], f"stored event cannot be unpacked ({exc})"
+                        ) from None
+                yield stored_event(
+                    r[0],
+                    run_id,
+                    r[1],
+                    r[2],
+                    r[3],
+                    payload,
+                    r[5],
+                    recorded_at,
+                    r[7],
+                    r[8],
+                    stored=stored if stored is not payload else None,
+                    stored_text=r[4] if keep_text else None,
+                )
+
+    def read_fields(
+        self,
+        run_id: str,
+        fields: FieldPaths,
+        from_seq: int = 0,
+        *,
+        as_text: bool = False,
+        omit: FieldPaths | None = None,
+    ) -> Iterator[tuple[int, str, int, dict[str, Any] | str]]:
+        """Stream ``(seq, type, schema_version, payload)`` of the run's events with seq >
+        ``from_seq``, in seq order: what a fold reads, at less cost than :meth:`read`.
+
+        Payloads are returned as they were appended, except for events of the types named in
+        ``fields``: their payload is ``{path: value}`` of the dotted paths given for the type
+        (``"request.address"``), ``None`` where a path is missing or ``null``; and for events
+        of the types named in ``omit``: their payload less the dotted paths given for the
+        type. On SQLite the database picks those values (or removes those paths), so the rest
+        of a long payload is neither fetched, parsed nor unpacked (:mod:`ledger.fields`). No
+        :class:`StoredEvent` is built. Chunks are fetched as by :meth:`read`.
+
+        With ``as_text``, a payload that the store need not parse (on SQLite: one stored whole
+        and too short to be a base that later events are packed against) comes as its JSON
+        text, a ``str``, for the caller to parse or to validate straight from the text
+        (pydantic's ``model_validate_json``, which is about as fast as parsing it alone).
+
+        :raises RunNotFoundError: at once (not on the first ``next``) if there is no such run.
+        :raises ValueError: at once, for a path that is not dotted keys, or a type named in
+            both ``fields`` and ``omit``.
+        """
+        checked = checked_paths(fields)
+        left_out = checked_paths(omit or {})
+        if both := set(checked) & set(left_out):
+            raise ValueError(f"types both picked from and left out of: {sorted(both)}")
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+        return self._stream_fields(run_id, from_seq, checked, left_out, as_text and self._sqlite)
+
+    def _stream_fields(
+        self,
+        run_id: str,
+        after: int,
+        fields: dict[str, tuple[str, ...]],
+        omit: dict[str, tuple[str, ...]],
+        as_text: bool,
+    ) -> Iterator[tuple[int, str, int, dict[str, Any] | str]]:
+        sqlite = self._sqlite
+        parse = parse_canonical_json if sqlite else parse_json
+        unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq))
+        fetch: Callable[[Connection, str, int, int], list[Row]] | None = None
+        if sqlite:  # the first columns of a full row, picked values in the payload's place,
+            # and the stored length of a payload with paths removed
+            column, params = sqlite_payload_column(fields, omit)
+            size_column, size_params = sqlite_size_column(omit)
+            query = (
+                f"SELECT position, seq, type, schema_version, {column}, agent, {size_column}"
+                " FROM events WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?"
+            )
+            params += size_params
+
+            def fetch(conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+                raw = conn.connection.driver_connection
+                assert isinstance(raw, sqlite3.Connection)
+                arguments = (*params, run_id, after, upto, self._read_chunk)
+                return raw.execute(query, arguments).fetchall()
+
+        named = fields.keys() | omit.keys()
+        for rows in self._chunks(run_id, after, _MAX_SEQ, fetch):
+            for r in rows:
+                type_, text = r[2], r[4]
+                # What the unpacker would leave alone, as text. Canonical JSON holds the
+                # key's text only where it is a key: a quote inside a string is escaped.
+                if (
+                    as_text
+                    and type_ not in named
+                    and len(text) < MIN_EVENT_CHARS
+                    and _PACKED_KEY_TEXT not in text
+                ):
+                    yield r[1], type_, r[3], text
+                    continue
+                seq, agent = r[1], r[5]
+                paths = fields.get(type_)
+                left_out = omit.get(type_)
+                # On SQLite, the length of the payload as stored, the paths removed or not.
+                size = len(text) if left_out is None or not sqlite else r[6]
+                if (
+                    as_text
+                    and left_out is not None
+                    and size < MIN_EVENT_CHARS
+                    and _PACKED_KEY_TEXT not in text
+                ):
+                    yield seq, type_, r[3], text
+                    continue
+                try:
+                    payload = parse(text)
+                    if paths is not None:
+                        payload = (
+                            dict(zip(paths, payload, strict=True))
+                            if sqlite
+                            else pick(payload, paths)
+                        )
+                        if None in payload.values():  # perhaps packed: read it whole
+                            payload = pick(self._fetch_logical(run_id, seq, type_, agent), paths)
+                    else:
+                        if not sqlite and size >= MIN_EVENT_CHARS:
+                            size = len(_payload_text(payload))  # PostgreSQL's text has spaces
+                        if left_out is not None and sqlite:
+                            # Removed by the database; what rebuilt them goes too. The values
+                            # left are packed against values at the same paths only.
+                            payload = omitted(payload, left_out)
+                        payload = unpacker.unpack(seq, type_, agent, payload, size)
+                        if left_out is not None and not sqlite:
+                            payload = omitted(payload, left_out)
+                except (ValueError, TypeError, PackingError) as exc:
+                    raise ChainBrokenError(
+                        run_id, seq, f"stored event cannot be read ({_first_line(exc)})"
+                    ) from None
+                yield seq, type_, r[3], payload
+
+    def _fetch_logical(
+        self, run_id: str, seq: int, type_: str, agent: str | None
+    ) -> dict[str, Any]:
+        """One event's payload as appended, unpacked on its own (its bases fetched)."""
+        stored = self._fetch_stored(run_id, seq)
+        if PACKED_KEY not in stored:
+            return stored
+        return Unpacker(lambda s: self._fetch_stored(run_id, s)).unpack(
+            seq, type_, agent, stored, MIN_EVENT_CHARS
+        )
+
+    def _fetch_stored(self, run_id: str, seq: int) -> dict[str, Any]:
+        """The payload of one event as it is stored (a packed payload left packed)."""
+        parse = parse_canonical_json if self._sqlite else parse_json
+        for rows in self._chunks(run_id, seq - 1, seq):
+            return parse(rows[0][4])  # type: ignore[no-any-return]
+        raise PackingError(f"event {seq} is missing")
+
+    def _chunks(
+        self,
+        run_id: str,
+        after: int,
+        upto: int,
+        fetch: Callable[[Connection, str, int, int], list[Row]] | None = None,
+    ) -> Iterator[list[Row]]:
+        """Rows ``(position, seq, type, schema_version, payload JSON text, agent,
+        recorded_at, prev_hash, hash)`` (or what ``fetch`` selects, seq second) in chunks, by
+        keyset pagination on seq; each chunk is one short query, so no snapshot stays open
+        while the caller works."""
+        if fetch is None:
+            fetch = self._fetch_sqlite if self._sqlite else self._fetch_postgres
+        while True:
+            with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+                chunk = fetch(conn, run_id, after, upto)
+            if not chunk:
+                return
+            yield chunk
+            if len(chunk) < self._read_chunk:
+                return
+            after = chunk[-1][1]
+
+    def _fetch_sqlite(self, conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+        # The sqlite3 connection itself, outside any transaction: one SELECT is its own
+        # consistent snapshot, and plain tuples skip SQLAlchemy's row processing.
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        return raw.execute(_SQLITE_READ, (run_id, after, upto, self._read_chunk)).fetchall()
+
+    def _fetch_postgres(self, conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+        result = conn.execute(
+            _PG_READ,
+            {"p_run_id": run_id, "p_after": after, "p_upto": upto, "p_limit": self._read_chunk},
+        )
+        return [tuple(r) for r in result]
+
+    def verify_chain(self, run_id: str) -> ChainReport:
+        """Recompute every event's hash from its stored fields and check the links.
+
+        Checks, event by event up to the run's head: seqs are 1, 2, ... without gaps;
+        each ``prev_hash`` is the previous event's ``hash`` (64 zeros for seq 1); each
+        ``hash`` equals the recomputed one; nothing is stored beyond the head. Reports the
+        first failure (see :meth:`ChainReport.raise_if_broken`); the rules and their
+        messages are :class:`~ledger.chain.ChainChecker`'s, which ``maai verify`` uses too.
+        """
+        self._check_open()
+        with self._errors(f"verifying run {run_id!r}"), self._engine.connect() as conn:
+            head = read_head(conn, run_id)
+        chain = ChainChecker(run_id, head)
+        sqlite = self._sqlite
+        try:
+            # As stored: the chain covers the stored (packed) payloads, not what they unpack to.
+            for rows in self._chunks(run_id, 0, head):
+                for r in rows:
+                    # A row whose stored text hashes to its hash holds at its hash: only its
+                    # seq and link are left to check (docs/ledger.md, "Checking a hash against
+                    # the stored text"). Any other is parsed (ChainBrokenError if it cannot
+                    # be) and its payload re-encoded, which says why it does not hold.
+                    if sqlite and _stored_text_hashes(run_id, r):
+                        hash_holds = _holds
+                    else:
+                        hash_holds = self._stored_row(run_id, r).hash_holds
+                    if not chain.add(r[1], r[7], r[8], hash_holds):
+                        return chain.report()
+        except ChainBrokenError as exc:
+            chain.unreadable(exc.seq, exc.reason)
+            return chain.report()
+        chain.end(partial(self._last_seq, run_id))
+        return chain.report()
+
+    def _last_seq(self, run_id: str) -> int | None:
+        """The highest seq stored for the run, whatever its head says."""
+        with self._errors(f"verifying run {run_id!r}"), self._engine.connect() as conn:
+            last: int | None = conn.execute(
+                select(func.max(events.c.seq)).where(events.c.run_id == run_id)
+            ).scalar()
+        return last
+
+    def _stored_row(self, run_id: str, r: Row) -> StoredEvent:
+        """A full row as the event it stores, its payload as stored (packed or not), parsed
+        as :meth:`_stream` parses it; :class:`ChainBrokenError` where it cannot be."""
+        try:
+            if self._sqlite:
+                payload, recorded_at = parse_canonical_json(r[4]), _parse_time(r[6])
+            else:
+                payload, recorded_at = parse_json(r[4]), _as_utc(r[6])
+        except (ValueError, TypeError) as exc:
+            raise ChainBrokenError(
+                run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
+            ) from None
+        return stored_event(r[0], run_id, r[1], r[2], r[3], payload, r[5], recorded_at, r[7], r[8])
+
+    def checkpoints(self, run_id: str) -> list[Checkpoint]:
+        """The run's checkpoints, in the order they were recorded."""
+        self._check_open()
+        with self._errors(f"reading checkpoints of run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+            if not self._has_checkpoints:
+                return []  # a ledger read at a revision before checkpoints were kept
+            rows = conn.execute(
+                select(checkpoints).where(checkpoints.c.run_id == run_id).order_by(checkpoints.c.id)
+            ).all()
+        return [
+            Checkpoint(
+                run_id=r.run_id,
+                seq=r.seq,
+                hash=r.hash,
+                public_key=r.public_key,
+                signature=r.signature,
+                signed_at=_as_utc(r.signed_at),
+            )
+            for r in rows
+        ]
