@@ -122,12 +122,14 @@ def started_event(store: EventStore, run_id: str) -> RunStarted | None:
 
 def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, ExperimentConfig]:
     """The experiment and config of a stored run, from its hashed ``run.started`` event: the
-    ``runs`` row is a cache, never a source. Only a run whose process died between creating
-    it and recording its first event has nothing but the row."""
+    ``runs`` row is a cache, never a source. A run with no events has no config to trust
+    (``ConfigError``): its row alone, which anyone who can write to the ledger can make or
+    edit, never becomes the config requests are sent with."""
     started = started_event(store, run_id)
     if started is None:
-        info = store.get_run(run_id)
-        experiment = experiments.get(info.kind)
-        return experiment, experiment.config_model.model_validate(info.config)
+        raise ConfigError(
+            f"run {run_id} has no events: it was never started (its first write was lost, or "
+            "its row was made by hand); its row is not trusted for a config, start a new run"
+        )
     experiment = experiments.get(started.experiment)
     return experiment, experiment.config_of(started)
