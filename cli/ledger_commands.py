@@ -137,14 +137,16 @@ def runs_command(
     """List the runs in the ledger, oldest first (times in UTC).
 
     Columns: run id, experiment, status, events (the head seq), created, labels."""
-    from maai.api import select_runs
+    from maai.api import hashed_runs, select_runs
 
     labels = _parse_labels(label or [])
     with open_store_or_exit(db) as store, exit_on_ledger_error():
-        runs = select_runs(
-            store.list_runs(), experiment=experiment, status=status, labels=labels or None
-        )
+        # Experiments, configs and labels as the hashed run.started events record them.
+        infos, problems = hashed_runs(store)
+        runs = select_runs(infos, experiment=experiment, status=status, labels=labels or None)
         where = store.display
+    for problem in problems:
+        err_console.print(f"[yellow]warning:[/yellow] {escape(problem)}", soft_wrap=True)
     filters = [
         *([f"--experiment {experiment}"] if experiment is not None else []),
         *([f"--status {status}"] if status is not None else []),

@@ -839,6 +839,14 @@ class EventStore:
             run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text
         )
 
+    def read_one(self, run_id: str, seq: int) -> StoredEvent | None:
+        """The run's event at ``seq`` (``None`` if there is none), read alone: :meth:`read`
+        fetches a chunk of ``read_chunk`` events to give the first."""
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+        return next(iter(self._stream(run_id, seq - 1, seq)), None)
+
     def _stream(
         self,
         run_id: str,

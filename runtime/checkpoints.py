@@ -61,7 +61,8 @@ def recorded_signatures(store: EventStore, run_id: str) -> list[tuple[int, RunSi
     """The checkpoints the chain itself names: each ``run.signed`` event with its seq."""
     found: list[tuple[int, RunSigned]] = []
     for seq in store.seqs_of_type(run_id, RunSigned.TYPE):
-        record = next(iter(store.read(run_id, from_seq=seq - 1)))
+        record = store.read_one(run_id, seq)
+        assert record is not None  # just listed; events are never deleted by maai
         event = COMMON_REGISTRY.decode(record.type, record.schema_version, record.payload)
         assert isinstance(event, RunSigned)
         found.append((record.seq, event))
@@ -84,8 +85,9 @@ def check_checkpoints(
     report = CheckpointReport()
     hashes = dict(store.event_hashes(run_id))
     head = max(hashes, default=0)
-    first = next(iter(store.read(run_id)), None) if hashes else None
-    last_type = next(iter(store.read(run_id, from_seq=head - 1))).type if head > 1 else None
+    first = store.read_one(run_id, 1) if hashes else None
+    last = store.read_one(run_id, head) if head > 1 else None
+    last_type = last.type if last is not None else None
     started = first.payload if first is not None and first.type == "run.started" else None
     named = recorded_signatures(store, run_id)
     info = store.get_run(run_id)

@@ -43,7 +43,7 @@ class Trusted:
 def started_of(store: EventStore, run_id: str) -> RunStarted:
     """The run's hashed first event; a run without one is never acted on (its config would
     come from the unhashed row alone)."""
-    first = next(iter(store.read(run_id)), None)
+    first = store.read_one(run_id, 1)
     if first is None:
         raise UntrustedRunError(
             f"run {run_id} has no events: it was never started (its first write was lost, or "
