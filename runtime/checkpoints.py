@@ -86,8 +86,6 @@ def check_checkpoints(
     hashes = dict(store.event_hashes(run_id))
     head = max(hashes, default=0)
     first = store.read_one(run_id, 1) if hashes else None
-    last = store.read_one(run_id, head) if head > 1 else None
-    last_type = last.type if last is not None else None
     started = first.payload if first is not None and first.type == "run.started" else None
     named = recorded_signatures(store, run_id)
     info = store.get_run(run_id)
@@ -125,15 +123,14 @@ def check_checkpoints(
             if found
             else f"no signed checkpoint (head seq {head})"
         )
-        ended = last_type in ("run.completed", "run.failed")
         if not signs:
             report.notes.append("recorded before maai signed checkpoints: none to check")
-        elif info.status in _STOPPED or ended:
+        elif info.status in _STOPPED:
             # A run is marked stopped only once its head is signed: a stopped run whose head
             # is not was cut, re-marked or stripped of its checkpoints (or its signing failed
-            # on a full disk: resuming it signs it).
-            why = "its last event is " + last_type if ended else f"the run is {info.status}"
-            report.unsigned_head_problem = f"{MISSING}: {text}, yet {why}"
+            # on a full disk: resuming it signs it). A run that ends with run.completed but is
+            # still "running" was killed between the two: its resume signs it.
+            report.unsigned_head_problem = f"{MISSING}: {text}, yet the run is {info.status}"
             report.problems.append(report.unsigned_head_problem)
         else:
             report.notes.append(
