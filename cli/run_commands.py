@@ -393,6 +393,14 @@ def resume(
                 raise _fail(str(exc), exit_code_for(exc)) from None
             print_summary(out, experiment.summarize(full_id, state))
             raise typer.Exit(EXIT_OK)
+        # Checked before the trace opens too (it may export to OpenAI); the engine checks
+        # again, right before its first request.
+        try:
+            require_trusted(store, full_id)
+        except UntrustedRunError as exc:
+            raise _fail(f"refused: {exc}", EXIT_FAILED) from None
+        except LedgerError as exc:
+            raise _fail(str(exc), exit_code_for(exc)) from None
         from maai.runtime import providers
 
         try:

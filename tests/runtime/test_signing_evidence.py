@@ -231,3 +231,22 @@ def test_a_resumed_run_names_the_checkpoint_it_stopped_at(url: str, signed_run: 
     assert resumed.exit_code == 0, resumed.output
     assert stop in [seq for _, seq in named(adversary, signed_run)]
     assert invoke("verify", signed_run, "--db", url).exit_code == 0
+
+
+def test_an_interrupted_run_with_an_unsigned_head_resumes_with_a_warning(
+    url: str, signed_run: str
+) -> None:
+    """The one exception: a full disk stops a run before its head can be signed, so an
+    interrupted run whose older checkpoints all hold is resumed (and signed), saying so;
+    verify fails it until then, and receipt refuses it."""
+    adversary = Adversary(url)
+    at, _ = named(adversary, signed_run)[2]
+    _cut_and_mark_interrupted_keeping_older_checkpoints(adversary, signed_run)
+    assert invoke("receipt", signed_run, "--db", url).exit_code == 1
+    resumed = invoke("resume", signed_run, "--db", url, "-q")
+    assert resumed.exit_code == 0, resumed.output
+    assert "signing evidence missing" in resumed.stderr and "resuming signs it" in resumed.stderr
+    assert invoke("verify", signed_run, "--db", url).exit_code == 0
+    with EventStore.open(url) as store:
+        head = store.head(signed_run)
+        assert head > at + 3 and head in {cp.seq for cp in store.checkpoints(signed_run)}
