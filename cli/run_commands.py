@@ -268,7 +268,7 @@ def run(
         with _trace(new_id, config) as trace_id:
             try:
                 with _sigint_deferred():
-                    start_run(store, config, run_id=new_id, trace_id=trace_id)
+                    start_run(store, config, run_id=new_id, trace_id=trace_id, signer=signer)
                     run_id = new_id
             except LedgerError as exc:
                 _not_started(store, new_id, exc)

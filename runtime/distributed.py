@@ -93,7 +93,7 @@ def submit_study(store: EventStore, study: Study, signer: Signer) -> Submitted:
         statuses = stored_status(store, study.runs)
         for run in study.runs:
             if statuses[run.run_id] is None:
-                start_run(store, run.config, run_id=run.run_id)
+                start_run(store, run.config, run_id=run.run_id, signer=signer)
             else:  # a submit killed between a run's two creation writes: from the study file
                 ensure_started(store, run.run_id, run.config)
         plan = make_plan(

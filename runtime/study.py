@@ -161,7 +161,7 @@ async def _run_one(
     progress.touched.append(run.run_id)  # from here on, an interruption leaves it resumable
     on_change()
     if status is None:
-        start_run(store, run.config, run_id=run.run_id)
+        start_run(store, run.config, run_id=run.run_id, signer=signer)
     else:
         ensure_started(store, run.run_id, run.config)
 

@@ -106,6 +106,9 @@ def test_ctrl_c_as_the_engine_starts(tmp_path: Path, monkeypatch: pytest.MonkeyP
     ((run_id, status, _),) = runs_in(db)
     assert line == f"interrupted. The run is saved; continue it with: maai resume {run_id}"
     assert status == "interrupted"
+    # Stopped before its engine could sign: its first event was signed as it was recorded.
+    verified = invoke("verify", run_id, "--db", str(db))
+    assert verified.exit_code == 0, verified.output
     resumed = invoke("resume", run_id, "--db", str(db), "-q")
     assert resumed.exit_code == 0, resumed.output
 
