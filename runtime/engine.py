@@ -29,7 +29,7 @@ from maai.domain.events import (
 from maai.domain.experiment import Experiment
 from maai.domain.registry import UnknownEventError, encode
 from maai.domain.walk import Decision
-from maai.ledger import Checkpoint, EventStore, NewEvent, StoredEvent
+from maai.ledger import Checkpoint, ConcurrencyError, EventStore, NewEvent, StoredEvent
 from maai.runtime.checkpoints import CHECKPOINT_EVERY, sign_head
 from maai.runtime.signing import Signer, load_signer
 from maai.runtime.trust import UntrustedRunError, require_trusted, started_of
@@ -461,10 +461,9 @@ class Engine:
             pool, load_state, self.store, self.run_id, experiment
         )
         if head != trusted.head:
-            raise UntrustedRunError(
-                f"run {self.run_id}: its head moved from seq {trusted.head} to {head} while it "
-                "was checked (another writer?); nothing was sent"
-            )
+            # Another writer appended while the run was checked: it owns the run now, as
+            # when it wins an append.
+            raise ConcurrencyError(self.run_id, trusted.head, head)
         self._trusted = True
         # Everything alive now (the imported libraries, the folded history) lives for the
         # whole run. Left in the collector's care, it makes every full collection a pause of
