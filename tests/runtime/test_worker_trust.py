@@ -171,11 +171,13 @@ def test_a_host_not_allowed_is_refused(
     assert server.received == []
 
 
+@pytest.mark.parametrize("checkpoints", ["kept", "deleted"])
 def test_planned_runs_whose_run_started_was_rewritten_are_refused(
-    postgres_url: str, study: Path, server: LoopbackServer
+    postgres_url: str, study: Path, server: LoopbackServer, checkpoints: str
 ) -> None:
-    """The plan pins each run's hashed run.started: a run rewritten and re-hashed after the
-    plan was signed (here before any checkpoint) is refused."""
+    """A run rewritten and re-hashed after the plan was signed: its first checkpoint (signed
+    as it was created) no longer holds; with the checkpoints deleted too, the plan's pin of
+    its run.started still does not."""
 
     def hotter(payload: dict[str, Any]) -> dict[str, Any]:
         payload["config"]["agents"][0]["temperature"] = 1.9
@@ -184,7 +186,14 @@ def test_planned_runs_whose_run_started_was_rewritten_are_refused(
     adversary = Adversary(postgres_url)
     for run_id, _, _ in jobs(postgres_url):
         adversary.rewrite(run_id, {1: hotter})
+        if checkpoints == "deleted":
+            adversary.delete_checkpoints(run_id)
     worker = invoke("worker", "--db", postgres_url, "--burst")
-    assert "its run.started is not the one the signed plan names" in worker.output, worker.output
+    said = (
+        "another hash than was signed"
+        if checkpoints == "kept"
+        else "its run.started is not the one the signed plan names"
+    )
+    assert said in worker.output, worker.output
     assert [(s, a) for _, s, a in jobs(postgres_url)] == [("failed", 1), ("failed", 1)]
     assert server.received == []
