@@ -183,7 +183,7 @@ async def _run_engine(
 
     experiment = experiments.get(run.config.experiment)
     if status is None:
-        start_run(store, run.config, run_id=run.run_id, signer=signer)
+        start_run(store, run.config, run_id=run.run_id)
     else:
         ensure_started(store, run.run_id, run.config)
 
