@@ -182,7 +182,10 @@ def build_worker_app(
         # Before anything else, and before any request: the job's signed plan, the run's
         # chain and signatures (runtime.plans). What the job says besides is not trusted.
         try:
-            checked = check_job(store, run_id, plan, trusted, allowed_hosts)
+            # In a thread: reading the run's chain must not hold up the worker's heartbeat.
+            checked = await asyncio.to_thread(
+                check_job, store, run_id, plan, trusted, allowed_hosts
+            )
         except JobRefused as exc:
             on_run(run_id, f"refused: {exc}")
             raise
