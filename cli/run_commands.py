@@ -22,7 +22,7 @@ from maai.cli.common import (
     exit_code_for,
     open_store_or_exit,
 )
-from maai.cli.summary import print_summary
+from maai.cli.summary import print_cost, print_summary
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
@@ -145,6 +145,7 @@ def _execute(
             for warning in engine.warnings:
                 err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
     print_summary(out, experiment.summarize(run_id, state, "completed"))
+    print_cost(out, store, run_id, config.prices)
     return EXIT_OK
 
 
@@ -384,6 +385,7 @@ def resume(
             except LedgerError as exc:
                 raise _fail(str(exc), exit_code_for(exc)) from None
             print_summary(out, experiment.summarize(full_id, state))
+            print_cost(out, store, full_id, config.prices)
             raise typer.Exit(EXIT_OK)
         from maai.runtime import providers
 
@@ -420,13 +422,14 @@ def replay(
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
-    run_id, experiment, _ = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     state, _ = _fold(store, run_id, experiment)
     summary = experiment.summarize(run_id, state, store.get_run(run_id).status)
     if as_json:
         typer.echo(json.dumps(summary.data, indent=2, sort_keys=True))
     else:
         print_summary(out, summary)
+        print_cost(out, store, run_id, config.prices)
 
 
 def verify(
@@ -566,7 +569,7 @@ def show(
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
-    run_id, experiment, _ = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     state, head = _fold(store, run_id, experiment)
     info = store.get_run(run_id)
     out.print(
@@ -575,6 +578,7 @@ def show(
         highlight=False,
     )
     print_summary(out, experiment.summarize(run_id, state, info.status))
+    print_cost(out, store, run_id, config.prices)
 
 
 def init(

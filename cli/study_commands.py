@@ -76,7 +76,8 @@ def _line(progress: StudyProgress) -> str:
         f"failed {progress.failed}",
         f"pending {progress.pending}",
         f"calls {progress.calls}",
-        f"tokens {tokens:,}",
+        f"tokens {tokens:,}"
+        + (f" ({progress.cached_input_tokens:,} cached)" if progress.cached_input_tokens else ""),
         "cost "
         + (
             "? (a model has no price)"

@@ -6,7 +6,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from maai.domain.config import Price
 from maai.domain.experiment import Summary
+from maai.ledger import EventStore
 
 
 def print_summary(console: Console, summary: Summary) -> None:
@@ -34,3 +36,15 @@ def print_summary(console: Console, summary: Summary) -> None:
 def _numeric(cell: str) -> bool:
     text = cell.strip().lstrip("$-").replace(",", "").replace(".", "")
     return text.isdigit() or cell.strip() == "—"
+
+
+def print_cost(
+    console: Console, store: EventStore, run_id: str, prices: dict[str, Price]
+) -> None:
+    """The run's cost from the usage its calls recorded (docs/providers.md, "Usage and
+    cost"), one line after the summary."""
+    from maai.runtime.study import recorded_usage
+
+    usage = recorded_usage(store, run_id)
+    if usage.calls:
+        console.print(escape(usage.describe_cost(prices)), highlight=False, soft_wrap=True)

@@ -103,6 +103,20 @@ class Price(Strict):
 
     input: float = Field(ge=0, le=10_000, allow_inf_nan=False)
     output: float = Field(ge=0, le=10_000, allow_inf_nan=False)
+    # Input tokens read from the provider's prompt cache; absent: billed as input.
+    cached_input: float | None = Field(default=None, ge=0, le=10_000, allow_inf_nan=False)
+
+    @model_serializer(mode="wrap")
+    def _without_absent_cached(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A run recorded before cached prices existed re-encodes its config as stored.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("cached_input", 0) is None:
+            del data["cached_input"]
+        return data
+
+    @property
+    def cached_rate(self) -> float:
+        return self.input if self.cached_input is None else self.cached_input
 
 
 class ExperimentConfig(Strict):

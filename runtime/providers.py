@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agents import Model
-from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
-from agents.models.openai_responses import OpenAIResponsesModel
 from openai import AsyncOpenAI
 
 from maai.domain.config import UTILITY, ExperimentConfig, ProviderConfig
@@ -119,9 +117,11 @@ def build_model(
         from maai.runtime.embeddings import EmbeddingsModel
 
         return EmbeddingsModel(route.name, client)
+    from maai.runtime.usage import UsageKeepingChatModel, UsageKeepingResponsesModel
+
     if route.kind == "openai":
-        return OpenAIResponsesModel(model=route.name, openai_client=client)
-    return OpenAIChatCompletionsModel(model=route.name, openai_client=client)
+        return UsageKeepingResponsesModel(model=route.name, openai_client=client)
+    return UsageKeepingChatModel(model=route.name, openai_client=client)
 
 
 def _client(

@@ -38,10 +38,11 @@ from agents.usage import Usage as SdkUsage
 from openai.types.responses import ResponseOutputMessage, ResponseOutputRefusal, ResponseOutputText
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage
+from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.config import RetryConfig
 from maai.runtime.call_context import calling
 from maai.runtime.providers import describe_who, scrub
+from maai.runtime.usage import read_usage
 
 RAW_FORMAT = "agents.ModelResponse/1"
 _MAX_MESSAGE_CHARS = 500
@@ -471,13 +472,9 @@ class ModelCaller:
                 return ModelAnswer(
                     text=response_text(response),
                     raw=response_to_raw(response),
-                    usage=Usage(
-                        # A response that came back was at least one request, even when a
-                        # custom model reports no usage.
-                        requests=response.usage.requests or 1,
-                        input_tokens=response.usage.input_tokens,
-                        output_tokens=response.usage.output_tokens,
-                    ),
+                    # A response that came back was at least one request, even when a
+                    # custom model reports no usage.
+                    usage=read_usage(response),
                     latency_ms=latency_ms,
                     attempts=attempt,
                 )
