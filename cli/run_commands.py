@@ -257,6 +257,10 @@ def run(
             providers.check_credentials(config)
         except (ConfigError, providers.ProviderSetupError) as exc:
             raise _fail(str(exc)) from None
+        from maai.runtime.windows import window_warnings
+
+        for warning in window_warnings(config):
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
         signer = _signer()
         store = open_store_or_exit(db, read_only=False)
         new_id = new_run_id()

@@ -45,6 +45,21 @@ class ProviderConfig(Strict):
     base_url: str | None = None
     api_key_env: str | None = None
     json_schema: bool = True  # False: the server cannot take a JSON schema; put it in the prompt
+    # The model's context window in tokens; absent: the default for its name
+    # (docs/providers.md, "Context windows").
+    context_window: int | None = Field(default=None, ge=256, le=100_000_000)
+    # The most tokens an answer may take (reasoning included), sent in the API's own field.
+    max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+
+    @model_serializer(mode="wrap")
+    def _without_absent_options(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A config recorded before these options existed re-encodes as it was stored.
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in _OPTIONAL_PROVIDER_KEYS:
+                if data.get(name, 0) is None:
+                    del data[name]
+        return data
 
     @field_validator("base_url")
     @classmethod
@@ -64,6 +79,9 @@ class ProviderConfig(Strict):
                 "api_key_env"
             )
         return value
+
+
+_OPTIONAL_PROVIDER_KEYS = ("context_window", "max_output_tokens")
 
 
 class UtilityConfig(Strict):

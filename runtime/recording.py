@@ -76,6 +76,7 @@ class ErrorKind(StrEnum):
     BAD_RESPONSE = "bad_response"  # the server answered, but not with a usable response
     # (a 2xx whose body is malformed JSON or an HTML page, e.g. a proxy's error page:
     # transient, retried; a well-formed reply the SDK cannot use: not retried)
+    CONTEXT_WINDOW = "context_window"  # the request would not fit the model's window: not sent
     OTHER = "other"  # anything else (a bug, a misconfigured client)
 
 
