@@ -46,5 +46,6 @@ def print_cost(
     from maai.runtime.study import recorded_usage
 
     usage = recorded_usage(store, run_id)
-    if usage.calls:
+    # A run of the simulated model alone, unpriced, costs nothing worth a line.
+    if prices or any(model != "simulated" for model in usage.calls):
         console.print(escape(usage.describe_cost(prices)), highlight=False, soft_wrap=True)

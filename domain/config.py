@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import (
@@ -150,12 +150,17 @@ class ExperimentConfig(Strict):
     tracing: bool = True
     prices: dict[str, Price] = Field(default_factory=dict)  # model name -> price
 
+    omitted_when_default: ClassVar[dict[str, Any]] = {"prices": {}}
+    """Keys left out of the stored config while they hold these values: options added after
+    runs were recorded, so that an older run's config re-encodes as it was stored."""
+
     @model_serializer(mode="wrap")
-    def _without_empty_prices(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # A run recorded before prices existed re-encodes its config as it was stored.
+    def _without_default_options(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and not data.get("prices"):
-            data.pop("prices", None)
+        if isinstance(data, dict):
+            for key, default in self.omitted_when_default.items():
+                if key in data and data[key] == default:
+                    del data[key]
         return data
 
     @field_validator("labels")

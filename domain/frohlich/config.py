@@ -5,7 +5,7 @@ are in ``maai.domain.config``."""
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -151,6 +151,13 @@ class ManipulatorConfig(Strict):
     agent: str
 
 
+class HistoryConfig(Strict):
+    """How much of the public discussion a Phase-2 prompt shows (docs/frohlich.md, "History
+    window"): all of it (the seed's protocol), or the last ``window_rounds`` rounds."""
+
+    window_rounds: int | None = Field(default=None, ge=1, le=1000)
+
+
 class FrohlichConfig(ExperimentConfig):
     experiment: Literal["frohlich"] = "frohlich"
     name: str = "frohlich"
@@ -169,6 +176,12 @@ class FrohlichConfig(ExperimentConfig):
     """Phase-1 rounds 1–4 use Frohlich's situations A–D, each with its own class
     probabilities, instead of the base set times a multiplier."""
     manipulator: ManipulatorConfig | None = None
+    history: HistoryConfig = Field(default_factory=HistoryConfig)
+
+    omitted_when_default: ClassVar[dict[str, Any]] = {
+        **ExperimentConfig.omitted_when_default,
+        "history": {"window_rounds": None},
+    }
 
     _language = field_validator("language", mode="before")(_known_language)
 
@@ -293,6 +306,7 @@ __all__ = [
     "ConfigError",
     "FrohlichConfig",
     "Language",
+    "HistoryConfig",
     "ManipulatorConfig",
     "MAX_INCOME",
     "MAX_MULTIPLIER",

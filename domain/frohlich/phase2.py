@@ -161,10 +161,31 @@ def _turn_values(
         "principles": render_template("principles", language),
         "round": round_,
         "rounds": config.phase2_rounds,
-        "history": render.public_history_text(state.public, language)
-        if history is None
-        else history,
+        "history": shown_history_text(state, round_, language) if history is None else history,
     }
+
+
+def shown_public(state: State, round_: int) -> tuple[tuple[PublicItem, ...], int]:
+    """The public items a Phase-2 prompt of round ``round_`` shows word for word, and how
+    many earlier rounds it leaves out: everything by default; with ``history.window_rounds``
+    K, the current round so far and the K rounds before it (docs/frohlich.md, "History
+    window")."""
+    window = config_of(state).history.window_rounds
+    if window is None:
+        return state.public, 0
+    first = round_ - window
+    kept = tuple(item for item in state.public if item.round >= first)
+    omitted = len({item.round for item in state.public if item.round < first})
+    return kept, omitted
+
+
+def shown_history_text(state: State, round_: int, language: str) -> str:
+    """The text of the public history a Phase-2 prompt of round ``round_`` shows."""
+    kept, omitted = shown_public(state, round_)
+    if not omitted:
+        return render.public_history_text(kept, language)
+    line = word(language, "history_omitted", omitted=omitted)
+    return line if not kept else f"{line}\n{render.history_text(kept, language)}"
 
 
 def _history_item(item: PublicItem, language: str) -> list[FrozenJson]:
@@ -191,7 +212,7 @@ once, at a place known without looking for it."""
 
 
 def _showing_history(
-    state: State, language: str, build: Callable[[str], ModelRequest]
+    state: State, round_: int, language: str, build: Callable[[str], ModelRequest]
 ) -> ModelRequest:
     """The request ``build(history)`` makes, given the public history's text (a Phase-2 task
     showing it, with the history items in its context), told that both are shared: in a run
@@ -205,6 +226,11 @@ def _showing_history(
     one put in). Otherwise it is built around the history itself."""
     version = state.started.hash_version if state.started is not None else 1
     cut = version >= 2
+    if config_of(state).history.window_rounds is not None:
+        # A window's text is no prefix of the next one's: nothing to share between requests.
+        return build(shown_history_text(state, round_, language)).sharing(
+            None, "history", cut=cut
+        )
     if not state.public:
         return build(render.public_history_text(state.public, language)).sharing(
             None, "history", cut=cut
@@ -230,7 +256,7 @@ def _discussion_context(state: State, round_: int, name: str, **extra: str) -> d
         "step": "2.1",
         "round": round_,
         "rounds": config.phase2_rounds,
-        "history": _history_context(config.language_of(name))(state.public),
+        "history": _history_context(config.language_of(name))(shown_public(state, round_)[0]),
         **extra,
     }
 
@@ -268,7 +294,7 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
                     task = render.with_feedback(task, feedback, language, "free_text")
                     return participant_request(state, name, call, Purpose.REASONING, task, facts)
 
-                return _showing_history(state, language, showing)
+                return _showing_history(state, round_, language, showing)
 
             text = yield from free_text(
                 state,
@@ -307,7 +333,7 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
             task = render.with_feedback(task, feedback, language, "free_text")
             return participant_request(state, name, call, Purpose.STATEMENT, task, facts)
 
-        return _showing_history(state, language, showing)
+        return _showing_history(state, round_, language, showing)
 
     said = yield from free_text(
         state,
@@ -365,7 +391,7 @@ def group_answers(
                 shown = partial(task, language, history=history)
                 return builder(state, name, purpose, shown, context)(address, attempt, feedback)
 
-            return _showing_history(state, language, showing)
+            return _showing_history(state, round_, language, showing)
 
         return elicit(
             state,
