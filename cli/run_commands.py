@@ -116,7 +116,8 @@ def _execute(
         _interrupted(run_id)
         return EXIT_INTERRUPTED
     except RunFailedError as exc:
-        err.print(f"[red]run failed:[/red] {exc}", soft_wrap=True, highlight=False)
+        if quiet:  # else the progress lines have just said it
+            err.print(f"[red]run failed:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
         err.print(f"The history is saved; when the cause is fixed: maai resume {run_id}")
         return EXIT_FAILED
     except (StoreBusyError, StoreFullError) as exc:
@@ -250,11 +251,13 @@ def run(
     store: EventStore | None = None
     try:
         from maai.runtime import providers
+        from maai.runtime.preflight import preflight
 
         try:
             config = load_config(config_files.resolve(config_path), seed=seed)
             experiment = experiment_of(config)
             providers.check_credentials(config)
+            preflight(config)
         except (ConfigError, providers.ProviderSetupError) as exc:
             raise _fail(str(exc)) from None
         from maai.runtime.windows import window_warnings
@@ -392,9 +395,11 @@ def resume(
             print_cost(out, store, full_id, config.prices)
             raise typer.Exit(EXIT_OK)
         from maai.runtime import providers
+        from maai.runtime.preflight import preflight
 
         try:
             providers.check_credentials(config)
+            preflight(config)
         except providers.ProviderSetupError as exc:
             raise _fail(str(exc)) from None
         try:

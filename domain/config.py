@@ -90,6 +90,9 @@ class UtilityConfig(Strict):
     temperature: float | None = Field(default=0.0, ge=0, le=2)
 
 
+DEFAULT_MAX_WAIT_S = 600.0
+
+
 class RetryConfig(Strict):
     """Transport retries of one model call (429, 5xx, timeouts, dropped connections)."""
 
@@ -97,6 +100,17 @@ class RetryConfig(Strict):
     base_delay_s: float = Field(default=1.0, ge=0)
     max_delay_s: float = Field(default=30.0, ge=0)
     timeout_s: float = Field(default=120.0, gt=0)
+    # A rate-limited or overloaded server (429, 503) is asked again, whatever max_attempts,
+    # until a call has waited this long in all; its Retry-After is honoured whole.
+    max_wait_s: float = Field(default=DEFAULT_MAX_WAIT_S, ge=0, le=86_400)
+
+    @model_serializer(mode="wrap")
+    def _without_default_wait(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A config recorded before max_wait_s existed re-encodes as it was stored.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("max_wait_s") == DEFAULT_MAX_WAIT_S:
+            del data["max_wait_s"]
+        return data
 
 
 LabelValue = str | int | float | bool

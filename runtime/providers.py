@@ -112,7 +112,7 @@ def build_model(
             f"{describe_who(who)}: the simulated model is built from the experiment's policy, "
             "not by a provider"
         )
-    client = _client(route, _api_key(route, env, who=who, model=model), env, timeout_s)
+    client = build_client(route, _api_key(route, env, who=who, model=model), env, timeout_s)
     if who == EMBEDDER:
         from maai.runtime.embeddings import EmbeddingsModel
 
@@ -124,7 +124,7 @@ def build_model(
     return UsageKeepingChatModel(model=route.name, openai_client=client)
 
 
-def _client(
+def build_client(
     route: ModelRoute, api_key: str, env: Mapping[str, str], timeout_s: float
 ) -> AsyncOpenAI:
     if route.kind == "openai":

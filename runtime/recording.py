@@ -407,6 +407,15 @@ def backoff_delay(attempt: int, retry: RetryConfig, rng: random.Random) -> float
     return ceiling / 2 + rng.uniform(0, ceiling / 2)
 
 
+def _is_busy(kind: ErrorKind, status: int | None) -> bool:
+    """A 429 or 503: the server is there, and says (or means) come back later."""
+    return kind is ErrorKind.RATE_LIMIT or status == 503
+
+
+def _waits(failure: AttemptFailure) -> bool:
+    return _is_busy(failure.error_kind, failure.http_status)
+
+
 # --- the caller -----------------------------------------------------------------------------
 
 
@@ -446,8 +455,10 @@ class ModelCaller:
             else None
         )
         failures: list[AttemptFailure] = []
-        max_attempts = self.retry.max_attempts
-        for attempt in range(1, max_attempts + 1):
+        waited_s = 0.0  # on a rate-limited or overloaded server (429, 503)
+        attempt = 0
+        while True:
+            attempt += 1
             started = self._clock()
             try:
                 # asyncio.timeout rather than wait_for: no extra task and loop turns per call.
@@ -467,7 +478,7 @@ class ModelCaller:
                         )
             except Exception as exc:  # CancelledError is a BaseException and passes through.
                 latency_ms = (self._clock() - started) * 1000.0
-                failure = self._failure(request, attempt, exc, latency_ms)
+                failure = self._failure(request, attempt, exc, latency_ms, waited_s)
             else:
                 latency_ms = (self._clock() - started) * 1000.0
                 return ModelAnswer(
@@ -486,20 +497,45 @@ class ModelCaller:
                 await on_attempt_failed(failure)
             if failure.retry_delay_s is None:
                 raise ModelCallError(request, failures)
+            if _waits(failure):
+                waited_s += failure.retry_delay_s
             await self._sleep(failure.retry_delay_s)
-        raise AssertionError("unreachable: the last attempt either returns or raises")
 
     def _failure(
-        self, request: ModelRequest, attempt: int, exc: BaseException, latency_ms: float
+        self,
+        request: ModelRequest,
+        attempt: int,
+        exc: BaseException,
+        latency_ms: float,
+        waited_s: float = 0.0,
     ) -> AttemptFailure:
         info = classify(exc, timeout_s=self.retry.timeout_s)
         delay: float | None = None
-        if info.retryable and attempt < self.retry.max_attempts:
+        detail = info.detail
+        if info.retryable and _is_busy(info.kind, info.status):
+            # A rate-limited or overloaded server: asked again for as long as the total wait
+            # allows, whatever the attempts, honouring the server's Retry-After whole.
+            left = self.retry.max_wait_s - waited_s
+            wanted = (
+                info.retry_after_s
+                if info.retry_after_s is not None
+                else backoff_delay(attempt, self.retry, self._rng)
+            )
+            if wanted <= left:
+                delay = wanted
+            else:
+                detail += (
+                    f" (the server asks for a wait of {wanted:,.0f} s, over the"
+                    f" {left:,.0f} s left of retry.max_wait_s)"
+                    if info.retry_after_s is not None
+                    else f" (gave up after waiting {waited_s:,.0f} s: retry.max_wait_s)"
+                )
+        elif info.retryable and attempt < self.retry.max_attempts:
             if info.retry_after_s is not None:
                 delay = min(info.retry_after_s, self.retry.max_delay_s)
             else:
                 delay = backoff_delay(attempt, self.retry, self._rng)
-        message = scrub(info.detail, self._secrets)
+        message = scrub(detail, self._secrets)
         if len(message) > _MAX_MESSAGE_CHARS:
             message = message[: _MAX_MESSAGE_CHARS - 1] + "…"
         return AttemptFailure(
