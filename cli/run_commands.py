@@ -251,12 +251,14 @@ def run(
     store: EventStore | None = None
     try:
         from maai.runtime import providers
+        from maai.runtime.parameters import check_parameters
         from maai.runtime.preflight import preflight
 
         try:
             config = load_config(config_files.resolve(config_path), seed=seed)
             experiment = experiment_of(config)
             providers.check_credentials(config)
+            check_parameters(config)
             preflight(config)
         except (ConfigError, providers.ProviderSetupError) as exc:
             raise _fail(str(exc)) from None
@@ -395,10 +397,12 @@ def resume(
             print_cost(out, store, full_id, config.prices)
             raise typer.Exit(EXIT_OK)
         from maai.runtime import providers
+        from maai.runtime.parameters import check_parameters
         from maai.runtime.preflight import preflight
 
         try:
             providers.check_credentials(config)
+            check_parameters(config)
             preflight(config)
         except providers.ProviderSetupError as exc:
             raise _fail(str(exc)) from None

@@ -346,6 +346,16 @@ class ModelAnswer(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     latency_ms: float = 0.0
     attempts: int = 1
+    # The provider's summary of the model's hidden reasoning, where it sent one: private
+    # (never shown to other agents). Absent from the JSON of an answer without it.
+    reasoning: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_reasoning(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("reasoning", "") is None:
+            del data["reasoning"]
+        return data
 
     def without_raw(self) -> ModelAnswer:
         """The answer as a run's state holds it (``state.answers``): without the provider's

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import (
@@ -50,6 +50,8 @@ class ProviderConfig(Strict):
     context_window: int | None = Field(default=None, ge=256, le=100_000_000)
     # The most tokens an answer may take (reasoning included), sent in the API's own field.
     max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    # How much a reasoning model reasons (docs/providers.md, "Reasoning models").
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
 
     @model_serializer(mode="wrap")
     def _without_absent_options(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -81,7 +83,7 @@ class ProviderConfig(Strict):
         return value
 
 
-_OPTIONAL_PROVIDER_KEYS = ("context_window", "max_output_tokens")
+_OPTIONAL_PROVIDER_KEYS = ("context_window", "max_output_tokens", "reasoning_effort")
 
 
 class UtilityConfig(Strict):
@@ -128,6 +130,7 @@ class ModelUser(BaseModel):
     who: str
     model: str
     provider: ProviderConfig | None = None
+    temperature: float | None = None  # what its requests send; None: none sent
 
 
 class Price(Strict):
@@ -191,7 +194,12 @@ class ExperimentConfig(Strict):
 
     def model_users(self) -> list[ModelUser]:
         """Every caller of a model: the participants, then the utility agent."""
-        utility = ModelUser(who=UTILITY, model=self.utility.model, provider=self.utility.provider)
+        utility = ModelUser(
+            who=UTILITY,
+            model=self.utility.model,
+            provider=self.utility.provider,
+            temperature=self.utility.temperature,
+        )
         return [*self.participants(), utility]
 
     def agent_names(self) -> list[str]:

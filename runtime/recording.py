@@ -35,7 +35,12 @@ from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStrea
 from agents.strict_schema import ensure_strict_json_schema
 from agents.tool import Tool
 from agents.usage import Usage as SdkUsage
-from openai.types.responses import ResponseOutputMessage, ResponseOutputRefusal, ResponseOutputText
+from openai.types.responses import (
+    ResponseOutputMessage,
+    ResponseOutputRefusal,
+    ResponseOutputText,
+    ResponseReasoningItem,
+)
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from maai.domain.calls import ModelAnswer, ModelRequest
@@ -266,6 +271,19 @@ def response_text(response: ModelResponse) -> str:
     return "".join(parts)
 
 
+def response_reasoning(response: ModelResponse) -> str | None:
+    """The reasoning a provider showed: the Responses API's reasoning summaries, or the
+    reasoning text some compatible servers send (``reasoning_content``: vLLM, DeepSeek),
+    which the SDK hands over as reasoning items; None when there is none."""
+    parts: list[str] = []
+    for item in response.output:
+        if not isinstance(item, ResponseReasoningItem):
+            continue
+        parts.extend(s.text for s in item.summary if s.text)
+        parts.extend(c.text for c in item.content or () if c.text)
+    return "\n\n".join(parts) if parts else None
+
+
 # --- classifying errors ---------------------------------------------------------------------
 
 
@@ -489,6 +507,7 @@ class ModelCaller:
                     usage=read_usage(response),
                     latency_ms=latency_ms,
                     attempts=attempt,
+                    reasoning=response_reasoning(response),
                 )
             # Outside the except block on purpose: the provider's exception (its request still
             # holds the Authorization header) must not ride along as __context__.

@@ -23,7 +23,7 @@ import contextvars
 from collections.abc import Mapping
 from typing import Any
 
-from agents import ModelResponse
+from agents import ModelResponse, ModelSettings
 from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
 
@@ -156,7 +156,8 @@ def read_usage(response: ModelResponse) -> Usage:
 
 
 class _KeepsUsage:
-    """Mixed into the SDK's OpenAI models: keep the provider's usage as it came."""
+    """Mixed into the SDK's OpenAI models: keep the provider's usage as it came, and send
+    the agent's own settings."""
 
     async def _fetch_response(self, *args: Any, **kwargs: Any) -> Any:
         response = await super()._fetch_response(*args, **kwargs)  # type: ignore[misc]
@@ -167,7 +168,13 @@ class _KeepsUsage:
             response.usage = _readable_copy(usage)
         return response
 
+    # Settings of this agent's provider block (max_output_tokens, reasoning_effort), laid
+    # over what each call asks; the SDK puts them in each API's own field.
+    extra_settings: ModelSettings | None = None
+
     async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        if self.extra_settings is not None and "model_settings" in kwargs:
+            kwargs["model_settings"] = kwargs["model_settings"].resolve(self.extra_settings)
         captured: list[Any] = []
         token = _fetched_usage.set(captured)
         try:

@@ -279,7 +279,10 @@ class FrohlichConfig(ExperimentConfig):
         return tuple(tuple(d) for d in self.distributions)
 
     def participants(self) -> list[ModelUser]:
-        return [ModelUser(who=a.name, model=a.model, provider=a.provider) for a in self.agents]
+        return [
+            ModelUser(who=a.name, model=a.model, provider=a.provider, temperature=a.temperature)
+            for a in self.agents
+        ]
 
     def memory_limit(self, name: str) -> int:
         """The memory word limit of agent ``name``: its own, else the run's."""
