@@ -177,10 +177,15 @@ class FrohlichConfig(ExperimentConfig):
     probabilities, instead of the base set times a multiplier."""
     manipulator: ManipulatorConfig | None = None
     history: HistoryConfig = Field(default_factory=HistoryConfig)
+    prompt_layout: Literal["seed", "stable_prefix"] = "seed"
+    """``stable_prefix``: static instructions, then the public history, then the per-step
+    state and task, so that providers' prefix caches can reuse an agent's earlier prompts
+    (docs/frohlich.md, "Prompt layout"). ``seed``: the seed's layout."""
 
     omitted_when_default: ClassVar[dict[str, Any]] = {
         **ExperimentConfig.omitted_when_default,
         "history": {"window_rounds": None},
+        "prompt_layout": "seed",
     }
 
     _language = field_validator("language", mode="before")(_known_language)

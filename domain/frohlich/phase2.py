@@ -10,6 +10,7 @@ from typing import Any
 from maai.canonical import FrozenJson, FrozenJsonList
 from maai.domain.calls import ModelRequest, first_after
 from maai.domain.frohlich import manipulator, parsing, render, rules
+from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.elicit import Elicited, elicit
 from maai.domain.frohlich.events import (
     AnswerKind,
@@ -32,6 +33,7 @@ from maai.domain.frohlich.steps import (
     builder,
     config_of,
     free_text,
+    group_texts,
     memory_done,
     memory_update,
     participant_request,
@@ -151,18 +153,29 @@ def _turn_values(
     """What every Phase-2 task shows, in the reader's ``language``; ``history`` in place of
     the public history's text where given (``HISTORY_MARK``)."""
     config = config_of(state)
+    if config.prompt_layout == "stable_prefix":
+        # Shown before the per-step state instead (participant_request's ``history``).
+        return {
+            "group_instructions": "",
+            "principles": "",
+            "round": round_,
+            "rounds": config.phase2_rounds,
+            "history": word(language, "history_above"),
+        }
+    group_instructions, principles = group_texts(state, language)
     return {
-        "group_instructions": render_template(
-            "group_instructions",
-            language,
-            members=", ".join(a.name for a in config.agents),
-            rounds=config.phase2_rounds,
-        ),
-        "principles": render_template("principles", language),
+        "group_instructions": group_instructions,
+        "principles": principles,
         "round": round_,
         "rounds": config.phase2_rounds,
         "history": shown_history_text(state, round_, language) if history is None else history,
     }
+
+
+def _task(config: FrohlichConfig, text: str) -> str:
+    """A Phase-2 task as the layout shows it: in ``stable_prefix`` its first lines (the group
+    instructions and principles, shown before) are left empty, and dropped."""
+    return text.lstrip("\n") if config.prompt_layout == "stable_prefix" else text
 
 
 def shown_public(state: State, round_: int) -> tuple[tuple[PublicItem, ...], int]:
@@ -290,9 +303,11 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
 
                 def showing(history: str) -> ModelRequest:
                     values = _turn_values(state, round_, language, history)
-                    task = render_template("reasoning", language, **values)
+                    task = _task(config, render_template("reasoning", language, **values))
                     task = render.with_feedback(task, feedback, language, "free_text")
-                    return participant_request(state, name, call, Purpose.REASONING, task, facts)
+                    return participant_request(
+                        state, name, call, Purpose.REASONING, task, facts, history=history
+                    )
 
                 return _showing_history(state, round_, language, showing)
 
@@ -330,8 +345,10 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
                 vote_phrase=word(language, "vote_phrase"),
                 **_turn_values(state, round_, language, history),
             )
-            task = render.with_feedback(task, feedback, language, "free_text")
-            return participant_request(state, name, call, Purpose.STATEMENT, task, facts)
+            task = render.with_feedback(_task(config, task), feedback, language, "free_text")
+            return participant_request(
+                state, name, call, Purpose.STATEMENT, task, facts, history=history
+            )
 
         return _showing_history(state, round_, language, showing)
 
@@ -378,7 +395,7 @@ def group_answers(
     @_once_per_walk
     def task(language: str, feedback: str | None, history: str | None = None) -> str:
         turn_values = _turn_values(state, round_, language, history)
-        text = render_template(kind, language, **values, **turn_values)
+        text = _task(config, render_template(kind, language, **values, **turn_values))
         return render.with_feedback(text, feedback, language, kind)
 
     def ask(name: str) -> Walk[Elicited]:
@@ -389,7 +406,8 @@ def group_answers(
         def build_sharing(address: str, attempt: int, feedback: str | None) -> ModelRequest:
             def showing(history: str) -> ModelRequest:
                 shown = partial(task, language, history=history)
-                return builder(state, name, purpose, shown, context)(address, attempt, feedback)
+                build = builder(state, name, purpose, shown, context, history=history)
+                return build(address, attempt, feedback)
 
             return _showing_history(state, round_, language, showing)
 
