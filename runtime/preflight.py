@@ -18,6 +18,7 @@ import openai
 
 from maai.domain.config import ExperimentConfig
 from maai.runtime import providers
+from maai.runtime.recording import status_detail
 
 PREFLIGHT_TIMEOUT_S = 15.0
 PREFLIGHT_ENV = "MAAI_PREFLIGHT"  # "off": skip (offline rehearsals of configs)
@@ -87,11 +88,11 @@ async def _reach(target: _Target, env: Mapping[str, str], timeout_s: float) -> s
             )
         return None
     except openai.AuthenticationError as exc:
-        return f"HTTP {exc.status_code}: the key was refused ({_detail(exc)})"
+        return f"HTTP {exc.status_code}: the key was refused ({status_detail(exc)})"
     except openai.PermissionDeniedError as exc:
-        return f"HTTP {exc.status_code}: not allowed with this key ({_detail(exc)})"
+        return f"HTTP {exc.status_code}: not allowed with this key ({status_detail(exc)})"
     except openai.APIStatusError as exc:
-        return f"HTTP {exc.status_code}: {_detail(exc)}"
+        return f"HTTP {exc.status_code}: {status_detail(exc)}"
     except openai.APITimeoutError:
         return f"no answer within {timeout_s:g} s"
     except openai.APIConnectionError as exc:
@@ -99,16 +100,6 @@ async def _reach(target: _Target, env: Mapping[str, str], timeout_s: float) -> s
         return f"cannot connect ({type(cause).__name__ if cause else 'connection error'})"
     finally:
         await client.close()
-
-
-def _detail(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        message = error.get("message") if isinstance(error, dict) else error
-        if isinstance(message, str):
-            return message
-    return exc.message
 
 
 async def _reach_all(

@@ -296,8 +296,12 @@ class _Classified:
     retry_after_s: float | None = None
 
 
-def _status_detail(exc: openai.APIStatusError) -> str:
+def status_detail(exc: openai.APIStatusError) -> str:
+    """The server's own error message: OpenAI's ``{error: {message}}``, vLLM's ``{message}``,
+    Ollama's ``{error: "..."}``, Gemini's ``[{error: {message}}]``; else the client's."""
     body = exc.body
+    if isinstance(body, list) and body and isinstance(body[0], dict):
+        body = body[0]
     if isinstance(body, dict):
         error = body.get("error", body)
         message = error.get("message") if isinstance(error, dict) else error
@@ -376,7 +380,7 @@ def classify(exc: BaseException, *, timeout_s: float) -> _Classified:
     """Whether an attempt's error is worth another attempt, and how to describe it."""
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        detail = _status_detail(exc)
+        detail = status_detail(exc)
         if status == 429:
             kind, retryable = ErrorKind.RATE_LIMIT, True
         elif status >= 500 or status in (408, 409):

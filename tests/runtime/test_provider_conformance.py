@@ -122,6 +122,8 @@ def test_each_exchange_is_handled_as_documented(
         (failure,) = recorder.failures
         assert failure.error_kind == expect["error_kind"] and not failure.retryable
         assert failure.http_status == (exchange["status"] if exchange["status"] >= 400 else None)
+        if "message" in expect:  # the server's own words, whatever the error's shape
+            assert failure.message == expect["message"]
         return
     answer = run_call(server, request, recorder, retry=retry, provider=provider_config, env=env)
     if "error_kind" in expect:  # retried, then the next reply answered
