@@ -177,6 +177,9 @@ class FrohlichConfig(ExperimentConfig):
     probabilities, instead of the base set times a multiplier."""
     manipulator: ManipulatorConfig | None = None
     history: HistoryConfig = Field(default_factory=HistoryConfig)
+    answers: Literal["free_text", "structured"] = "free_text"
+    """``structured``: rankings, choices, ballots and polls are asked for as JSON of a schema
+    (docs/frohlich.md, "Structured answers"); ``free_text``: the seed's free text, parsed."""
     prompt_layout: Literal["seed", "stable_prefix"] = "seed"
     """``stable_prefix``: static instructions, then the public history, then the per-step
     state and task, so that providers' prefix caches can reuse an agent's earlier prompts
@@ -186,6 +189,7 @@ class FrohlichConfig(ExperimentConfig):
         **ExperimentConfig.omitted_when_default,
         "history": {"window_rounds": None},
         "prompt_layout": "seed",
+        "answers": "free_text",
     }
 
     _language = field_validator("language", mode="before")(_known_language)
