@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import openai
@@ -32,16 +32,19 @@ class _Target:
     model: str  # one model name the server should know, for the one-token call
 
 
-def _targets(config: ExperimentConfig, env: Mapping[str, str]) -> dict[_Target, list[str]]:
+def _targets(
+    configs: Iterable[ExperimentConfig], env: Mapping[str, str]
+) -> dict[_Target, list[str]]:
     targets: dict[_Target, list[str]] = {}
-    for user in config.model_users():
+    users = [user for config in configs for user in config.model_users()]
+    for user in users:
         route = providers.resolve_route(user.model, user.provider, who=user.who)
         if route.kind == "simulated":
             continue
         base = (
             route.base_url
             or env.get(providers.OPENAI_BASE_URL_ENV)
-            or (providers.OPENAI_DEFAULT_BASE_URL)
+            or providers.OPENAI_DEFAULT_BASE_URL
         )
         where = (route.kind, base.rstrip("/"), route.key_env)
         # One check per server and key, whichever of its models an agent names.
@@ -49,7 +52,9 @@ def _targets(config: ExperimentConfig, env: Mapping[str, str]) -> dict[_Target, 
             (t for t in targets if (t.kind, t.base_url, t.key_env) == where),
             _Target(*where, model=route.name),
         )
-        targets.setdefault(target, []).append(providers.describe_who(user.who))
+        whos = targets.setdefault(target, [])
+        if providers.describe_who(user.who) not in whos:  # a study: the same agent in many runs
+            whos.append(providers.describe_who(user.who))
     return targets
 
 
@@ -119,16 +124,18 @@ async def _reach_all(
 
 
 def preflight(
-    config: ExperimentConfig,
+    config: ExperimentConfig | Iterable[ExperimentConfig],
     env: Mapping[str, str] = os.environ,
     *,
     timeout_s: float = PREFLIGHT_TIMEOUT_S,
 ) -> None:
-    """Reach every provider of ``config`` once; raise ``ProviderSetupError`` naming each one
-    that could not be reached. Call after ``check_credentials`` (keys are present)."""
+    """Reach every provider of ``config`` (or of several: a study's runs) once; raise
+    ``ProviderSetupError`` naming each one that could not be reached. Call after
+    ``check_credentials`` (keys are present)."""
     if env.get(PREFLIGHT_ENV, "").lower() == "off":
         return
-    targets = _targets(config, env)
+    configs = [config] if isinstance(config, ExperimentConfig) else list(config)
+    targets = _targets(configs, env)
     if not targets:
         return
     problems = asyncio.run(_reach_all(targets, env, timeout_s))

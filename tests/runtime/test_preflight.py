@@ -114,3 +114,24 @@ def test_the_cli_reaches_a_live_server_first_then_runs(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, ["run", str(config), "--db", str(tmp_path / "l.db")])
         assert result.exit_code == 0, result.output
         assert srv.listed == ["/v1/models"]
+
+
+def test_a_study_reaches_its_providers_before_any_run(tmp_path: Path) -> None:
+    import yaml
+
+    from tests.runtime.test_study import write_study
+
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    study = write_study(tmp_path)
+    base = tmp_path / "base.yaml"
+    data = yaml.safe_load(base.read_text(encoding="utf-8"))
+    data["agents"][0]["model"] = "some-model"
+    data["agents"][0]["provider"] = {"base_url": url}
+    data["agents"][0].pop("persona", None)
+    base.write_text(yaml.safe_dump(data), encoding="utf-8")
+    db = str(tmp_path / "l.db")
+    result = CliRunner().invoke(app, ["study", "run", str(study), "--db", db])
+    assert result.exit_code == 2, result.output
+    assert f"provider {url}" in result.output and "cannot connect" in result.output
+    with EventStore.open(db) as store:
+        assert store.list_runs() == []
