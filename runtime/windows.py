@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ExperimentConfig, ModelUser
+from maai.domain.embeddings import EMBEDDER
 from maai.runtime.providers import SIMULATED, describe_who, resolve_route
 from maai.runtime.tokens import ESTIMATE_MARGIN, TokenCount, count_request
 
@@ -81,6 +82,8 @@ def window_of(user: ModelUser) -> Window | None:
     """The user's window; None for the simulated model without a declared one (it has no
     window: nothing to check)."""
     provider = user.provider
+    if user.who == EMBEDDER:  # embeddings take one short text each: no prompt to check
+        return None
     if provider is not None and provider.context_window is not None:
         return Window(provider.context_window, "context_window in the config")
     if user.model == SIMULATED:
