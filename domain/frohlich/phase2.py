@@ -225,12 +225,16 @@ once, at a place known without looking for it."""
 
 
 def _showing_history(
-    state: State, round_: int, language: str, build: Callable[[str], ModelRequest]
+    state: State,
+    language: str,
+    build: Callable[[str], ModelRequest],
+    round_: int | None = None,
 ) -> ModelRequest:
     """The request ``build(history)`` makes, given the public history's text (a Phase-2 task
     showing it, with the history items in its context), told that both are shared: in a run
     on request hash version 2 they are cut out of its hash, which then costs the request's
-    own text and not the whole discussion.
+    own text and not the whole discussion. ``round_``: the round whose task it is, which a
+    run with a history window (``history.window_rounds``) needs to show the right rounds.
 
     The request is built around ``HISTORY_MARK`` and the history put in its place: exactly
     the request built around the history itself (``string.Template`` puts values in as they
@@ -239,7 +243,7 @@ def _showing_history(
     one put in). Otherwise it is built around the history itself."""
     version = state.started.hash_version if state.started is not None else 1
     cut = version >= 2
-    if config_of(state).history.window_rounds is not None:
+    if config_of(state).history.window_rounds is not None and round_ is not None:
         # A window's text is no prefix of the next one's: nothing to share between requests.
         return build(shown_history_text(state, round_, language)).sharing(
             None, "history", cut=cut
@@ -309,7 +313,7 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
                         state, name, call, Purpose.REASONING, task, facts, history=history
                     )
 
-                return _showing_history(state, round_, language, showing)
+                return _showing_history(state, language, showing, round_)
 
             text = yield from free_text(
                 state,
@@ -350,7 +354,7 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
                 state, name, call, Purpose.STATEMENT, task, facts, history=history
             )
 
-        return _showing_history(state, round_, language, showing)
+        return _showing_history(state, language, showing, round_)
 
     said = yield from free_text(
         state,
@@ -409,7 +413,7 @@ def group_answers(
                 build = builder(state, name, purpose, shown, context, history=history)
                 return build(address, attempt, feedback)
 
-            return _showing_history(state, round_, language, showing)
+            return _showing_history(state, language, showing, round_)
 
         return elicit(
             state,
