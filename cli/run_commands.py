@@ -22,7 +22,7 @@ from maai.cli.common import (
     exit_code_for,
     open_store_or_exit,
 )
-from maai.cli.summary import print_cost, print_summary
+from maai.cli.summary import print_summary, print_usage
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
@@ -82,6 +82,13 @@ def _signer() -> Signer:
     except SigningKeyError as exc:
         hint = "" if KEY_ENV in str(exc) else f" (set {KEY_ENV} to use another file)"
         raise _fail(f"{exc}{hint}") from None
+
+
+def _cost(store: EventStore, run_id: str, config: ExperimentConfig) -> float | None:
+    """The run's cost at its config's prices (``None`` without prices)."""
+    from maai.runtime.study import run_cost
+
+    return run_cost(store, run_id, config.prices)
 
 
 def _execute(
@@ -148,8 +155,12 @@ def _execute(
         if show_warnings:
             for warning in engine.warnings:
                 err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
-    print_summary(out, experiment.summarize(run_id, state, "completed"))
-    print_cost(out, store, run_id, config.prices)
+    print_summary(
+        out,
+        experiment.summarize(run_id, state, "completed"),
+        _cost(store, run_id, config),
+    )
+    print_usage(out, store, run_id, config.prices)
     return EXIT_OK
 
 
@@ -396,8 +407,10 @@ def resume(
                 sign_head(store, full_id, signer)
             except LedgerError as exc:
                 raise _fail(str(exc), exit_code_for(exc)) from None
-            print_summary(out, experiment.summarize(full_id, state))
-            print_cost(out, store, full_id, config.prices)
+            print_summary(
+                out, experiment.summarize(full_id, state), _cost(store, full_id, config)
+            )
+            print_usage(out, store, full_id, config.prices)
             raise typer.Exit(EXIT_OK)
         from maai.runtime import providers
         from maai.runtime.parameters import check_parameters
@@ -444,8 +457,8 @@ def replay(
     if as_json:
         typer.echo(json.dumps(summary.data, indent=2, sort_keys=True))
     else:
-        print_summary(out, summary)
-        print_cost(out, store, run_id, config.prices)
+        print_summary(out, summary, _cost(store, run_id, config))
+        print_usage(out, store, run_id, config.prices)
 
 
 def verify(
@@ -595,7 +608,8 @@ def show(
     db: DbOption = None,
     no_check: NoCheckOption = False,
 ) -> None:
-    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first)."""
+    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first), and
+    its cost when its config sets prices (docs/studies.md, "Cost")."""
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
@@ -608,8 +622,9 @@ def show(
         highlight=False,
     )
     _name_modified_build(store, run_id, out)
-    print_summary(out, experiment.summarize(run_id, state, info.status))
-    print_cost(out, store, run_id, config.prices)
+    summary = experiment.summarize(run_id, state, info.status)
+    print_summary(out, summary, _cost(store, run_id, config))
+    print_usage(out, store, run_id, config.prices)
 
 
 def init(

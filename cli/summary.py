@@ -11,10 +11,22 @@ from maai.domain.experiment import Summary
 from maai.ledger import EventStore
 
 
-def print_summary(console: Console, summary: Summary) -> None:
+def cost_text(usd: float | None) -> str:
+    """A cost in US dollars: cents below $1 to four places (a short run costs fractions of a
+    cent), else two; ``—`` where there is none (no prices set, or a model without one)."""
+    if usd is None:
+        return "—"
+    return f"${usd:,.4f}" if usd < 1 else f"${usd:,.2f}"
+
+
+def print_summary(console: Console, summary: Summary, cost_usd: float | None = None) -> None:
+    """The summary; ``cost_usd`` (``runtime.study.run_cost``) joins its first line when the
+    config sets prices."""
     head = [f"status: [bold]{escape(summary.status)}[/bold]"]
     head += [f"{label}: {escape(value)}" for label, value in summary.headline]
     head.append(f"outcome: [bold]{escape(summary.outcome)}[/bold]")
+    if cost_usd is not None:
+        head.append(f"cost: {cost_text(cost_usd)}")
     console.print("   ".join(head), highlight=False)
     if summary.failure:
         console.print(
@@ -38,14 +50,13 @@ def _numeric(cell: str) -> bool:
     return text.isdigit() or cell.strip() == "—"
 
 
-def print_cost(
-    console: Console, store: EventStore, run_id: str, prices: dict[str, Price]
-) -> None:
-    """The run's cost from the usage its calls recorded (docs/providers.md, "Usage and
-    cost"), one line after the summary."""
+def print_usage(console: Console, store: EventStore, run_id: str, prices: dict[str, Price]) -> None:
+    """The run's tokens as its calls recorded them, cached input and reasoning apart
+    (docs/providers.md, "Usage and cost"), one line after the summary (whose first line gives
+    the cost); which models lack a price, where some have one."""
     from maai.runtime.study import recorded_usage
 
     usage = recorded_usage(store, run_id)
-    # A run of the simulated model alone, unpriced, costs nothing worth a line.
+    # A run of the simulated model alone, unpriced, has nothing worth a line.
     if prices or any(model != "simulated" for model in usage.calls):
-        console.print(escape(usage.describe_cost(prices)), highlight=False, soft_wrap=True)
+        console.print(escape(usage.describe_usage(prices)), highlight=False, soft_wrap=True)

@@ -93,21 +93,19 @@ class Usage:
             )
         return total
 
-    def describe_cost(self, prices: Mapping[str, Price]) -> str:
-        """One line for a summary: the cost, or which models lack a price; then the cached
-        input and reasoning tokens it counted."""
-        cost = self.cost_usd(prices)
-        if cost is None:
-            text = f"cost: unknown (no price for {', '.join(self.unpriced(prices))})"
-        else:
-            text = f"cost: ${cost:,.4f}"
+    def describe_usage(self, prices: Mapping[str, Price]) -> str:
+        """One line for a summary: the tokens, cached input and reasoning apart; and the
+        models without a price, where prices are set (the cost is then unknown)."""
         cached = self.total(self.cached_input_tokens)
         reasoning = self.total(self.reasoning_tokens)
-        return (
-            f"{text}; input tokens {self.total(self.input_tokens):,} "
-            f"({cached:,} cached), output tokens {self.total(self.output_tokens):,} "
-            f"({reasoning:,} reasoning)"
+        text = (
+            f"input tokens {self.total(self.input_tokens):,} ({cached:,} cached), "
+            f"output tokens {self.total(self.output_tokens):,} ({reasoning:,} reasoning)"
         )
+        missing = self.unpriced(prices)
+        if prices and missing:
+            text += f"; cost unknown: no price for {', '.join(missing)}"
+        return text
 
 
 __all__ = ["Price", "Usage", "tokens_cost_usd", "usage_of"]
