@@ -22,7 +22,7 @@ from maai.cli.common import (
     exit_code_for,
     open_store_or_exit,
 )
-from maai.cli.summary import print_summary
+from maai.cli.summary import print_summary, print_usage
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
@@ -84,6 +84,13 @@ def _signer() -> Signer:
         raise _fail(f"{exc}{hint}") from None
 
 
+def _cost(store: EventStore, run_id: str, config: ExperimentConfig) -> float | None:
+    """The run's cost at its config's prices (``None`` without prices)."""
+    from maai.runtime.study import run_cost
+
+    return run_cost(store, run_id, config.prices)
+
+
 def _execute(
     store: EventStore,
     run_id: str,
@@ -119,7 +126,8 @@ def _execute(
         _interrupted(run_id)
         return EXIT_INTERRUPTED
     except RunFailedError as exc:
-        err.print(f"[red]run failed:[/red] {exc}", soft_wrap=True, highlight=False)
+        if quiet:  # else the progress lines have just said it
+            err.print(f"[red]run failed:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
         err.print(f"The history is saved; when the cause is fixed: maai resume {run_id}")
         return EXIT_FAILED
     except (StoreBusyError, StoreFullError) as exc:
@@ -152,7 +160,12 @@ def _execute(
         if show_warnings:
             for warning in engine.warnings:
                 err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
-    print_summary(out, experiment.summarize(run_id, state, "completed"))
+    print_summary(
+        out,
+        experiment.summarize(run_id, state, "completed"),
+        _cost(store, run_id, config),
+    )
+    print_usage(out, store, run_id, config.prices)
     return EXIT_OK
 
 
@@ -257,13 +270,21 @@ def run(
     store: EventStore | None = None
     try:
         from maai.runtime import providers
+        from maai.runtime.parameters import check_parameters
+        from maai.runtime.preflight import preflight
 
         try:
             config = load_config(config_files.resolve(config_path), seed=seed)
             experiment = experiment_of(config)
             providers.check_credentials(config)
+            check_parameters(config)
+            preflight(config)
         except (ConfigError, providers.ProviderSetupError) as exc:
             raise _fail(str(exc)) from None
+        from maai.runtime.windows import window_warnings
+
+        for warning in window_warnings(config):
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
         signer = _signer()
         store = open_store_or_exit(db, read_only=False)
         new_id = new_run_id()
@@ -394,7 +415,10 @@ def resume(
                 sign_head(store, full_id, signer)
             except LedgerError as exc:
                 raise _fail(str(exc), exit_code_for(exc)) from None
-            print_summary(out, experiment.summarize(full_id, state))
+            print_summary(
+                out, experiment.summarize(full_id, state), _cost(store, full_id, config)
+            )
+            print_usage(out, store, full_id, config.prices)
             raise typer.Exit(EXIT_OK)
         # Checked before the trace opens too (it may export to OpenAI); the engine checks
         # again, right before its first request.
@@ -405,9 +429,13 @@ def resume(
         except LedgerError as exc:
             raise _fail(str(exc), exit_code_for(exc)) from None
         from maai.runtime import providers
+        from maai.runtime.parameters import check_parameters
+        from maai.runtime.preflight import preflight
 
         try:
             providers.check_credentials(config)
+            check_parameters(config)
+            preflight(config)
         except providers.ProviderSetupError as exc:
             raise _fail(str(exc)) from None
         out.print(f"resuming run [bold]{full_id}[/bold]", highlight=False)
@@ -434,13 +462,14 @@ def replay(
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
-    run_id, experiment, _ = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     state, _ = _fold(store, run_id, experiment)
     summary = experiment.summarize(run_id, state, store.get_run(run_id).status)
     if as_json:
         typer.echo(json.dumps(summary.data, indent=2, sort_keys=True))
     else:
-        print_summary(out, summary)
+        print_summary(out, summary, _cost(store, run_id, config))
+        print_usage(out, store, run_id, config.prices)
 
 
 def verify(
@@ -602,11 +631,12 @@ def show(
     db: DbOption = None,
     no_check: NoCheckOption = False,
 ) -> None:
-    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first)."""
+    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first), and
+    its cost when its config sets prices (docs/studies.md, "Cost")."""
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
-    run_id, experiment, _ = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     state, head = _fold(store, run_id, experiment)
     info = store.get_run(run_id)
     out.print(
@@ -615,7 +645,9 @@ def show(
         highlight=False,
     )
     _name_modified_build(store, run_id, out)
-    print_summary(out, experiment.summarize(run_id, state, info.status))
+    summary = experiment.summarize(run_id, state, info.status)
+    print_summary(out, summary, _cost(store, run_id, config))
+    print_usage(out, store, run_id, config.prices)
 
 
 def init(
