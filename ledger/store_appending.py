@@ -30,7 +30,7 @@ from maai.ledger.errors import (
 )
 from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY
 from maai.ledger.schema import checkpoints, events, read_head
-from maai.ledger.store_base import _nothing, _payload_text
+from maai.ledger.store_base import _as_utc, _nothing, _payload_text
 from maai.ledger.store_reading import StoreReading
 
 # A payload text this long is at least MIN_EVENT_CHARS long once normalized (normalization
@@ -188,6 +188,28 @@ class StoreAppending(StoreReading):
                 return read_head(conn, run_id)
         except (LedgerError, sa_exc.SQLAlchemyError):
             return None
+
+    def checkpoints(self, run_id: str) -> list[Checkpoint]:
+        """The run's checkpoints, in the order they were recorded."""
+        self._check_open()
+        with self._errors(f"reading checkpoints of run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+            if not self._has_checkpoints:
+                return []  # a ledger read at a revision before checkpoints were kept
+            rows = conn.execute(
+                select(checkpoints).where(checkpoints.c.run_id == run_id).order_by(checkpoints.c.id)
+            ).all()
+        return [
+            Checkpoint(
+                run_id=r.run_id,
+                seq=r.seq,
+                hash=r.hash,
+                public_key=r.public_key,
+                signature=r.signature,
+                signed_at=_as_utc(r.signed_at),
+            )
+            for r in rows
+        ]
 
     def add_checkpoint(
         self, run_id: str, seq: int, hash: str, public_key: str, signature: str

@@ -25,7 +25,6 @@ from maai.ledger.batch import Row
 from maai.ledger.chain import ChainChecker
 from maai.ledger.envelope import (
     ChainReport,
-    Checkpoint,
     StoredEvent,
     parse_canonical_json,
     parse_json,
@@ -44,7 +43,7 @@ from maai.ledger.fields import (
     sqlite_size_column,
 )
 from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY, PackingError, Unpacker
-from maai.ledger.schema import checkpoints, events, read_head
+from maai.ledger.schema import events, read_head
 from maai.ledger.store_base import StoreBase, _as_utc, _first_line, _payload_text
 
 # Columns in the order every read query returns them.
@@ -134,6 +133,19 @@ class StoreReading(StoreBase):
             ).all()
         return [(int(seq), str(hash_)) for seq, hash_ in rows]
 
+    def seqs_of_type(self, run_id: str, type_: str) -> list[int]:
+        """The seqs of the run's events of one type, in order, without reading a payload
+        (what finds the few events of a type that a long run holds)."""
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+            rows = conn.execute(
+                select(events.c.seq)
+                .where(events.c.run_id == run_id, events.c.type == type_)
+                .order_by(events.c.seq)
+            ).all()
+        return [int(seq) for (seq,) in rows]
+
     def head_hash(self, run_id: str) -> tuple[int, str] | None:
         """The run's head seq and the hash of its event (``None`` for an empty run), without
         reading the event's payload: what signing the head needs."""
@@ -181,6 +193,14 @@ class StoreReading(StoreBase):
         return self._stream(
             run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text
         )
+
+    def read_one(self, run_id: str, seq: int) -> StoredEvent | None:
+        """The run's event at ``seq`` (``None`` if there is none), read alone: :meth:`read`
+        fetches a chunk of ``read_chunk`` events to give the first."""
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+        return next(iter(self._stream(run_id, seq - 1, seq)), None)
 
     def _stream(
         self,
@@ -473,25 +493,3 @@ class StoreReading(StoreBase):
                 run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
             ) from None
         return stored_event(r[0], run_id, r[1], r[2], r[3], payload, r[5], recorded_at, r[7], r[8])
-
-    def checkpoints(self, run_id: str) -> list[Checkpoint]:
-        """The run's checkpoints, in the order they were recorded."""
-        self._check_open()
-        with self._errors(f"reading checkpoints of run {run_id!r}"), self._engine.connect() as conn:
-            read_head(conn, run_id)
-            if not self._has_checkpoints:
-                return []  # a ledger read at a revision before checkpoints were kept
-            rows = conn.execute(
-                select(checkpoints).where(checkpoints.c.run_id == run_id).order_by(checkpoints.c.id)
-            ).all()
-        return [
-            Checkpoint(
-                run_id=r.run_id,
-                seq=r.seq,
-                hash=r.hash,
-                public_key=r.public_key,
-                signature=r.signature,
-                signed_at=_as_utc(r.signed_at),
-            )
-            for r in rows
-        ]
