@@ -251,19 +251,12 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
         if report is None:
             assert history.experiment is not None
             fail(f"run {history.run_id}: the {history.experiment.name} experiment has no votes")
-        problems = views.vote_problems(history)  # type: ignore[attr-defined]
+        problems = views.vote_problems(history)
     if as_json:
         typer.echo(dumps(report), nl=False)
     else:
-        describe_value = views.describe_vote  # type: ignore[attr-defined]
-        print_vote_tables(out, history.run_id, report["rows"], describe_value)
-        outcome = report["outcome"]
-        if outcome is None:
-            out.print("outcome: the discussion has not ended")
-        elif outcome["agreement"] is None:
-            out.print(f"outcome: no agreement after {outcome['rounds_used']} round(s)")
-        else:
-            out.print(f"outcome: agreement on {outcome['agreement']['text']}")
+        print_vote_tables(out, history.run_id, report["rows"], views.describe_vote)
+        out.print(escape(views.vote_outcome(report).line()))
     for problem in problems:
         err_console.print(f"[red]inconsistent[/red] {escape(problem)}", soft_wrap=True)
     if problems:

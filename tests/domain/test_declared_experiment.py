@@ -1,0 +1,58 @@
+"""The base classes of an experiment (``DeclaredExperiment``) and of its views (``Views``):
+a fast fold stands for the reducer declared beside it only; the views' defaults say "no
+votes"; ``lazy`` calls the function named in the views' own package."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from maai.domain.collaboration.experiment import Collaboration
+from maai.domain.experiment import VoteOutcome
+from maai.projections.collaboration import CollaborationViews
+from maai.projections.views import Views
+
+
+class WithFastFold(Collaboration):
+    fast_fold = staticmethod(lambda events, state=None: "folded fast")
+
+
+def test_the_fast_fold_stands_for_its_own_reducer() -> None:
+    assert WithFastFold().fold([]) == "folded fast"
+
+
+def test_a_replaced_reducer_folds_through_evolve() -> None:
+    seen: list[Any] = []
+
+    class Replaced(WithFastFold):
+        @staticmethod
+        def evolve(state: Any, event: Any) -> Any:
+            seen.append(event)
+            return state
+
+    assert Replaced().fold(["a", "b"], state="s") == "s"
+    assert seen == ["a", "b"]
+
+    instance = WithFastFold()
+    instance.evolve = lambda state, event: state + event  # type: ignore[method-assign]
+    assert instance.fold(["b", "c"], state="a") == "abc"
+
+
+def test_views_default_to_no_votes() -> None:
+    views = Views()
+    assert views.audit_votes(None) is None  # type: ignore[arg-type]
+    assert views.vote_problems(None) == []  # type: ignore[arg-type]
+    assert views.describe_vote({"value": 3}) == "3"
+    assert views.vote_outcome({"outcome": None}).line() == "outcome: the voting has not ended"
+
+
+def test_a_vote_outcome_in_one_line() -> None:
+    assert VoteOutcome(True, "(c) a floor", 3).line() == "outcome: agreement on (c) a floor"
+    assert VoteOutcome(True, None, 3).line() == "outcome: no agreement after 3 round(s)"
+    assert VoteOutcome(True, None, None).line() == "outcome: no agreement"
+
+
+def test_lazy_calls_the_function_of_the_views_package() -> None:
+    from maai.projections.collaboration.protocol import all_rules
+
+    assert CollaborationViews.protocol_rules is all_rules
+    assert CollaborationViews().protocol_rules() == all_rules()
