@@ -108,7 +108,10 @@ class Experiment(ABC):
     upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {}
     prompts: ClassVar[PromptSet]
     default_config: ClassVar[str]
-    """File name of its example config among the packaged ones (``maai.configs``)."""
+    """File name of its example config in ``configs_package``."""
+    configs_package: ClassVar[str] = "maai.configs"
+    """The package holding its example configs: maai's own for the built-in experiments, the
+    plug-in's for a plug-in (``maai run NAME`` runs ``default_config`` from there)."""
     views_module: ClassVar[str]
     """Dotted name of its projections package, which defines ``VIEWS``."""
     docs: ClassVar[str]

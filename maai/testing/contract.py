@@ -92,9 +92,9 @@ def test_contract_the_same_seed_gives_the_same_events(
 def test_contract_verify_and_replay_accept_the_run(contract_run: Recorded) -> None:
     verified = maai("verify", contract_run.run_id, "--db", contract_run.db)
     assert verified.exit_code == 0, verified.output
-    replayed = maai("replay", contract_run.run_id, "--db", contract_run.db, "--json")
+    replayed = maai("replay", contract_run.run_id, "--db", contract_run.db)
     assert replayed.exit_code == 0, replayed.output
-    assert '"completed"' in replayed.stdout
+    assert "status: completed" in replayed.stdout, replayed.output
 
 
 def test_contract_every_export_is_written_the_same_each_time(
