@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from typer.testing import CliRunner, Result
 
 from maai.cli.app import app
@@ -24,6 +26,7 @@ from maai.ledger import EventStore
 from maai.runtime.engine import load_state
 from maai.testing.runs import Recorded, differences, record, resume_from, turns
 
+KEY_ENV = "MAAI_SIGNING_KEY"  # as maai.runtime.signing reads it
 CUTS_ENV = "MAAI_CONTRACT_CUTS"
 DEFAULT_CUTS = 6
 
@@ -37,15 +40,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="module", autouse=True)
 def contract_signing_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Runs sign their heads with a key of the test session, never the user's own."""
-    if os.environ.get("MAAI_SIGNING_KEY"):
+    """Runs sign their heads with a key made for these tests (written here, so that the
+    tests never depend on maai creating a missing key), never the user's own."""
+    if os.environ.get(KEY_ENV):
         yield
         return
-    os.environ["MAAI_SIGNING_KEY"] = str(tmp_path_factory.mktemp("signing") / "key.pem")
+    path = tmp_path_factory.mktemp("signing") / "key.pem"
+    pem = Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    path.write_bytes(pem)
+    path.chmod(0o600)
+    os.environ[KEY_ENV] = str(path)
     try:
         yield
     finally:
-        os.environ.pop("MAAI_SIGNING_KEY", None)
+        os.environ.pop(KEY_ENV, None)
 
 
 @pytest.fixture(scope="module")
