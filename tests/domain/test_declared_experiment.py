@@ -4,6 +4,8 @@ votes"; ``lazy`` calls the function named in the views' own package."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 from maai.domain.collaboration.experiment import Collaboration
@@ -56,3 +58,18 @@ def test_lazy_calls_the_function_of_the_views_package() -> None:
 
     assert CollaborationViews.protocol_rules is all_rules
     assert CollaborationViews().protocol_rules() == all_rules()
+
+
+def test_views_load_their_read_models_on_first_use() -> None:
+    # A fresh interpreter: what `maai run` loads of an experiment's views is the views class
+    # alone, until a read model is asked for.
+    code = (
+        "import sys\n"
+        "from maai.domain import experiments\n"
+        "views = experiments.get('collaboration').views()\n"
+        "before = 'maai.projections.collaboration.transcript' in sys.modules\n"
+        "views.transcript\n"
+        "print(before, 'maai.projections.collaboration.transcript' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["False", "True"], done.stderr
