@@ -258,7 +258,7 @@ class ExperimentViews(Protocol):
 
 class DeclaredExperiment(Experiment):
     """An experiment declared from its modules' functions, so that its ``experiment.py`` is a
-    list of them (docs/experiments.md, "The experiment module"):
+    list of them (docs/experiments.md, "Declaring one"):
 
     - ``initial_state``, ``evolve``, ``decide``, ``summarize``: its pure functions, each set
       as ``staticmethod(...)``; ``fast_fold``, where it has one (``maai.domain.updates``);
