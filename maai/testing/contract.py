@@ -3,7 +3,7 @@
 participants completes; folding its events gives the state the engine ended with; the same
 seed gives the same events; ``maai verify`` and ``maai replay`` accept it; every export and
 the report are written, the same bytes each time; its audits pass on this clean run; and a
-run cut after any turn, then resumed, ends with the events of the uncut run.
+run cut after any turn, then resumed, ends with the events of the uncut run and passes verify.
 
 ``from maai.testing.contract import *`` in a test module runs them for every experiment
 installed, or for those the module lists in ``CONTRACT_EXPERIMENTS``. ``MAAI_CONTRACT_CUTS``
@@ -156,6 +156,9 @@ def test_contract_a_run_cut_after_any_turn_resumes_to_the_same_events(
         # (Not the uncut run's state: it holds the answers' measured latencies.)
         if resumed.experiment.fold(again) != resumed.state:
             found.append("folding the resumed run's events gives another state than its end")
+        verified = maai("verify", resumed.run_id, "--db", resumed.db)
+        if verified.exit_code != 0:
+            found.append(f"maai verify refuses the resumed run:\n{verified.output}")
         problems += [f"cut after event {cut} of {len(events)}: {line}" for line in found]
     assert not problems, "\n".join(problems)
 

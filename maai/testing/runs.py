@@ -21,9 +21,11 @@ from maai.domain.events import (
 from maai.domain.experiment import Experiment
 from maai.ledger import EventStore
 from maai.runtime import config_files
+from maai.runtime.checkpoints import sign_head
 from maai.runtime.engine import Engine, to_new_event
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import config_snapshot, load_config, start_run
+from maai.runtime.signing import load_signer
 
 RUN_ID = "contract"
 
@@ -70,7 +72,8 @@ def record(name: str, folder: Path, *, file: str = "ledger.db") -> Recorded:
 
 def resume_from(recorded: Recorded, upto: int, folder: Path) -> Recorded:
     """A new ledger in ``folder`` holding ``recorded``'s first ``upto`` events, as a run
-    killed right after writing them leaves it, then resumed to its end."""
+    stopped right after writing them leaves it (its head signed, its status
+    ``interrupted``), then resumed to its end."""
     events = recorded.events()[:upto]
     assert events and isinstance(events[0], RunStarted)
     db = str(folder / f"cut-{upto}.db")
@@ -78,6 +81,8 @@ def resume_from(recorded: Recorded, upto: int, folder: Path) -> Recorded:
     with EventStore.open(db) as store:
         store.create_run(run_id, config.experiment, config_snapshot(config))
         store.append(run_id, 0, [to_new_event(event) for event in events])
+        sign_head(store, run_id, load_signer())
+        store.set_status(run_id, "interrupted")
         state = asyncio.run(Engine(store, run_id, LiveExecutor(config, env={})).run())
     return Recorded(recorded.experiment, config, db, run_id, state)
 
