@@ -1,10 +1,14 @@
-"""The base of an experiment's read models (``ExperimentViews``): the defaults an experiment
-without votes, reports or tables of its own gets, and :func:`lazy`, which turns each read
-model into one line naming the function that builds it (docs/experiments.md, "Views").
+"""The base of an experiment's read models (``ExperimentViews``), and :func:`lazy`, which
+names the function that builds a read model (docs/experiments.md, "The protocols it relies
+on").
 
 A views class lives in the experiment's projections package; ``lazy("transcript:transcript")``
 calls ``transcript`` of that package's ``transcript`` module, imported on first use, so that
-commands which only run an experiment load none of its read models."""
+commands which only run an experiment load none of its read models. The base names each read
+model where the built-in experiments keep it (``agent_log.py``, ``transcript.py``,
+``tables.py``, ``protocol.py``, ``leaks.py``, ``progress.py``, and where there is one
+``report.py`` and ``study_report.py``), and says "no votes": an experiment laid out so
+declares nothing but what it does otherwise."""
 
 from __future__ import annotations
 
@@ -19,46 +23,64 @@ from maai.projections.history import History
 from maai.projections.tables import Table, build_tables
 
 
-def _load(owner: type, target: str) -> Any:
-    """``module:name`` of the package that defines ``owner``."""
+def _module_name(owner: type, target: str) -> str:
     module_name, _, attribute = target.partition(":")
     if not module_name or not attribute:
         raise ValueError(f"{owner.__qualname__}: {target!r} is not 'module:name'")
     package = sys.modules[owner.__module__].__package__ or owner.__module__
-    return getattr(importlib.import_module(f"{package}.{module_name}"), attribute)
+    return f"{package}.{module_name}"
+
+
+def _load(owner: type, target: str) -> Any:
+    """``module:name`` of the package that defines ``owner``."""
+    return getattr(importlib.import_module(_module_name(owner, target)), target.partition(":")[2])
 
 
 class lazy:
-    """A views method that calls ``module:function`` of the views' own package with its
-    arguments; the module is imported on the first call."""
+    """A views method that calls ``module:function`` of the views' own package (the package
+    of the class it is read through) with its arguments; the module is imported on first use.
+    An ``optional`` one whose module the package lacks reads as absent (``getattr(views,
+    name, None)`` gives ``None``), as an optional member of ``ExperimentViews`` should."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, *, optional: bool = False) -> None:
         self.target = target
+        self.optional = optional
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
     def __get__(self, instance: Any, owner: type) -> Callable[..., Any]:
-        function = _load(owner, self.target)
+        try:
+            function = _load(owner, self.target)
+        except ModuleNotFoundError as exc:
+            module = _module_name(owner, self.target)
+            if self.optional and exc.name == module:
+                raise AttributeError(
+                    f"{owner.__qualname__} has no {self.name} ({module})"
+                ) from None
+            raise
         return function  # type: ignore[no-any-return]
 
 
 class Views:
-    """Defaults for everything generic code reads of an experiment's views beyond the read
-    models every experiment has (agent log, transcript, tables, protocol and leak audits,
-    progress), which a subclass names with :func:`lazy`."""
+    """An experiment's views, each read model where the built-in experiments keep it; a
+    subclass names another place with :func:`lazy`, or overrides a method."""
 
     table_specs: ClassVar[str] = "tables:TABLES"
     """``module:name`` of the experiment's tables (``projections.tables.Table``): a sequence,
     or a function of the histories giving one."""
 
-    agent_log: Callable[..., dict[str, Any]]
-    transcript: Callable[[History], str]
-    tables: Callable[[Sequence[History]], Mapping[str, str]]
-    audit_protocol: Callable[[History], Any]
-    protocol_rules: Callable[[], Sequence[Any]]
-    audit_leaks: Callable[[History], Any]
-    progress: Callable[[ExperimentConfig], Any]
+    agent_log: Callable[..., dict[str, Any]] = lazy("agent_log:agent_log")
+    transcript: Callable[[History], str] = lazy("transcript:transcript")
+    tables: Callable[[Sequence[History]], Mapping[str, str]] = lazy("tables:render_tables")
+    audit_protocol: Callable[[History], Any] = lazy("protocol:audit_protocol")
+    protocol_rules: Callable[[], Sequence[Any]] = lazy("protocol:all_rules")
+    audit_leaks: Callable[[History], Any] = lazy("leaks:audit_leaks")
+    progress: Callable[[ExperimentConfig], Any] = lazy("progress:Progress")
+    report: Callable[[History], Sequence[Any]] = lazy("report:report", optional=True)
+    study_report: Callable[[Sequence[Any], Any], Sequence[Any]] = lazy(
+        "study_report:study_report", optional=True
+    )
 
     def table_rows(self, history: History) -> dict[str, list[dict[str, Any]]]:
         specs = _load(type(self), self.table_specs)

@@ -12,17 +12,10 @@ from maai.projections.views import Views, lazy
 
 
 class FrohlichViews(Views):
-    agent_log = lazy("agent_log:agent_log")
-    transcript = lazy("transcript:transcript")
-    tables = lazy("tables:render_tables")
-    audit_protocol = lazy("protocol:audit_protocol")
-    protocol_rules = lazy("protocol:all_rules")
-    audit_leaks = lazy("leaks:audit_leaks")
+    """The read models in the modules ``Views`` expects, and the votes."""
+
     audit_votes = lazy("votes:vote_audit")
     describe_vote = lazy("votes:describe_value")
-    report = lazy("report:report")
-    study_report = lazy("study_report:study_report")
-    progress = lazy("progress:Progress")
 
     def vote_problems(self, history: History) -> list[str]:
         """Where the recorded tallies, consensus or poll outcomes disagree with a recount of

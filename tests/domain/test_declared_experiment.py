@@ -8,6 +8,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from maai.domain.collaboration.experiment import Collaboration
 from maai.domain.experiment import VoteOutcome
 from maai.projections.collaboration import CollaborationViews
@@ -73,3 +75,15 @@ def test_views_load_their_read_models_on_first_use() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+class ViewsOfThisPackage(Views):
+    """Views whose package (tests.domain) has none of the read models' modules."""
+
+
+def test_an_optional_read_model_its_package_lacks_reads_as_absent() -> None:
+    views = ViewsOfThisPackage()
+    assert getattr(views, "report", None) is None
+    assert getattr(views, "study_report", None) is None
+    with pytest.raises(ModuleNotFoundError, match="tests.domain.transcript"):
+        views.transcript  # noqa: B018 -- reading it is what loads it

@@ -1,20 +1,15 @@
-"""The game's read models, as ``VIEWS`` (``maai.domain.experiment.ExperimentViews``): each
-is one line naming the function that builds it (``maai.projections.views.lazy``); the
-game has no votes, no report sections of its own, which the defaults say."""
+"""The game's read models, as ``VIEWS`` (``maai.domain.experiment.ExperimentViews``): agent
+log, transcript, tables, protocol and leak audits and progress lines, each in the module
+``maai.projections.views.Views`` expects it in. The game has no votes and no report sections
+of its own."""
 
 from __future__ import annotations
 
-from maai.projections.views import Views, lazy
+from maai.projections.views import Views
 
 
 class UltimatumViews(Views):
-    agent_log = lazy("log:agent_log")
-    transcript = lazy("log:transcript")
-    tables = lazy("tables:render")
-    audit_protocol = lazy("audit:audit_protocol")
-    protocol_rules = lazy("audit:all_rules")
-    audit_leaks = lazy("audit:audit_leaks")
-    progress = lazy("log:Progress")
+    pass
 
 
 VIEWS = UltimatumViews()

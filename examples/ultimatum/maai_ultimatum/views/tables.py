@@ -7,7 +7,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from maai.projections.history import History
-from maai.projections.tables import RUN_ID, Table, render_tables
+from maai.projections.tables import RUN_ID, Table
+from maai.projections.tables import render_tables as render_generic
 
 from maai_ultimatum.config import UltimatumConfig
 from maai_ultimatum.events import OfferMade, PayoffsSet, ResponseMade
@@ -77,5 +78,5 @@ TABLES: tuple[Table, ...] = (
 )
 
 
-def render(histories: Sequence[History]) -> Mapping[str, str]:
-    return render_tables(TABLES, histories)
+def render_tables(histories: Sequence[History]) -> Mapping[str, str]:
+    return render_generic(TABLES, histories)

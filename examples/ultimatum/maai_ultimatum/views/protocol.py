@@ -1,7 +1,6 @@
-"""The game's audits. Protocol: the life cycle and call pairing every run keeps, then the
+"""The game's protocol audit: the life cycle and call pairing every run keeps, then the
 game's rules, recomputed from the accepted answers' raw texts by code of its own (it shares
-nothing with the domain's parser or payoff rule). Leaks: no responder prompt holds the
-proposer's private reasoning."""
+nothing with the domain's parser or payoff rule)."""
 
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ from maai.projections.audit import (
     run_rules,
 )
 from maai.projections.history import History
-from maai.projections.leaks import MIN_CHARS, Item, Leak, LeakReport, excerpt
 
 from maai_ultimatum.config import UltimatumConfig
 from maai_ultimatum.events import OfferMade, PayoffsSet
@@ -72,35 +70,3 @@ def audit_protocol(history: History) -> ProtocolReport:
         return only_lifecycle(history)
     audit: Any = (history, config)
     return run_rules(history, all_rules(), audit)
-
-
-def audit_leaks(history: History) -> LeakReport:
-    config = history.config
-    if not isinstance(config, UltimatumConfig):
-        return LeakReport(history.run_id, 0, 0, ())
-    items = [
-        Item("reasoning", e.agent, e.reasoning.strip(), entry.seq)
-        for entry, e in history.each(OfferMade)
-        if e.reasoning and len(e.reasoning.strip()) >= MIN_CHARS
-    ]
-    leaks, checked = [], 0
-    for entry, requested in history.requests():
-        request = requested.request
-        if request.agent != config.responder:
-            continue
-        checked += 1
-        prompt = f"{request.system}\n{request.input}"
-        for item in items:
-            if item.text in prompt:
-                leaks.append(
-                    Leak(
-                        request.agent,
-                        request.address,
-                        entry.seq,
-                        item.kind,
-                        item.owner,
-                        item.seq,
-                        excerpt(item.text),
-                    )
-                )
-    return LeakReport(history.run_id, checked, len(items), tuple(leaks))
