@@ -58,11 +58,13 @@ def example_config(name: str) -> ExperimentConfig:
     return load_config(config_files.resolve(name))
 
 
-def record(name: str, folder: Path, *, file: str = "ledger.db") -> Recorded:
-    """Run experiment ``name``'s example config to its end with the simulated participants,
-    in a fresh SQLite ledger in ``folder``."""
+def record(
+    name: str, folder: Path, *, config: ExperimentConfig | None = None, file: str = "ledger.db"
+) -> Recorded:
+    """Run experiment ``name``'s example config (or ``config``) to its end with the simulated
+    participants, in a fresh SQLite ledger in ``folder``."""
     experiment = experiments.get(name)
-    config = example_config(name)
+    config = config or example_config(name)
     db = str(folder / file)
     with EventStore.open(db) as store:
         run_id = start_run(store, config, run_id=RUN_ID)
