@@ -28,6 +28,7 @@ from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
 from maai.ledger import ChainReport, EventStore, LedgerError, StoredEvent
 from maai.ledger.errors import StoreBusyError, StoreFullError
+from maai.projections.build import modified_build
 from maai.runtime import config_files
 from maai.runtime.checkpoints import (
     ReceiptError,
@@ -50,6 +51,7 @@ from maai.runtime.runs import (
     load_config,
     new_run_id,
     start_run,
+    started_event,
     stored_config,
 )
 from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, fingerprint, load_signer
@@ -78,7 +80,8 @@ def _signer() -> Signer:
     try:
         return load_signer()
     except SigningKeyError as exc:
-        raise _fail(f"{exc} (set {KEY_ENV} to use another file)") from None
+        hint = "" if KEY_ENV in str(exc) else f" (set {KEY_ENV} to use another file)"
+        raise _fail(f"{exc}{hint}") from None
 
 
 def _execute(
@@ -501,6 +504,7 @@ def verify(
         )
     for note in signed.notes:
         err.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
+    _name_modified_build(store, run_id, err)
     if problems or not report.ok:
         raise typer.Exit(EXIT_FAILED)
     keys = ", ".join(
@@ -514,6 +518,17 @@ def verify(
         + ("; the receipt's history is intact" if receipt_file is not None else ""),
         highlight=False,
     )
+
+
+def _name_modified_build(store: EventStore, run_id: str, console: Console) -> None:
+    """Say so when the run was recorded by a modified build (docs/ledger.md, "Provenance")."""
+    try:
+        modified = modified_build(started_event(store, run_id))
+    except (LedgerError, ConfigError, ValueError):
+        return  # an unreadable run.started is reported by the command's own checks
+    if modified is not None:
+        warning = f"[yellow]warning:[/yellow] {escape(modified)}"
+        console.print(warning, soft_wrap=True, highlight=False)
 
 
 def _local_key() -> str | None:
@@ -551,6 +566,8 @@ def receipt(
     if output.exists():
         raise _fail(f"{output}: already exists; choose another name")
     try:
+        # Missing folders are created, as by every command that writes a file (-o, --out).
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
@@ -574,6 +591,7 @@ def show(
         f"created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}",
         highlight=False,
     )
+    _name_modified_build(store, run_id, out)
     print_summary(out, experiment.summarize(run_id, state, info.status))
 
 

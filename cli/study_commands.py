@@ -3,8 +3,9 @@ conditions (docs/studies.md).
 
 Exit status: 0 every run completed, 1 some run failed (the others are saved; run the study
 again to retry them), 2 a bad study file or store, 3 the study is running in another
-process, 5 the budget was reached (runs not started are left for a later run), 130
-interrupted (run it again to continue)."""
+process (or the store stayed locked), 4 the store is full (each run it stopped is named on
+one line and left interrupted), 5 the budget was reached (runs not started are left for a
+later run), 130 interrupted (run it again to continue)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,20 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.common import (
+    EXIT_FULL,
+    DbOption,
+    exit_code_for,
+    exit_on_ledger_error,
+    fail,
+    open_store_or_exit,
+)
 from maai.cli.export_commands import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
+from maai.ledger.urls import resolve_store_url
 from maai.projections.history import History
 from maai.projections.study import study_tables
 from maai.projections.tables import to_csv
@@ -161,6 +170,17 @@ def run_command(
         out.print(f"{len(outcome.skipped)} run(s) were already completed and were not run again")
     for run_id, reason in progress.failures.items():
         err.print(f"[red]failed:[/red] {run_id}: {escape(reason)}")
+    if progress.stopped:
+        # One line per run the store stopped (a full disk, a lock held too long): each is
+        # left interrupted, and the next `study run` continues it from its last event.
+        for run_id, exc in progress.stopped.items():
+            err.print(f"[red]stopped:[/red] {run_id}: {escape(str(exc))}")
+        err.print(
+            f"{len(progress.stopped)} run(s) stopped by the store, left interrupted; once it"
+            f" takes writes again, continue with: maai study run {study_file}"
+        )
+        codes = [exit_code_for(exc) for exc in progress.stopped.values()]
+        raise typer.Exit(EXIT_FULL if EXIT_FULL in codes else max(codes))
     if progress.failed:
         err.print(f"{progress.failed} run(s) failed; run the study again to retry them")
         raise typer.Exit(EXIT_FAILED_RUNS)
@@ -335,6 +355,7 @@ def submit_command(
     from maai.runtime.distributed import NotPostgresError, submit_study
 
     study = _load(study_file)
+    _postgres_only(db)
     with open_store_or_exit(db, read_only=False) as store:
         try:
             with exit_on_ledger_error():
@@ -381,6 +402,7 @@ def worker_command(
 
     from maai.runtime.distributed import NotPostgresError, WorkerOptions, run_worker
 
+    _postgres_only(db)
     try:
         signer = load_signer()
     except SigningKeyError as exc:
@@ -401,6 +423,19 @@ def worker_command(
             fail(str(exc))
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _postgres_only(db: str | None) -> None:
+    """Refuse a ledger that is not PostgreSQL before opening it: one line, exit 2, and no
+    SQLite file created."""
+    from maai.runtime.distributed import NotPostgresError, libpq_dsn
+
+    with exit_on_ledger_error():
+        location = resolve_store_url(db)
+    try:
+        libpq_dsn(location)
+    except NotPostgresError as exc:
+        fail(str(exc))
 
 
 def register(app: typer.Typer) -> None:

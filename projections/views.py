@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from maai.domain.config import ExperimentConfig
 from maai.domain.experiment import VoteOutcome
 from maai.projections.history import History
+from maai.projections.leaks import LeakReport, guarded
 from maai.projections.tables import Table, build_tables
 
 
@@ -75,7 +76,7 @@ class Views:
     tables: Callable[[Sequence[History]], Mapping[str, str]] = lazy("tables:render_tables")
     audit_protocol: Callable[[History], Any] = lazy("protocol:audit_protocol")
     protocol_rules: Callable[[], Sequence[Any]] = lazy("protocol:all_rules")
-    audit_leaks: Callable[[History], Any] = lazy("leaks:audit_leaks")
+    leak_audit: Callable[[History], LeakReport] = lazy("leaks:audit_leaks")
     progress: Callable[[ExperimentConfig], Any] = lazy("progress:Progress")
     report: Callable[[History], Sequence[Any]] = lazy("report:report", optional=True)
     study_report: Callable[[Sequence[Any], Any], Sequence[Any]] = lazy(
@@ -86,6 +87,11 @@ class Views:
         specs = _load(type(self), self.table_specs)
         tables: Sequence[Table] = specs([history]) if callable(specs) else specs
         return build_tables(tables, [history])
+
+    def audit_leaks(self, history: History) -> LeakReport:
+        """The leak audit (``leak_audit``), or where the history holds what no run could have
+        recorded, a report that says it could not be checked: never a traceback."""
+        return guarded(self.leak_audit, history)
 
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         """``None``: the experiment holds no votes."""

@@ -3,11 +3,16 @@ against them (``maai verify``, ``maai receipt``, ``maai verify --receipt``)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from maai.ledger import Checkpoint, EventStore
+from maai.ledger.errors import StoreBusyError
 from maai.runtime import signing
+
+T = TypeVar("T")
 
 CHECKPOINT_EVERY = 500
 """A running run's head is signed every this many events, and whenever the run stops."""
@@ -18,6 +23,26 @@ PREFIX = 8  # hex digits of each event's hash kept in a receipt: enough to name 
 
 class ReceiptError(ValueError):
     """A receipt file that cannot be used; the message says why."""
+
+
+SIGN_ATTEMPTS = 3
+"""How often a signature's write is tried while the store stays locked: each try waits for
+the lock up to the store's busy timeout, and a run that ended is not marked ended unsigned."""
+
+
+def retry_while_busy(
+    write: Callable[[], T], attempts: int = SIGN_ATTEMPTS, pause_s: float = 0.2
+) -> T:
+    """``write()``, tried again (after a short pause) while it raises
+    :class:`~ledger.errors.StoreBusyError`; the last try's error is raised as it is."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return write()
+        except StoreBusyError:
+            if attempt == attempts:
+                raise
+            time.sleep(pause_s * attempt)
+    raise AssertionError("unreachable")  # attempts >= 1
 
 
 def sign_head(store: EventStore, run_id: str, signer: signing.Signer) -> Checkpoint | None:

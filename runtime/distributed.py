@@ -23,7 +23,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from maai.domain.config import Price
-from maai.ledger import EventStore
+from maai.ledger import EventStore, LedgerError
 from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
 from maai.runtime.engine import Engine
@@ -164,7 +164,16 @@ def build_worker_app(
             experiment=experiment,
             signer=signer,
         )
-        await engine.run()
+        try:
+            await engine.run()
+        except LedgerError as exc:
+            # The store refused a write (full, locked): the run is left interrupted, never
+            # running, and the job fails with the reason (procrastinate retries it).
+            with contextlib.suppress(LedgerError):
+                if store.get_run(run_id).status in ("running", "created"):
+                    store.set_status(run_id, "interrupted")
+            on_run(run_id, f"stopped: {exc}")
+            raise
         on_run(run_id, "completed")
 
     return app

@@ -29,7 +29,7 @@ from maai.domain.experiment import Experiment
 from maai.domain.registry import UnknownEventError, encode
 from maai.domain.walk import Decision
 from maai.ledger import EventStore, NewEvent, StoredEvent
-from maai.runtime.checkpoints import CHECKPOINT_EVERY, sign_head
+from maai.runtime.checkpoints import CHECKPOINT_EVERY, retry_while_busy, sign_head
 from maai.runtime.signing import Signer, load_signer
 
 
@@ -347,7 +347,16 @@ class _Writer:
                         following is None or following.seq // every > receipt.seq // every
                     ):
                         self.signed_upto = receipt.seq
-                        self.checkpoint(receipt.seq, receipt.hash)
+                        try:
+                            self.checkpoint(receipt.seq, receipt.hash)
+                        except BaseException as exc:  # noqa: BLE001 -- handed to the futures
+                            # The events are stored; the run stops here unsigned, and the
+                            # resume that continues it signs its head.
+                            self.failed = exc
+                            for _, future in taken:
+                                with contextlib.suppress(InvalidStateError):
+                                    future.set_exception(exc)
+                            return
         for _, future in taken:
             # A batch whose waiter gave up (the engine was cancelled: its future is cancelled)
             # is stored all the same: the batches after it are stored on top of it.
@@ -379,28 +388,39 @@ class Engine:
         # The head is signed every ``checkpoint_every`` events and when the run stops
         # (maai.runtime.checkpoints): with the local key by default (created on first use;
         # a key that cannot be had stops the run before it starts), with ``signer``, or not
-        # at all (None). A checkpoint that cannot be written is a warning, never a failure.
+        # at all (None). A signature that cannot be written, after the store stayed locked
+        # through SIGN_ATTEMPTS tries, stops the run with the store's error: its events are
+        # kept, it is not marked ended, and the resume that continues it signs its head.
         self.signer = load_signer() if signer == "local" else signer
         self.checkpoint_every = checkpoint_every
         self.warnings: list[str] = []
+        self._signing_failed = False
 
     def _checkpoint(self, seq: int, head_hash: str) -> None:
         """On the writer thread, right after the append that reached ``seq``."""
         signer = self.signer
         assert signer is not None
-        try:
-            self.store.add_checkpoint(
-                self.run_id,
-                seq,
-                head_hash,
-                signer.public_key,
-                signer.sign(self.run_id, seq, head_hash),
+        signature = signer.sign(self.run_id, seq, head_hash)
+        retry_while_busy(
+            lambda: self.store.add_checkpoint(
+                self.run_id, seq, head_hash, signer.public_key, signature
             )
-        except Exception as exc:  # noqa: BLE001 -- never stop a run for a checkpoint
-            self.warnings.append(f"checkpoint at seq {seq}: {exc}")
+        )
+
+    def _sign_ended_head(self) -> None:
+        """Sign the head of a run that ended; raises what kept it from being signed."""
+        signer = self.signer
+        if signer is None:
+            return
+        try:
+            retry_while_busy(lambda: sign_head(self.store, self.run_id, signer))
+        except BaseException:
+            self._signing_failed = True
+            raise
 
     def _sign_head(self) -> None:
-        if self.signer is not None:
+        """Best effort, for a run that stopped before its end: the resume signs it."""
+        if self.signer is not None and not self._signing_failed:
             try:
                 sign_head(self.store, self.run_id, self.signer)
             except Exception as exc:  # noqa: BLE001 -- reported; the history is safe
@@ -409,9 +429,10 @@ class Engine:
     async def _end(self, pool: ThreadPoolExecutor, status: Literal["completed", "failed"]) -> None:
         """Sign the head, then mark the run ended. In this order a kill between the two
         leaves a run still "running", which the next resume ends and signs; the other order
-        could leave a completed run that nobody would sign, and that verify then refuses."""
+        could leave a completed run that nobody would sign, and that verify then refuses.
+        A head that cannot be signed raises here: the run is never marked ended unsigned."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(pool, self._sign_head)
+        await loop.run_in_executor(pool, self._sign_ended_head)
         await loop.run_in_executor(pool, self.store.set_status, self.run_id, status)
 
     async def run(self) -> State:
@@ -439,6 +460,9 @@ class Engine:
         gc.freeze()
         # Shown by `maai runs` while this process works; a hard kill leaves it "running"
         # until the next resume, which is why any status but "completed" can be resumed.
+        # On SQLite, room is kept beside the ledger so that a full disk still lets the run be
+        # left interrupted rather than running (ledger.reserve).
+        await asyncio.get_running_loop().run_in_executor(pool, self.store.keep_reserve)
         await asyncio.get_running_loop().run_in_executor(
             pool, self.store.set_status, self.run_id, "running"
         )

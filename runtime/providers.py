@@ -214,14 +214,42 @@ def register_secret(value: str) -> None:
             _secrets.add(value)
 
 
+FRAGMENT_LEN = 8
+"""A fragment of a key: any run of at least this many consecutive characters of it. A server
+that echoes part of a key back ("Incorrect API key: sk-pr...3xYz9QwE") has it scrubbed like
+the whole key (docs/providers.md)."""
+
+
 def scrub(text: str, extra: Iterable[str] = ()) -> str:
-    """Remove every known key (and anything shaped like one) from ``text``."""
+    """Remove every known key, every fragment of one (:data:`FRAGMENT_LEN`), and anything
+    shaped like a key from ``text``."""
     with _secrets_lock:
         secrets = set(_secrets)
     secrets.update(s for s in extra if len(s) >= _MIN_SECRET_LEN)
     # Longest first, so a key that contains another is removed whole.
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(secret, "***")
+    for secret in secrets:
+        if len(secret) >= FRAGMENT_LEN:
+            text = _scrub_fragments(text, secret)
     for pattern, replacement in _KEY_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def _scrub_fragments(text: str, secret: str) -> str:
+    """``text`` with every longest run of characters that is a fragment of ``secret`` (at
+    least FRAGMENT_LEN of its consecutive characters) replaced by ``***``."""
+    grams = {secret[i : i + FRAGMENT_LEN] for i in range(len(secret) - FRAGMENT_LEN + 1)}
+    out: list[str] = []
+    i = 0
+    while i <= len(text) - FRAGMENT_LEN:
+        if text[i : i + FRAGMENT_LEN] not in grams:
+            i += 1
+            continue
+        end = i + FRAGMENT_LEN
+        while end < len(text) and text[i : end + 1] in secret:
+            end += 1
+        out.append(text[:i] + "***")
+        text, i = text[end:], 0
+    return "".join(out) + text

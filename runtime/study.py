@@ -110,6 +110,8 @@ class StudyProgress:
     started: float = field(default_factory=time.monotonic)
     finished_this_time: int = 0
     failures: dict[str, str] = field(default_factory=dict)
+    stopped: dict[str, LedgerError] = field(default_factory=dict)
+    """Runs stopped by the store (full, busy, another writer): left resumable, not failed."""
     cost_usd: float | None = 0.0  # None: a model used has no price
     budget_usd: float | None = None
     not_started: list[str] = field(default_factory=list)  # held back by the budget
@@ -153,12 +155,32 @@ async def _run_one(
     on_change: Callable[[], None],
     limits: CallLimits,
 ) -> None:
-    from maai.runtime.executors import LiveExecutor
-
-    experiment = experiments.get(run.config.experiment)
     progress.running.add(run.run_id)
     progress.touched.append(run.run_id)  # from here on, an interruption leaves it resumable
     on_change()
+    try:
+        await _run_engine(store, run, status, signer, progress, on_change, limits)
+    except LedgerError as exc:
+        # The store refused a write (full, locked, another writer): the run's history is
+        # one unbroken chain; it is left interrupted, for the next `study run` to continue.
+        progress.stopped[run.run_id] = exc
+    finally:
+        progress.running.discard(run.run_id)
+        on_change()
+
+
+async def _run_engine(
+    store: EventStore,
+    run: PlannedRun,
+    status: str | None,
+    signer: Signer | None,
+    progress: StudyProgress,
+    on_change: Callable[[], None],
+    limits: CallLimits,
+) -> None:
+    from maai.runtime.executors import LiveExecutor
+
+    experiment = experiments.get(run.config.experiment)
     if status is None:
         start_run(store, run.config, run_id=run.run_id)
     else:
@@ -192,9 +214,6 @@ async def _run_one(
     else:
         progress.done += 1
         progress.finished_this_time += 1
-    finally:
-        progress.running.discard(run.run_id)
-        on_change()
 
 
 async def _run_all(
@@ -215,6 +234,8 @@ async def _run_all(
 
     async def bounded(run: PlannedRun, status: str | None) -> None:
         async with gate:
+            if progress.stopped:  # the store refuses writes: left as it is (resumable)
+                return
             if progress.over_budget:
                 progress.not_started.append(run.run_id)  # left as it is: resumable
                 on_change()
