@@ -255,6 +255,12 @@ class ExperimentViews(Protocol):
         distributions (``domain.study.Reference`` or ``None``)."""
         ...
 
+    # Optional, as ``report``: without it a study report compares no outcome between conditions.
+    def study_outcomes(self) -> Sequence[Any]:
+        """The per-run outcomes a study report compares between the levels of each factor
+        (``projections.comparison.Outcome``; docs/studies.md, "Comparisons")."""
+        ...
+
 
 class DeclaredExperiment(Experiment):
     """An experiment declared from its modules' functions, so that its ``experiment.py`` is a

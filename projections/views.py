@@ -7,8 +7,8 @@ calls ``transcript`` of that package's ``transcript`` module, imported on first 
 commands which only run an experiment load none of its read models. The base names each read
 model where the built-in experiments keep it (``agent_log.py``, ``transcript.py``,
 ``tables.py``, ``protocol.py``, ``leaks.py``, ``progress.py``, and where there is one
-``report.py`` and ``study_report.py``), and says "no votes": an experiment laid out so
-declares nothing but what it does otherwise."""
+``report.py``, ``study_report.py`` and ``outcomes.py``), and says "no votes": an experiment
+laid out so declares nothing but what it does otherwise."""
 
 from __future__ import annotations
 
@@ -82,6 +82,7 @@ class Views:
     study_report: Callable[[Sequence[Any], Any], Sequence[Any]] = lazy(
         "study_report:study_report", optional=True
     )
+    study_outcomes: Callable[[], Sequence[Any]] = lazy("outcomes:study_outcomes", optional=True)
 
     def table_rows(self, history: History) -> dict[str, list[dict[str, Any]]]:
         specs = _load(type(self), self.table_specs)
