@@ -16,6 +16,7 @@ from maai.domain.events import (
     ModelCallCompleted,
     ModelCallRequested,
     RunFailed,
+    RunSigned,
     RunStarted,
 )
 from maai.domain.experiment import Experiment
@@ -29,8 +30,9 @@ from maai.runtime.signing import load_signer
 
 RUN_ID = "contract"
 
-TELEMETRY = (ModelCallRequested, ModelAttemptFailed)
-"""Per-attempt records, which a run cut and resumed holds again for the calls it redoes."""
+TELEMETRY = (ModelCallRequested, ModelAttemptFailed, RunSigned)
+"""Per-attempt records, which a run cut and resumed holds again for the calls it redoes, and
+the signatures of the chain, which sign hashes that differ from ledger to ledger."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,8 @@ def resume_from(recorded: Recorded, upto: int, folder: Path) -> Recorded:
     """A new ledger in ``folder`` holding ``recorded``'s first ``upto`` events, as a run
     stopped right after writing them leaves it (its head signed, its status
     ``interrupted``), then resumed to its end."""
-    events = recorded.events()[:upto]
+    # The signatures are left out: they sign the original ledger's hashes, not the copy's.
+    events = [e for e in recorded.events()[:upto] if not isinstance(e, RunSigned)]
     assert events and isinstance(events[0], RunStarted)
     db = str(folder / f"cut-{upto}.db")
     config, run_id = recorded.config, recorded.run_id
