@@ -396,7 +396,10 @@ class EventStore:
         read_chunk: int,
         read_only: bool = False,
     ) -> EventStore:
-        engine = create_engine(location.url, pool_pre_ping=True)
+        # Read-only: every transaction is READ ONLY on the server too, so that no code path
+        # of a reader (maai view) can write, whatever it calls.
+        options = {"postgresql_readonly": True} if read_only else {}
+        engine = create_engine(location.url, pool_pre_ping=True, execution_options=options)
         store = cls(
             engine,
             location,
