@@ -11,7 +11,7 @@ from maai.domain.frohlich.events import MemoryUpdated, StatementMade
 from maai.ledger import EventStore, NewEvent
 from tests.projections.recording import golden_history
 
-SCRIPT = '<script>window.__pwned = 1</script>'
+SCRIPT = "<script>window.__pwned = 1</script>"
 IMG = '<img src=x onerror="window.__pwned = 2">'
 JS_LINK = '[click me](javascript:window.__pwned=3) <a href="javascript:alert(1)">x</a>'
 MARKDOWN = "# Heading\n**bold** ![img](http://evil.example/x.png)"
@@ -45,9 +45,7 @@ def write_run(
     with EventStore.open(str(db), upgrade=True) as store:
         started = events[0]
         store.create_run(run_id, started.experiment, started.config)
-        store.append(
-            run_id, 0, [NewEvent(e.TYPE, payload_of(e), e.agent_name) for e in events]
-        )
+        store.append(run_id, 0, [NewEvent(e.TYPE, payload_of(e), e.agent_name) for e in events])
         done = any(isinstance(e, RunCompleted) for e in events)
         store.set_status(run_id, "completed" if done else "running")
     return events
