@@ -152,7 +152,8 @@ def run_live(
     except ValueError:
         after = 0
     new = store.events_after(info, after) if info.head_seq > after else []
-    html = render({"lines": parts.lines_of(new), "run_id": info.run_id}) if new else ""
+    lines = parts.public_lines(parts.lines_of(new))
+    html = render({"lines": lines, "run_id": info.run_id}) if lines else ""
     return {"status": info.status, "head": info.head_seq, "html": html}
 
 

@@ -90,7 +90,7 @@ def event_line(seq: int, type_: str, payload: dict[str, Any], recorded_at: str) 
     for name, value in payload.items():
         if name in _SKIP_FIELDS or name in ("agent", "address", "answer"):
             continue
-        if isinstance(value, str) and (len(value) > 40 or "\n" in value or name == "text"):
+        if isinstance(value, str) and (" " in value.strip() or "\n" in value or name == "text"):
             texts.append((name, _cut(value)))
         elif isinstance(value, str | int | float | bool) or value is None:
             facts.append((name, json.dumps(value, ensure_ascii=False)))
