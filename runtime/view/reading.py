@@ -168,7 +168,8 @@ class ViewStore:
             models=self.models_of(info),
             labels=labels_of(info),
             outcome=summary.outcome if summary else None,
-            rounds=data.get("rounds") if isinstance(data, dict) else None,
+            # The rounds played, where the summary names them (Frohlich: "round").
+            rounds=data.get("rounds", data.get("round")) if isinstance(data, dict) else None,
             calls=summary.calls if summary else None,
             input_tokens=summary.input_tokens if summary else None,
             output_tokens=summary.output_tokens if summary else None,
