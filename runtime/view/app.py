@@ -12,6 +12,7 @@ import contextlib
 import hmac
 import logging
 import secrets
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -175,6 +176,7 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        threading.Thread(target=store.warm, name="maai-view-warm", daemon=True).start()
         yield
         store.close()
 

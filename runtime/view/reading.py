@@ -17,8 +17,8 @@ from typing import Any
 
 from maai.domain import experiments
 from maai.domain.config import Price
-from maai.domain.costs import Usage
-from maai.domain.events import ModelCallRequested
+from maai.domain.costs import SIMULATED, Usage
+from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.domain.experiment import Experiment, Summary
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore, LedgerError, RunInfo, StoredEvent
@@ -147,25 +147,23 @@ class ViewStore:
 
     def _fold_row(self, info: RunInfo) -> RunRow:
         summary: Summary | None = None
-        usage = Usage()
+        config = info.config if isinstance(info.config, dict) else {}
+        prices = _prices(config)
+        models = self.models_of(info)
+        cost: float | None = None
         try:
             experiment = experiments.get(info.kind)
         except UnknownExperimentError:
             experiment = None
         if experiment is not None:
-            history = self.history(info, experiment)
-            state = experiment.fold(entry.event for entry in history.entries)
-            summary = experiment.summarize(info.run_id, state, info.status)
-            for entry in history.entries:
-                usage.add_event(entry.event)
-        config = info.config if isinstance(info.config, dict) else {}
-        prices = _prices(config)
+            summary = self._summary(info, experiment)
+            cost = self._cost(info, summary, models, prices)
         data = summary.data if summary is not None else {}
         return RunRow(
             info=info,
             config_name=str(config.get("name") or info.kind),
             seed=config.get("seed"),
-            models=self.models_of(info),
+            models=models,
             labels=labels_of(info),
             outcome=summary.outcome if summary else None,
             # The rounds played, where the summary names them (Frohlich: "round").
@@ -173,9 +171,63 @@ class ViewStore:
             calls=summary.calls if summary else None,
             input_tokens=summary.input_tokens if summary else None,
             output_tokens=summary.output_tokens if summary else None,
-            cost_usd=usage.cost_usd(prices) if prices is not None else None,
+            cost_usd=cost,
             duration_s=(info.updated_at - info.created_at).total_seconds(),
         )
+
+    def _summary(self, info: RunInfo, experiment: Experiment) -> Summary:
+        """The run's summary at ``info``'s head: folded as a resume folds it (without the
+        prompts' texts, the fast way), or, for a run that grew since ``info`` was read, from
+        its events up to that head."""
+        from maai.runtime.engine import UnreadableHistoryError, load_state
+
+        try:
+            state, head = load_state(self.store(), info.run_id, experiment)
+        except UnreadableHistoryError as exc:
+            raise UnreadableEventError(str(exc)) from None
+        if head != info.head_seq:
+            history = self.history(info, experiment)
+            state = experiment.fold(entry.event for entry in history.entries)
+        return experiment.summarize(info.run_id, state, info.status)
+
+    def _cost(
+        self,
+        info: RunInfo,
+        summary: Summary,
+        models: list[str],
+        prices: dict[str, Price] | None,
+    ) -> float | None:
+        """The run's cost at its config's prices; ``None`` when a model has none."""
+        if prices is None:
+            return None
+        priced = [m for m in models if m in prices]
+        if not priced and all(m == SIMULATED for m in models):
+            return 0.0  # the simulated model is free unless priced
+        if len(models) == 1 and priced:
+            price = prices[models[0]]
+            return (
+                summary.input_tokens * price.input + summary.output_tokens * price.output
+            ) / 1_000_000
+        usage = Usage()  # several models: the tokens of each, read off its calls
+        for record in HeadSource(self.store(), info.run_id, info.head_seq).read():
+            if record.type == ModelCallCompleted.TYPE:
+                tokens = (record.payload.get("answer") or {}).get("usage") or {}
+                usage.add(
+                    str(record.payload.get("model")),
+                    int(tokens.get("input_tokens") or 0),
+                    int(tokens.get("output_tokens") or 0),
+                )
+        return usage.cost_usd(prices)
+
+    def warm(self, limit: int = 200) -> None:
+        """Fold the newest runs' rows ahead of the first request (a background thread at
+        start): the runs page then folds only what changed since."""
+        try:
+            infos = sorted(self.run_infos(), key=_sort_key("created"), reverse=True)
+            for info in infos[:limit]:
+                self.row(info)
+        except (LedgerError, UnreadableEventError, UnknownExperimentError):
+            pass  # the request that meets it shows it
 
     # ------------------------------------------------------------------ one run
 
