@@ -238,13 +238,15 @@ def compare_page(request: Request, store: ViewStore) -> dict[str, Any]:
     """Two runs side by side, their events aligned by key (the protocol slot each fills):
     a fork and its parent line up from the fork point, two replicates step by step."""
     a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
-    if not a or not b:
-        raise NotFound("compare needs two runs: /compare?a=RUN_ID&b=RUN_ID")
+    if not a or not b:  # the form, to name the runs
+        return {"title": "Compare two runs", "a": a, "b": b, "left": None, "right": None}
     left_info, left = _history(store, a)
     right_info, right = _history(store, b)
     rows = align(parts.timeline(left), parts.timeline(right), left, right)
     return {
         "title": f"{left_info.run_id} and {right_info.run_id}",
+        "a": a,
+        "b": b,
         "left": left_info,
         "right": right_info,
         "rows": rows,

@@ -196,6 +196,8 @@ def _golden_events() -> list[object]:
 
 
 def test_compare_aligns_two_runs_by_step(client: TestClient) -> None:
+    form = client.get("/compare?a=golden-run")
+    assert form.status_code == 200 and 'value="golden-run"' in form.text
     html = client.get("/compare?a=golden-run&b=short-run").text
     rows = re.findall(r'<tr class="(same|differs|only)">', html)
     assert rows.count("only") > 100  # the short run stops at its 40th event
@@ -224,3 +226,24 @@ def test_pages_are_served_with_a_content_security_policy(client: TestClient) -> 
     directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
     # Scripts fall under default-src: only the package's own file, never an inline one.
     assert directives["default-src"] == "'self'" and "script-src" not in directives
+
+
+@pytest.mark.parametrize("config", ["collaboration", "world"])
+def test_every_experiment_gets_every_page(tmp_path: Path, config: str) -> None:
+    from typer.testing import CliRunner
+
+    from maai.cli.app import app
+
+    db = str(tmp_path / "ledger.db")
+    made = CliRunner().invoke(app, ["run", config, "--db", db])
+    assert made.exit_code == 0, made.output
+    client = TestClient(create_app(db))
+    (run_id,) = re.findall(r'href="/runs/([^"]+)"', client.get("/").text)
+    page = client.get(f"/runs/{run_id}")
+    assert page.status_code == 200 and 'id="timeline"' in page.text
+    for part in PARTS:
+        response = client.get(f"/runs/{run_id}/part/{part}")
+        assert response.status_code == 200, (part, response.text[:300])
+        assert "cannot be built" not in response.text and "Not checked" not in response.text
+    calls = client.get(f"/runs/{run_id}/part/calls").text
+    assert calls.count('<details class="call"') > 0
