@@ -75,18 +75,29 @@ def _history(store: ViewStore, run_id: str) -> tuple[Any, Any]:
     return info, store.history(info, experiment)
 
 
-PARTS = ("audits", "transcript", "trails", "calls", "memory", "sections")
+PARTS = ("timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
 """The parts of a run's page fetched after its first screen (each read at the page's head)."""
 
 
+FIRST_SCREEN = 300
+"""Timeline lines sent with a run's page; the rest come as its first part."""
+
+
 def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
-    """The first screen: the run's facts and its timeline; the rest comes in parts."""
-    info, history = _history(store, request.path_params["run_id"])
+    """The first screen: the run's facts and the start of its timeline, read from the stored
+    payloads (nothing decoded); the rest of the page comes in parts."""
+    info = store.info(request.path_params["run_id"])
+    lines, rest_from = store.public_lines(info, after=0, limit=FIRST_SCREEN)
+    try:
+        title = experiments.get(info.kind).title
+    except UnknownExperimentError:
+        title = info.kind
     return {
         "title": f"Run {info.run_id}",
         "info": info,
-        "history": history,
-        "lines": parts.public_lines(parts.timeline(history)),
+        "experiment_title": title,
+        "lines": lines,
+        "rest_from": rest_from,
         "labels": labels_of(info),
     }
 
@@ -99,9 +110,13 @@ def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
     info = store.info(request.path_params["run_id"])
     try:
         head = int(request.query_params.get("head", str(info.head_seq)))
+        after = max(0, int(request.query_params.get("from", "0")))
     except ValueError:
-        head = info.head_seq
+        head, after = info.head_seq, 0
     info = info.model_copy(update={"head_seq": max(0, min(head, info.head_seq))})
+    if name == "timeline":
+        lines, _ = store.public_lines(info, after=after, limit=None)
+        return {"info": info, "lines": lines, "template": "_part_timeline.html.j2"}
     try:
         experiment = experiments.get(info.kind)
     except UnknownExperimentError:

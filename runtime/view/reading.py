@@ -29,6 +29,7 @@ from maai.projections.history import (
     history_from_stored,
     light_record,
 )
+from maai.runtime.view.run_page import CALL_EVENTS, EventLine, event_line
 
 SORT_KEYS = ("created", "updated", "id", "experiment", "status", "events")
 """The columns the runs page sorts by on the server (each read off the runs table, so a
@@ -245,6 +246,25 @@ class ViewStore:
             )
         except UnknownExperimentError:
             return history_from_stored(info.run_id, source.light(), info.status, source=None)
+
+    def public_lines(
+        self, info: RunInfo, after: int, limit: int | None
+    ) -> tuple[list[EventLine], int | None]:
+        """Timeline lines of the run's events after seq ``after`` up to its head, calls left
+        out, read from the stored payloads (the prompts and answers left packed); at most
+        ``limit``, and the seq after which the rest starts (``None``: no rest)."""
+        lines: list[EventLine] = []
+        source = HeadSource(self.store(), info.run_id, info.head_seq)
+        stream = self.store().read(info.run_id, from_seq=after, keep_packed=CALL_EVENTS)
+        for record in _upto(stream, source.head):
+            if record.type in CALL_EVENTS:
+                continue
+            if limit is not None and len(lines) >= limit:
+                return lines, lines[-1].seq
+            lines.append(
+                event_line(record.seq, record.type, record.payload, record.recorded_at.isoformat())
+            )
+        return lines, None
 
     def events_after(self, info: RunInfo, after: int) -> list[StoredEvent]:
         """The run's stored events after seq ``after`` up to its head (prompts whole)."""

@@ -15,7 +15,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.events import (
+    ModelCallCompleted,
+    ModelCallRequested,
+    RunStarted,
+)
 from maai.ledger import StoredEvent
 from maai.projections.calls import collect_calls
 from maai.projections.history import PROMPT_NOT_HELD, Entry, History

@@ -30,7 +30,7 @@ def client(hostile_db: Path) -> TestClient:
     return TestClient(create_app(str(hostile_db)))
 
 
-PARTS = ("audits", "transcript", "trails", "calls", "memory", "sections")
+PARTS = ("timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
 
 
 def every_page(client: TestClient, run_id: str) -> dict[str, str]:
@@ -247,3 +247,25 @@ def test_every_experiment_gets_every_page(tmp_path: Path, config: str) -> None:
         assert "cannot be built" not in response.text and "Not checked" not in response.text
     calls = client.get(f"/runs/{run_id}/part/calls").text
     assert calls.count('<details class="call"') > 0
+
+
+def test_the_first_screen_holds_the_timeline_start_and_its_part_the_rest(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maai.runtime.view import pages
+
+    monkeypatch.setattr(pages, "FIRST_SCREEN", 10)
+    page = client.get("/runs/golden-run").text
+    first = [int(s) for s in re.findall(r'<li class="event" id="e(\d+)"', page)]
+    assert len(first) == 10
+    slot = re.search(
+        r'data-part="(/runs/golden-run/part/timeline\?head=(\d+)&amp;from=(\d+))"', page
+    )
+    assert slot is not None and int(slot.group(3)) == first[-1]
+    rest_html = client.get(slot.group(1).replace("&amp;", "&")).text
+    rest = [int(s) for s in re.findall(r'<li class="event" id="e(\d+)"', rest_html)]
+    monkeypatch.setattr(pages, "FIRST_SCREEN", 10_000)
+    whole = client.get("/runs/golden-run").text
+    every = [int(s) for s in re.findall(r'<li class="event" id="e(\d+)"', whole)]
+    assert first + rest == every and len(every) > 20
+    assert "part/timeline" not in whole

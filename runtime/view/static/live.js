@@ -23,7 +23,8 @@ function followRun(timeline) {
     try {
       const live = await getJSON(timeline.dataset.live + "?after=" + shown);
       if (live.html && live.head > shown) {
-        timeline.insertAdjacentHTML("beforeend", live.html);
+        const lists = timeline.parentElement.querySelectorAll("ol.timeline");
+        lists[lists.length - 1].insertAdjacentHTML("beforeend", live.html);
         shown = live.head;
       }
       status.textContent = live.status;
@@ -89,26 +90,31 @@ function followHash() {
   target.scrollIntoView({ block: "start" });
 }
 
-// The parts after the first screen, each fetched once, at the head the page was read at.
-async function loadParts() {
-  for (const slot of document.querySelectorAll("div.part[data-part]")) {
-    try {
-      const response = await fetch(slot.dataset.part, { credentials: "same-origin" });
-      const page = new DOMParser().parseFromString(await response.text(), "text/html");
-      const part = page.body.firstElementChild;
-      if (!response.ok || !part) throw new Error(String(response.status));
-      slot.replaceWith(document.adoptNode(part));
-    } catch (error) {
-      slot.querySelector(".note").textContent = "could not be loaded (" + error.message + ")";
-    }
+// The parts after the first screen, each fetched once, at the head the page was read at:
+// the rest of the timeline first (the live events go after it), then the others.
+async function loadPart(slot) {
+  try {
+    const response = await fetch(slot.dataset.part, { credentials: "same-origin" });
+    const page = new DOMParser().parseFromString(await response.text(), "text/html");
+    const part = page.body.firstElementChild;
+    if (!response.ok || !part) throw new Error(String(response.status));
+    slot.replaceWith(document.adoptNode(part));
+  } catch (error) {
+    slot.querySelector(".note").textContent = "could not be loaded (" + error.message + ")";
   }
+}
+
+async function loadParts() {
+  const rest = document.getElementById("part-timeline");
+  if (rest) await loadPart(rest);
+  const timeline = document.getElementById("timeline");
+  if (timeline) followRun(timeline);
+  for (const slot of document.querySelectorAll("div.part[data-part]")) await loadPart(slot);
   followHash();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   loadParts();
-  const timeline = document.getElementById("timeline");
-  if (timeline) followRun(timeline);
   const progress = document.getElementById("study-progress");
   if (progress) followStudy(progress);
   lazyPrompts();
