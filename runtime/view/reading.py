@@ -10,6 +10,7 @@ for the next poll instead of appearing in a half-folded page.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -68,8 +69,17 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class PendingRow:
+    """A run whose folded columns are not computed yet: its stored facts only."""
+
+    info: RunInfo
+    labels: dict[str, Any]
+    pending: bool = True
+
+
+@dataclass(frozen=True)
 class RunPage:
-    rows: list[RunRow]
+    rows: list[RunRow | PendingRow]
     total: int
     page: int
     pages: int
@@ -105,14 +115,35 @@ class ViewStore:
         return self.store().list_runs()
 
     def runs_page(
-        self, wanted: RunFilter, sort: str, descending: bool, page: int, per_page: int
+        self,
+        wanted: RunFilter,
+        sort: str,
+        descending: bool,
+        page: int,
+        per_page: int,
+        budget_s: float | None = None,
     ) -> RunPage:
+        """One page of the runs that match. Rows not folded before are folded now, for at
+        most ``budget_s`` seconds; the others come back as their stored facts alone
+        (:class:`PendingRow`), and the page asks again."""
         infos = [info for info in self.run_infos() if self._matches(info, wanted)]
         infos.sort(key=_sort_key(sort), reverse=descending)
         pages = max(1, -(-len(infos) // per_page))
         page = min(max(1, page), pages)
         chosen = infos[(page - 1) * per_page : page * per_page]
-        return RunPage([self.row(info) for info in chosen], len(infos), page, pages)
+        deadline = None if budget_s is None else time.monotonic() + budget_s
+        rows: list[RunRow | PendingRow] = []
+        folded = 0  # at least one a request: a page asked again always gets further
+        for info in chosen:
+            known = self._rows.get((info.run_id, info.head_seq, info.status))
+            if known is not None:
+                rows.append(known)
+            elif folded and deadline is not None and time.monotonic() > deadline:
+                rows.append(PendingRow(info, labels_of(info)))
+            else:
+                rows.append(self.row(info))
+                folded += 1
+        return RunPage(rows, len(infos), page, pages)
 
     def row(self, info: RunInfo) -> RunRow:
         key = (info.run_id, info.head_seq, info.status)

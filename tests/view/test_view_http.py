@@ -269,3 +269,17 @@ def test_the_first_screen_holds_the_timeline_start_and_its_part_the_rest(
     every = [int(s) for s in re.findall(r'<li class="event" id="e(\d+)"', whole)]
     assert first + rest == every and len(every) > 20
     assert "part/timeline" not in whole
+
+
+def test_runs_not_folded_in_time_are_pending_and_come_on_the_next_ask(
+    hostile_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maai.runtime.view import pages
+
+    monkeypatch.setattr(pages, "FOLD_BUDGET_S", 0.0)
+    client = TestClient(create_app(str(hostile_db)))  # no lifespan: nothing warms the rows
+    first = client.get("/").text
+    assert 'data-pending="1"' in first and first.count("reading…") == 1  # one of two folded
+    second = client.get("/").text
+    assert "data-pending" not in second and "reading…" not in second
+    assert second.count('<tr class="status-') == 2 and "golden-run" in second

@@ -113,7 +113,25 @@ async function loadParts() {
   followHash();
 }
 
+// The runs page: rows still being read are asked for again until every one is there.
+function completeRuns(table) {
+  setTimeout(async () => {
+    try {
+      const response = await fetch(location.href, { credentials: "same-origin" });
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const fresh = page.getElementById("runs");
+      if (!fresh) return;
+      table.replaceWith(document.adoptNode(fresh));
+      if (fresh.dataset.pending) completeRuns(fresh);
+    } catch (error) {
+      completeRuns(table);
+    }
+  }, 500);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  const runs = document.getElementById("runs");
+  if (runs && runs.dataset.pending) completeRuns(runs);
   loadParts();
   const progress = document.getElementById("study-progress");
   if (progress) followStudy(progress);
