@@ -96,6 +96,7 @@ class ViewStore:
         # (run id, head seq, status) -> row: a row is folded once per head.
         self._rows: dict[tuple[str, int, str], RunRow] = {}
         self._models: dict[str, list[str]] = {}
+        self._configs: dict[str, dict[str, Any]] = {}
 
     def store(self) -> EventStore:
         with self._lock:
@@ -112,7 +113,16 @@ class ViewStore:
     # ------------------------------------------------------------------ runs
 
     def run_infos(self) -> list[RunInfo]:
-        return self.store().list_runs()
+        """Every run, its config read once (a run's config never changes)."""
+        store = self.store()
+        infos = store.list_runs_without_config()
+        missing = [i.run_id for i in infos if i.run_id not in self._configs]
+        if missing:
+            self._configs.update(store.configs(missing))
+        return [
+            info.model_copy(update={"config": self._configs.get(info.run_id, {})})
+            for info in infos
+        ]
 
     def runs_page(
         self,

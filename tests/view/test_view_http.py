@@ -283,3 +283,14 @@ def test_runs_not_folded_in_time_are_pending_and_come_on_the_next_ask(
     second = client.get("/").text
     assert "data-pending" not in second and "reading…" not in second
     assert second.count('<tr class="status-') == 2 and "golden-run" in second
+
+
+def test_runs_listed_without_configs_agree_with_list_runs(hostile_db: Path) -> None:
+    from maai.ledger import EventStore
+
+    with EventStore.open(str(hostile_db), read_only=True) as store:
+        whole = store.list_runs()
+        light = store.list_runs_without_config()
+        configs = store.configs([info.run_id for info in light] + ["absent"])
+    assert [i.model_copy(update={"config": configs[i.run_id]}) for i in light] == whole
+    assert all(info.config == {} for info in light) and "absent" not in configs
