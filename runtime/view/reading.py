@@ -18,7 +18,7 @@ from typing import Any
 
 from maai.domain import experiments
 from maai.domain.config import Price
-from maai.domain.costs import SIMULATED, Usage
+from maai.domain.costs import Usage
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.domain.experiment import Experiment, Summary
 from maai.domain.experiments import UnknownExperimentError
@@ -239,17 +239,14 @@ class ViewStore:
         models: list[str],
         prices: dict[str, Price] | None,
     ) -> float | None:
-        """The run's cost at its config's prices; ``None`` when a model has none."""
-        if prices is None:
+        """The run's cost at its config's prices, as ``maai runs`` gives it (``None``
+        without prices, or when a model used has none), by ``Usage.cost_usd``."""
+        if not prices:
             return None
-        priced = [m for m in models if m in prices]
-        if not priced and all(m == SIMULATED for m in models):
-            return 0.0  # the simulated model is free unless priced
-        if len(models) == 1 and priced:
-            price = prices[models[0]]
-            return (
-                summary.input_tokens * price.input + summary.output_tokens * price.output
-            ) / 1_000_000
+        if len(models) == 1:  # one model: the summary's tokens are its tokens
+            usage = Usage()
+            usage.add(models[0], summary.input_tokens, summary.output_tokens)
+            return usage.cost_usd(prices)
         usage = Usage()  # several models: the tokens of each, read off its calls
         for record in HeadSource(self.store(), info.run_id, info.head_seq).read():
             if record.type == ModelCallCompleted.TYPE:

@@ -30,6 +30,7 @@ def write_run(
     hostile: bool = False,
     upto: int | None = None,
     labels: dict[str, Any] | None = None,
+    prices: dict[str, Any] | None = None,
 ) -> list[Any]:
     """The golden run (its first ``upto`` events) appended to the store at ``db``; with
     ``hostile``, every statement, answer and memory holds :data:`HOSTILE`. Returns the
@@ -37,10 +38,15 @@ def write_run(
     events = [entry.event for entry in golden_history().entries][:upto]
     if hostile:
         events = [_planted(event) for event in events]
-    if labels:
+    if labels or prices:
         started = events[0]
         assert isinstance(started, RunStarted)
-        config = {**started.config, "labels": {**started.config.get("labels", {}), **labels}}
+        config = {
+            **started.config,
+            "labels": {**started.config.get("labels", {}), **(labels or {})},
+        }
+        if prices:
+            config["prices"] = prices
         events[0] = started.model_copy(update={"config": config})
     with EventStore.open(str(db), upgrade=True) as store:
         started = events[0]

@@ -294,3 +294,17 @@ def test_runs_listed_without_configs_agree_with_list_runs(hostile_db: Path) -> N
         configs = store.configs([info.run_id for info in light] + ["absent"])
     assert [i.model_copy(update={"config": configs[i.run_id]}) for i in light] == whole
     assert all(info.config == {} for info in light) and "absent" not in configs
+
+
+def test_cost_is_shown_at_the_run_config_prices(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    write_run(db, "priced", prices={"simulated": {"input": 2.0, "output": 4.0}})
+    write_run(db, "unpriced")
+    client = TestClient(create_app(str(db)))
+    html = client.get("/?sort=id&order=asc").text
+    priced, unpriced = re.findall(r"<tr class=\"status-[^\"]*\">(.*?)</tr>", html, re.S)
+    tokens = re.search(r"<td>(\d+) / (\d+)</td>", priced)
+    assert tokens is not None
+    cost = (int(tokens.group(1)) * 2.0 + int(tokens.group(2)) * 4.0) / 1_000_000
+    assert f"${cost:.4f}" in priced and cost > 0
+    assert "no price" in unpriced
