@@ -162,3 +162,48 @@ def test_a_new_statement_appears_on_the_run_page_without_a_reload(
     page.wait_for_selector("details.call .prompt pre", timeout=10_000)
     page.screenshot(path=str(artifacts() / "view-run-calls.png"), full_page=False)
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_a_study_page_follows_the_study_as_it_runs(
+    viewer: tuple[str, Path], page: Any, tmp_path: Path
+) -> None:
+    base, db = viewer
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        yaml.safe_dump(
+            {
+                "study": "browser-study",
+                "base": "collaboration",
+                "factors": {"agents[*].u_value": [0.55, 0.95]},
+                "replicates": 3,
+                "seed": 7,
+                "concurrency": 1,
+            }
+        ),
+        encoding="utf-8",
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "maai", "study", "run", str(study), "--db", str(db)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        started_run(db, {"golden-run"})
+        page.goto(f"{base}/studies/browser-study", wait_until="load")
+        page.evaluate("window.__sameDocument = true")
+        completed = page.locator('.count[data-status="completed"] strong')
+        runs = page.locator('#study a[href^="/runs/browser-study"]')
+        first = int(completed.text_content() or "0")
+        page.screenshot(path=str(artifacts() / "view-study-running.png"), full_page=True)
+        assert runner.wait(timeout=300) == 0, runner.stderr.read().decode()  # type: ignore[union-attr]
+    finally:
+        if runner.poll() is None:
+            runner.terminate()
+            runner.wait(timeout=10)
+    wait_until(lambda: completed.text_content() == "6", page, 15)
+    assert first < 6  # it was seen under way, and caught up without a reload
+    wait_until(lambda: runs.count() == 6, page, 10)  # every run linked, none left "running"
+    wait_until(lambda: "(running)" not in (page.locator("#study").text_content() or ""), page, 10)
+    assert page.evaluate("window.__sameDocument") is True
+    page.screenshot(path=str(artifacts() / "view-study-done.png"), full_page=True)
+    assert page.errors == []  # type: ignore[attr-defined]

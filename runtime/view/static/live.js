@@ -39,19 +39,27 @@ function followRun(timeline) {
   setInterval(poll, POLL_MS);
 }
 
+// The study page: when a run's status changes, the page's content is fetched again and put
+// in place (no reload): the counts, the results by condition and the runs.
 function followStudy(progress) {
+  let last = null;
   async function poll() {
     try {
       const live = await getJSON(progress.dataset.live);
-      for (const count of progress.querySelectorAll(".count")) {
-        const n = live.counts[count.dataset.status];
-        count.querySelector("strong").textContent = String(n === undefined ? 0 : n);
+      const now = JSON.stringify(live.counts);
+      if (last !== null && now !== last) {
+        const response = await fetch(location.href, { credentials: "same-origin" });
+        const page = new DOMParser().parseFromString(await response.text(), "text/html");
+        const fresh = page.getElementById("study");
+        if (response.ok && fresh) document.getElementById("study").replaceWith(document.adoptNode(fresh));
       }
+      last = now;
     } catch (error) {
       // the next poll tries again
     }
   }
-  setInterval(poll, 2000);
+  poll();
+  setInterval(poll, 1000);
 }
 
 // A call's exact prompt is fetched when its block is first opened (a long run holds
