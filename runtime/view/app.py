@@ -163,6 +163,7 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
         Route("/runs/{run_id}/part/{part}", guarded(pages.run_part, "")),
         Route("/runs/{run_id}/prompt/{seq:int}", guarded(pages.prompt_page, "_prompt.html.j2")),
         Route("/studies/{name}", guarded(pages.study_page, "study.html.j2")),
+        Route("/studies/{name}/part/report", guarded(pages.study_report_part, "")),
         Route("/studies/{name}/live", json_endpoint(pages.study_live)),
         Route("/compare", guarded(pages.compare_page, "compare.html.j2")),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

@@ -191,6 +191,39 @@ def study_page(request: Request, store: ViewStore) -> dict[str, Any]:
     return {"title": f"Study {name}", "name": name, **progress, "stamp": stamp}
 
 
+def study_report_part(request: Request, store: ViewStore) -> dict[str, Any]:
+    """The sections of ``maai study report`` over the study's runs as they stand (without the
+    study file, which the ledger does not hold: no reference, no confounds)."""
+    from maai.projections.study_report import (
+        comparison_sections,
+        factor_labels,
+        study_runs,
+        study_section,
+    )
+    from maai.projections.study_report import experiment_sections as study_experiment_sections
+
+    name = request.path_params["name"]
+    infos = sorted(
+        (i for i in store.run_infos() if labels_of(i).get("study") == name),
+        key=lambda i: i.run_id,
+    )
+    if not infos:
+        raise NotFound(f"no run of the ledger belongs to a study named {name!r}")
+    histories = []
+    for info in infos:
+        try:
+            experiment = experiments.get(info.kind)
+        except UnknownExperimentError:
+            experiment = None
+        histories.append(store.history(store.info(info.run_id), experiment))
+    factors = factor_labels(histories, None)
+    runs = study_runs(histories, list(factors))
+    sections = [study_section(name, runs, factors, None, None)]
+    sections += study_experiment_sections(runs, None)
+    sections += comparison_sections(runs, factors, [])
+    return {"sections": sections, "template": "_part_sections.html.j2"}
+
+
 def study_live(request: Request, store: ViewStore) -> dict[str, Any]:
     progress = _study(store, request.path_params["name"])
     return {"counts": progress["counts"], "eta_s": progress["eta_s"]}

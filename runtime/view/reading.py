@@ -120,8 +120,7 @@ class ViewStore:
         if missing:
             self._configs.update(store.configs(missing))
         return [
-            info.model_copy(update={"config": self._configs.get(info.run_id, {})})
-            for info in infos
+            info.model_copy(update={"config": self._configs.get(info.run_id, {})}) for info in infos
         ]
 
     def runs_page(

@@ -46,6 +46,7 @@ def every_page(client: TestClient, run_id: str) -> dict[str, str]:
     pages["live"] = client.get(f"/runs/{run_id}/live?after=0").json()["html"]
     pages["compare"] = client.get(f"/compare?a={run_id}&b=short-run").text
     pages["study"] = client.get("/studies/s1").text
+    pages["study report"] = client.get("/studies/s1/part/report").text
     return pages
 
 
@@ -209,6 +210,9 @@ def test_study_page_counts_and_links_its_runs(client: TestClient) -> None:
     assert 'href="/runs/golden-run"' in html
     assert re.search(r'data-status="completed">completed <strong>1</strong>', html)
     assert client.get("/studies/s1/live").json()["counts"]["completed"] == 1
+    report = client.get("/studies/s1/part/report")  # maai study report's sections
+    assert report.status_code == 200 and "golden-run" in report.text and "<section" in report.text
+    assert client.get("/studies/nothing/part/report").status_code == 404
 
 
 def test_a_token_guards_a_viewer_bound_beyond_loopback(hostile_db: Path) -> None:
