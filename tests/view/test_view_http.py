@@ -312,3 +312,14 @@ def test_cost_is_shown_at_the_run_config_prices(tmp_path: Path) -> None:
     cost = (int(tokens.group(1)) * 2.0 + int(tokens.group(2)) * 4.0) / 1_000_000
     assert f"${cost:.4f}" in priced and cost > 0
     assert "no price" in unpriced
+
+
+def test_the_command_cites_its_docs_and_refuses_a_bad_port() -> None:
+    from typer.testing import CliRunner
+
+    from maai.cli.app import app
+
+    helped = CliRunner().invoke(app, ["view", "--help"])
+    assert helped.exit_code == 0 and "docs/view.md" in helped.output
+    bad = CliRunner().invoke(app, ["view", "--port", "70000"])
+    assert bad.exit_code == 2
