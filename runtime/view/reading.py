@@ -32,6 +32,10 @@ from maai.projections.history import (
 )
 from maai.runtime.view.run_page import CALL_EVENTS, EventLine, event_line
 
+BUSY_TIMEOUT_S = 2.0
+"""How long a read waits for a ledger another process holds locked: a page says so soon
+(and the next poll tries again) rather than hanging for the writers' 30 s."""
+
 SORT_KEYS = ("created", "updated", "id", "experiment", "status", "events")
 """The columns the runs page sorts by on the server (each read off the runs table, so a
 sort costs no fold of 1,000 runs); the folded columns are computed for one page only."""
@@ -101,7 +105,9 @@ class ViewStore:
     def store(self) -> EventStore:
         with self._lock:
             if self._store is None:
-                self._store = EventStore.open(self.url, read_only=True)
+                self._store = EventStore.open(
+                    self.url, read_only=True, busy_timeout_s=BUSY_TIMEOUT_S
+                )
             return self._store
 
     def close(self) -> None:

@@ -323,3 +323,24 @@ def test_the_command_cites_its_docs_and_refuses_a_bad_port() -> None:
     assert helped.exit_code == 0 and "docs/view.md" in helped.output
     bad = CliRunner().invoke(app, ["view", "--port", "70000"])
     assert bad.exit_code == 2
+
+
+def test_a_locked_ledger_is_a_clear_page_within_seconds(tmp_path: Path) -> None:
+    import sqlite3
+    import time
+
+    db = tmp_path / "ledger.db"
+    write_run(db, "golden-run", upto=20)
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("PRAGMA locking_mode=EXCLUSIVE")  # readers too are kept out
+        holder.execute("BEGIN EXCLUSIVE")
+        holder.execute("UPDATE runs SET status = status")
+        started = time.monotonic()
+        response = TestClient(create_app(str(db))).get("/")
+        waited = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert response.status_code == 503 and "locked" in response.text
+    assert waited < 15  # the viewer's short busy timeout, not the writers' 30 s
