@@ -24,6 +24,7 @@ from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.limits import CallLimits, LimitedExecutor, ProviderLimit
 from maai.runtime.runs import config_snapshot, ensure_started, start_run
 from maai.runtime.signing import Signer
+from maai.runtime.trust import UntrustedRunError
 
 DONE = "completed"
 
@@ -232,7 +233,9 @@ async def _run_engine(
     )
     try:
         await engine.run()
-    except RunFailedError as exc:
+    except (RunFailedError, UntrustedRunError) as exc:
+        # An untrusted run (its chain or signatures do not hold) was refused before any
+        # request: reported like a failure, the study goes on with the others.
         progress.failed += 1
         progress.failures[run.run_id] = str(exc)
     else:
