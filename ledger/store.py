@@ -44,7 +44,6 @@ from maai.ledger.envelope import (
     normalize_json,
 )
 from maai.ledger.errors import (
-    AmbiguousRunIdError,
     InvalidEventError,
     LedgerError,
     NotADatabaseError,
@@ -406,75 +405,6 @@ class EventStore(StoreAppending):
             created_at=now,
             updated_at=now,
         )
-
-    def get_run(self, run_id: str) -> RunInfo:
-        """The run with this id, or else the only run whose id starts with it.
-
-        :raises RunNotFoundError: no such run; :class:`AmbiguousRunIdError` (a subclass)
-            when a prefix matches several.
-        """
-        self._check_open()
-        if not isinstance(run_id, str) or not run_id:
-            raise RunNotFoundError(str(run_id), "no run id given")
-        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
-            row = conn.execute(select(runs).where(runs.c.run_id == run_id)).first()
-            if row is not None:
-                return _run_info(row)
-            candidates = conn.execute(
-                select(runs)
-                .where(runs.c.run_id.startswith(run_id, autoescape=True))
-                .order_by(runs.c.run_id)
-                .limit(50)
-            ).all()
-        # SQLite's LIKE ignores ASCII case; prefixes are case-sensitive like the ids.
-        matches = [r for r in candidates if r.run_id.startswith(run_id)]
-        if not matches:
-            raise RunNotFoundError(run_id)
-        if len(matches) > 1:
-            raise AmbiguousRunIdError(run_id, [r.run_id for r in matches])
-        return _run_info(matches[0])
-
-    def list_runs(self) -> list[RunInfo]:
-        """Every run, oldest first."""
-        self._check_open()
-        with self._errors("listing runs"), self._engine.connect() as conn:
-            rows = conn.execute(select(runs).order_by(runs.c.created_at, runs.c.run_id)).all()
-        return [_run_info(row) for row in rows]
-
-    def list_runs_without_config(self) -> list[RunInfo]:
-        """Every run, oldest first, with an empty ``config``: the listing a reader that polls
-        asks for (rebuilding every config is most of :meth:`list_runs`'s time); the configs
-        of the runs it needs come from :meth:`configs`."""
-        self._check_open()
-        columns = [c for c in runs.c if c.name != "config"]
-        with self._errors("listing runs"), self._engine.connect() as conn:
-            rows = conn.execute(
-                select(*columns).order_by(runs.c.created_at, runs.c.run_id)
-            ).all()
-        return [
-            RunInfo(
-                run_id=row.run_id,
-                kind=row.kind,
-                config={},
-                status=row.status,
-                head_seq=row.head_seq,
-                created_at=row.created_at,
-                updated_at=row.updated_at,
-            )
-            for row in rows
-        ]
-
-    def configs(self, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Run id -> its config (keys in canonical order), for the runs named that exist."""
-        self._check_open()
-        out: dict[str, dict[str, Any]] = {}
-        with self._errors("reading run configs"), self._engine.connect() as conn:
-            for start in range(0, len(run_ids), 500):
-                chunk = list(run_ids[start : start + 500])
-                query = select(runs.c.run_id, runs.c.config).where(runs.c.run_id.in_(chunk))
-                for row in conn.execute(query):
-                    out[row.run_id] = canonical_order(row.config)
-        return out
 
     def set_status(self, run_id: str, status: str) -> RunInfo:
         """Set a run's status (free text of at most 64 characters, e.g. ``running``,

@@ -1,34 +1,35 @@
 """What every part of :class:`~ledger.store.EventStore` shares: its engine and settings,
 closing, the store's clock, and the translation of driver errors into ledger errors with
-one readable line."""
+one readable line, and reading the rows of the runs table."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Final, Literal, Self
 
 import psycopg
-from sqlalchemy import (
-    Engine,
-)
+from sqlalchemy import Engine, select
 from sqlalchemy import exc as sa_exc
 
 from maai.ledger.disk_full import full_detail, is_disk_full
 from maai.ledger.envelope import RunInfo, canonical_order, normalized_json_text
 from maai.ledger.errors import (
+    AmbiguousRunIdError,
     LedgerError,
     NotADatabaseError,
     ReadOnlyStoreError,
+    RunNotFoundError,
     StoreBusyError,
     StoreFullError,
     StoreUnreachableError,
 )
 from maai.ledger.migrate import REVISIONS
 from maai.ledger.packing import Packer
+from maai.ledger.schema import runs
 from maai.ledger.sqlite_writer import SqliteWriter
 from maai.ledger.urls import StoreLocation
 
@@ -153,6 +154,77 @@ class StoreBase:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    # ------------------------------------------------------------------ the runs table
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """The run with this id, or else the only run whose id starts with it.
+
+        :raises RunNotFoundError: no such run; :class:`AmbiguousRunIdError` (a subclass)
+            when a prefix matches several.
+        """
+        self._check_open()
+        if not isinstance(run_id, str) or not run_id:
+            raise RunNotFoundError(str(run_id), "no run id given")
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            row = conn.execute(select(runs).where(runs.c.run_id == run_id)).first()
+            if row is not None:
+                return _run_info(row)
+            candidates = conn.execute(
+                select(runs)
+                .where(runs.c.run_id.startswith(run_id, autoescape=True))
+                .order_by(runs.c.run_id)
+                .limit(50)
+            ).all()
+        # SQLite's LIKE ignores ASCII case; prefixes are case-sensitive like the ids.
+        matches = [r for r in candidates if r.run_id.startswith(run_id)]
+        if not matches:
+            raise RunNotFoundError(run_id)
+        if len(matches) > 1:
+            raise AmbiguousRunIdError(run_id, [r.run_id for r in matches])
+        return _run_info(matches[0])
+
+    def list_runs(self) -> list[RunInfo]:
+        """Every run, oldest first."""
+        self._check_open()
+        with self._errors("listing runs"), self._engine.connect() as conn:
+            rows = conn.execute(select(runs).order_by(runs.c.created_at, runs.c.run_id)).all()
+        return [_run_info(row) for row in rows]
+
+    def list_runs_without_config(self) -> list[RunInfo]:
+        """Every run, oldest first, with an empty ``config``: the listing a reader that polls
+        asks for (rebuilding every config is most of :meth:`list_runs`'s time); the configs
+        of the runs it needs come from :meth:`configs`."""
+        self._check_open()
+        columns = [c for c in runs.c if c.name != "config"]
+        with self._errors("listing runs"), self._engine.connect() as conn:
+            rows = conn.execute(
+                select(*columns).order_by(runs.c.created_at, runs.c.run_id)
+            ).all()
+        return [
+            RunInfo(
+                run_id=row.run_id,
+                kind=row.kind,
+                config={},
+                status=row.status,
+                head_seq=row.head_seq,
+                created_at=row.created_at,
+                updated_at=row.updated_at,
+            )
+            for row in rows
+        ]
+
+    def configs(self, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Run id -> its config (keys in canonical order), for the runs named that exist."""
+        self._check_open()
+        out: dict[str, dict[str, Any]] = {}
+        with self._errors("reading run configs"), self._engine.connect() as conn:
+            for start in range(0, len(run_ids), 500):
+                chunk = list(run_ids[start : start + 500])
+                query = select(runs.c.run_id, runs.c.config).where(runs.c.run_id.in_(chunk))
+                for row in conn.execute(query):
+                    out[row.run_id] = canonical_order(row.config)
+        return out
 
     def _check_open(self) -> None:
         if self._closed:
