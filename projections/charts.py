@@ -14,7 +14,7 @@ import math
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from maai.projections.figures import Canvas, render
 from maai.projections.markup import Markup, paragraph
@@ -29,6 +29,7 @@ HIGHLIGHT = "#009E73"
 WIDTH = 6.4  # inches: a chart's default width (the page scales a wider one down to fit)
 HEIGHT = 3.4
 LEGEND_WIDTH = 1.7  # inches added on the right for a legend beside the axes
+LEGEND_CHARS = 26  # characters of a legend's line that fit in it
 PLOT_POINTS = WIDTH * 72 * 0.82  # roughly the axes' width in points, for label spacing
 CHAR_POINTS = 4.6  # roughly one character's width in points at the tick labels' size
 MAX_BAR = 48  # points
@@ -143,16 +144,17 @@ def no_data(title: str, reason: str = "nothing to plot") -> Markup:
 
 
 def _legend_beside(canvas: Canvas, handles: Sequence[Artist] | None = None) -> None:
-    where: dict[str, Any] = {
-        "fontsize": 8,
-        "loc": "upper left",
-        "bbox_to_anchor": (1.0, 1.0),
-        "frameon": False,
-    }
+    """The legend right of the axes, each name wrapped to the legend's width (a long
+    condition would otherwise squeeze the axes to a sliver)."""
     if handles is None:
-        canvas.axes.legend(**where)
-    else:
-        canvas.axes.legend(handles=handles, **where)
+        handles, _ = canvas.axes.get_legend_handles_labels()
+    labels = [
+        textwrap.fill(textwrap.shorten(str(h.get_label()), LEGEND_CHARS * 3), LEGEND_CHARS)
+        for h in handles
+    ]
+    canvas.axes.legend(
+        handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False
+    )
 
 
 def bar_chart(
@@ -358,7 +360,8 @@ def line_chart(
                     axes.annotate(
                         f"n={counts[x]}",
                         (x + shift, y),
-                        xytext=(4, -3),
+                        # Neighbouring lines write theirs on opposite sides of the point.
+                        xytext=(4, -9 if index % 2 == 0 else 3),
                         textcoords="offset points",
                         fontsize=7,
                         color=colour,
