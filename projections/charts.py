@@ -229,6 +229,7 @@ def grouped_bars(
         for s, one in enumerate(series):
             colour = PALETTE[s % len(PALETTE)]
             offset = 0.0 if stacked else (s - (across - 1) / 2) * bar
+            drawn: list[tuple[float, float, float, str]] = []
             for g, group in enumerate(groups):
                 value = one.values[g] if g < len(one.values) else None
                 if show_values and value is not None:
@@ -249,14 +250,18 @@ def grouped_bars(
                         above[g] += value
                     else:
                         below[g] += value
-                (patch,) = axes.bar(
-                    g + offset,
-                    value,
+                drawn.append((g + offset, value, base, f"{group}, {one.label}: {num(value)}"))
+            if drawn:
+                # One call per series: a call per bar costs more than the bar.
+                bars = axes.bar(
+                    [x for x, _, _, _ in drawn],
+                    [v for _, v, _, _ in drawn],
                     bar,
-                    bottom=base,
+                    bottom=[b for _, _, b, _ in drawn],
                     color=colour,
                 )
-                canvas.mark(patch, f"{group}, {one.label}: {num(value)}")
+                for patch, (_, _, _, text) in zip(bars.patches, drawn, strict=True):
+                    canvas.mark(patch, text)
         names = {level.label for level in levels}
         for level in levels:
             drawn = axes.axhline(
@@ -352,10 +357,13 @@ def line_chart(
                 text = f"{line.label} at {x_label} {num(x)}: {num(low)} to {num(high)}"
                 canvas.mark(bars.lines[2][0], text, kind="interval")
             counts = dict(line.counts)
+            (dots,) = axes.plot(
+                [x + shift for x, _ in points], [y for _, y in points], "o", ms=5, color=colour
+            )
+            hovers = []
             for x, y in points:
-                (point,) = axes.plot([x + shift], [y], "o", ms=5, color=colour)
                 n = f" (n = {counts[x]})" if x in counts else ""
-                canvas.mark(point, f"{line.label}: {num(y)} at {x_label} {num(x)}{n}")
+                hovers.append(f"{line.label}: {num(y)} at {x_label} {num(x)}{n}")
                 if x in counts:
                     axes.annotate(
                         f"n={counts[x]}",
@@ -366,6 +374,7 @@ def line_chart(
                         fontsize=7,
                         color=colour,
                     )
+            canvas.marks(dots, hovers)
         for rule in rules:
             drawn = axes.axvline(rule.x, color=LEVEL_COLOUR, ls=":", lw=1.5, label=rule.label)
             canvas.mark(drawn, rule.label, kind="rule")
@@ -431,19 +440,10 @@ def timeline(
         for (left, _), (right, _) in zip(x_ticks, x_ticks[1:], strict=False):
             axes.axvline((left + right) / 2, color="#cccccc", ls="--", lw=0.8)
         label_ends: dict[str, list[float]] = {lane: [-1e9, -1e9] for lane in lanes}
+        # One artist per look (shape, fill, colour), each mark with its own hover text.
+        looks: dict[tuple[str, bool, bool], list[Mark]] = {}
         for mark in sorted(marks, key=lambda m: m.x):
-            colour = HIGHLIGHT if mark.highlight else PALETTE[0]
-            y = lane_y(mark.lane)
-            (drawn,) = axes.plot(
-                [mark.x],
-                [y],
-                SHAPES.get(mark.shape, "o"),
-                ms=9,
-                mec=colour,
-                mfc=colour if mark.filled else "white",
-                mew=1.5,
-            )
-            canvas.mark(drawn, mark.detail or mark.label)
+            looks.setdefault((mark.shape, mark.filled, mark.highlight), []).append(mark)
             if not mark.label:
                 continue
             # A label too close to the previous one in the lane drops to a second line.
@@ -453,12 +453,25 @@ def timeline(
             ends[row] = mark.x + half
             axes.annotate(
                 mark.label,
-                (mark.x, y),
+                (mark.x, lane_y(mark.lane)),
                 xytext=(0, -16 - 9 * row),
                 textcoords="offset points",
                 ha="center",
                 fontsize=7,
             )
+        for (shape, filled, highlight), alike in looks.items():
+            colour = HIGHLIGHT if highlight else PALETTE[0]
+            (drawn,) = axes.plot(
+                [m.x for m in alike],
+                [lane_y(m.lane) for m in alike],
+                SHAPES.get(shape, "o"),
+                ls="none",
+                ms=9,
+                mec=colour,
+                mfc=colour if filled else "white",
+                mew=1.5,
+            )
+            canvas.marks(drawn, [m.detail or m.label for m in alike])
         axes.set_yticks(
             [lane_y(lane) for lane in lanes], list(lanes), fontsize=9, fontweight="bold"
         )

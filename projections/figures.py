@@ -145,10 +145,17 @@ class Canvas:
         self.figure = figure
         self.axes = axes
         self.named: list[tuple[str, str]] = []
+        self.each: list[list[str]] = []
 
     def mark(self, artist: Artist, text: str, kind: str = "mark") -> None:
         artist.set_gid(f"{MARK}{len(self.named)}")
         self.named.append((kind, text))
+
+    def marks(self, artist: Artist, texts: Sequence[str]) -> None:
+        """A line's markers, one ``mark`` each with its own hover text, drawn by one artist
+        (an artist per point costs more than the point)."""
+        artist.set_gid(f"{EACH}{len(self.each)}")
+        self.each.append(list(texts))
 
 
 def render(
@@ -174,18 +181,28 @@ def render(
         draw(canvas)
         canvas.axes.set_title(textwrap.fill(title, int(size[0] * 11)), fontsize=10)
         figure.tight_layout()
+        # Laid out once: left set, the engine would make savefig lay it out again.
+        figure.set_layout_engine("none")
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None})
-    return Markup(_inline(buffer.getvalue(), name, title, canvas.named))
+    return Markup(_inline(buffer.getvalue(), name, title, canvas.named, canvas.each))
 
 
 POINTS = "maai-points"
 """The group of the estimates' points: each point becomes a ``mark`` (as the other plots')."""
+EACH = "maai-each-"
+"""The id prefix of a line whose markers are marks each (:meth:`Canvas.marks`)."""
 MARK = "maai-mark-"
 """The id prefix of a mark with hover text (:meth:`Canvas.mark`); the page gets a class."""
 
 
-def _inline(svg: str, name: str, title: str, named: Sequence[tuple[str, str]] = ()) -> str:
+def _inline(
+    svg: str,
+    name: str,
+    title: str,
+    named: Sequence[tuple[str, str]] = (),
+    each: Sequence[Sequence[str]] = (),
+) -> str:
     """matplotlib's SVG made fit to sit in a page that names nothing outside itself: no XML
     declaration or doctype, no namespace or metadata URLs (HTML knows SVG's namespaces),
     no clip paths (``url(#…)``; the axes' limits already hold every mark), no style sheet,
@@ -203,6 +220,7 @@ def _inline(svg: str, name: str, title: str, named: Sequence[tuple[str, str]] = 
         *re.findall(r'href="#([^"]+)"', svg),
         POINTS,
         *(f"{MARK}{i}" for i in range(len(named))),
+        *(f"{EACH}{i}" for i in range(len(each))),
     }
     svg = re.sub(r' id="([^"]+)"', lambda m: m.group(0) if m.group(1) in used else "", svg)
     svg = re.sub(
@@ -216,9 +234,31 @@ def _inline(svg: str, name: str, title: str, named: Sequence[tuple[str, str]] = 
         lambda m: '<g class="{}"><title>{}</title>'.format(*map(escape, named[int(m.group(1))])),
         svg,
     )
+    # A line's markers sit in the one group after its marker's definition.
+    svg = re.sub(
+        rf'<g id="{EACH}(\d+)">(.*?</defs>\s*<g>)(.*?)</g>',
+        lambda m: "<g>" + m.group(2) + _each_marked(m.group(3), each[int(m.group(1))]) + "</g>",
+        svg,
+        flags=re.S,
+    )
     opening = svg.index(">") + 1
     return (
         svg[:opening].replace("<svg ", f'<svg class="plot mpl" data-plot="{name}" role="img" ', 1)
         + f"<title>{escape(title)}</title>"
         + svg[opening:]
+    )
+
+
+def _each_marked(group: str, texts: Sequence[str]) -> str:
+    """Each marker (``<use>``) of a line made a ``mark`` with its text, in the data's order;
+    where matplotlib left some out (outside the figure) no marker gets a text that is not
+    its own: they are marks without one."""
+    uses = re.findall(r"<use [^>]*/>", group)
+    if len(uses) != len(texts):
+        return group.replace("<use ", '<use class="mark" ')
+    parts = iter(texts)
+    return re.sub(
+        r"<use [^>]*/>",
+        lambda m: f'<g class="mark"><title>{escape(next(parts))}</title>{m.group(0)}</g>',
+        group,
     )
