@@ -23,6 +23,7 @@ from maai.domain.events import (
     ModelCallRequested,
     RunCompleted,
     RunFailed,
+    RunSigned,
     RunStarted,
 )
 
@@ -33,6 +34,7 @@ COMMON_EVENTS: tuple[type[Event], ...] = (
     ModelCallRequested,
     ModelAttemptFailed,
     ModelCallCompleted,
+    RunSigned,
 )
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
