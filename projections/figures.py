@@ -131,7 +131,7 @@ def grouped_interval_plot(
         axes.set_xlabel(x_label)
         axes.set_ylabel(textwrap.fill(y_label, 30))
         axes.grid(axis="y", color="#e2e2e2")
-        if len(series) > 1 and any(one.label for one in series):
+        if len(series) > 1 and axes.get_legend_handles_labels()[0]:  # something drawn
             axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
 
     return render(name, title, (width, height), draw)
