@@ -44,6 +44,7 @@ from maai.runtime.engine import (
     load_state,
     run_engine,
 )
+from maai.runtime.forks import check_prefix, forked_of
 from maai.runtime.runs import (
     ensure_started,
     experiment_of,
@@ -488,10 +489,14 @@ def verify(
             problems += [f"receipt: {p}" for p in check_receipt(store, run_id, data)]
         except (OSError, ValueError) as exc:
             raise _fail(f"{receipt_file}: {exc}") from None
+    problems += [f"fork: {p}" for p in check_prefix(store, run_id)]
     local = _local_key()
     signed = check_checkpoints(store, run_id, local)
     problems += [f"checkpoint: {p}" for p in signed.problems]
-    report.divergences[:0] = check_run_row(store.get_run(run_id), _ends(store, run_id))
+    fork = forked_of(store, run_id)
+    report.divergences[:0] = check_run_row(
+        store.get_run(run_id), _ends(store, run_id), fork.config if fork else None
+    )
     for problem in problems:
         err.print(f"[red]broken[/red] {escape(problem)}", soft_wrap=True, highlight=False)
     for divergence in report.divergences:

@@ -23,11 +23,13 @@ from maai.domain.events import (
     ModelCallRequested,
     RunCompleted,
     RunFailed,
+    RunForked,
     RunStarted,
 )
 
 COMMON_EVENTS: tuple[type[Event], ...] = (
     RunStarted,
+    RunForked,
     RunCompleted,
     RunFailed,
     ModelCallRequested,

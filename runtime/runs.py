@@ -130,4 +130,10 @@ def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, Experimen
         experiment = experiments.get(info.kind)
         return experiment, experiment.config_model.model_validate(info.config)
     experiment = experiments.get(started.experiment)
+    # A fork's config from its fork point on is its run.forked's (docs/forks.md).
+    from maai.runtime.forks import forked_of
+
+    forked = forked_of(store, run_id)
+    if forked is not None:
+        started = started.model_copy(update={"config": forked.config, "seed": forked.seed})
     return experiment, experiment.config_of(started)

@@ -3,14 +3,16 @@ behind the generic Experiment interface."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
 from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
-from maai.domain.events import Event, RunStarted
+from maai.domain.events import Event, RunForked, RunStarted
 from maai.domain.experiment import Experiment, SimulatedPolicy, Summary
-from maai.domain.walk import Decision
+from maai.domain.forks import ForkRules, fold_across_forks, restarted
+from maai.domain.walk import Decision, Scopes
 from maai.domain.world import protocol
 from maai.domain.world import state as world_state
 from maai.domain.world.config import WorldConfig, recorded_config
@@ -40,12 +42,36 @@ class World(Experiment):
         return world_state.initial_state()
 
     def evolve(self, state: Any, event: Event) -> Any:
+        if isinstance(event, RunForked):
+            return self.forked(state, event)
         return world_state.evolve(state, event)
 
     def fold(self, events: Iterable[Event], state: Any = None) -> Any:
         if not self.evolves_as(World):
             return super().fold(events, state)
-        return world_state.fold(events, state)
+        return fold_across_forks(events, state, world_state.fold, self.forked)
+
+    def forked(self, state: Any, event: RunForked) -> Any:
+        assert state.core.started is not None, "a fork starts after run.started"
+        core = dataclasses.replace(state.core, started=restarted(state.core.started, event))
+        # The texts rendered from the config are rendered again from the fork's.
+        return dataclasses.replace(
+            state,
+            core=core,
+            config=recorded_config(event.config),
+            renders={},
+            scopes=Scopes(),
+        )
+
+    def fork_point_names(self, address: str) -> Sequence[str]:
+        # Tick N opens with its first call ("w/t5/alice/act").
+        parts = address.split("/")
+        if len(parts) > 1 and parts[0] == "w" and parts[1][1:].isdigit():
+            return (f"tick:{parts[1][1:]}",)
+        return ()
+
+    def fork_rules(self, point: str) -> ForkRules:
+        return _FORK_RULES
 
     def decide(self, state: Any) -> Decision:
         return protocol.decide(state)
@@ -61,6 +87,32 @@ class World(Experiment):
 
     def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
         return SimulatedUtility(config.seed)
+
+
+# The world (its places and who lives there) is in the prefix; how agents answer, how long
+# the run goes on, and how memories are retrieved may change.
+_FORK_RULES = ForkRules(
+    changeable=(
+        "world.agents.*.model",
+        "world.agents.*.provider",
+        "world.agents.*.temperature",
+        "world.agents.*.persona",
+        "max_ticks",
+        "plan_max_ticks",
+        "max_plans",
+        "retrieval",
+        "attempts",
+        "seed",
+    ),
+    refused={
+        "world.agents": "the number and names of agents are fixed by the prefix",
+        "world.agents.*.name": "the number and names of agents are fixed by the prefix",
+        "world": "the world's places and people are in the prefix",
+        "game": "the game's rules were stated to the agents in the prefix",
+        "embeddings": "the memories so far were embedded with the run's embedder",
+        "experiment": "a fork is of the same experiment",
+    },
+)
 
 
 EXPERIMENT = World()

@@ -1,0 +1,231 @@
+"""Forking a stored run (docs/forks.md): finding its fork points, creating the child from
+the parent's prefix, and checking a child's prefix against its parent. The rules (where a
+run may be forked, what may change) are the experiment's (``Experiment.fork_point_names``,
+``Experiment.fork_rules``); this module only reads and writes the ledger."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+
+from maai.domain import experiments
+from maai.domain.config import ConfigError
+from maai.domain.events import RunForked, RunStarted
+from maai.domain.experiment import Experiment
+from maai.domain.forks import (
+    OWN_DRAWS,
+    SAME_DRAWS,
+    BoundaryScan,
+    ForkError,
+    apply_set,
+    changed_paths,
+    check_changes,
+    parse_set,
+)
+from maai.domain.registry import COMMON_REGISTRY
+from maai.ledger import EventStore, StoredEvent
+from maai.ledger.forking import create_fork, prefix_hash_as
+from maai.ledger.schema import events as events_table
+from maai.runtime.engine import to_new_event
+
+_ADDRESSES = {"model.requested": ("request.address",), "model.completed": ("address",)}
+# Fields every config has, set by generic options rather than by --set.
+_GENERIC = ("seed", "labels")
+
+
+@dataclass
+class ParentScan:
+    """What forking reads of a parent: its boundaries and named points, and the config and
+    seed in force at each ``run.started``/``run.forked`` (the last one before a point)."""
+
+    experiment: Experiment
+    scan: BoundaryScan
+    configs: list[tuple[int, dict[str, Any], int]]  # (seq, config, seed), in seq order
+    head: int
+
+    def config_at(self, seq: int) -> tuple[dict[str, Any], int]:
+        found = [(config, seed) for at, config, seed in self.configs if at <= seq]
+        if not found:
+            raise ForkError(f"--at: the run has no run.started at or before seq {seq}")
+        return found[-1]
+
+
+def scan_parent(store: EventStore, run_id: str) -> ParentScan:
+    info = store.get_run(run_id)
+    experiment = experiments.get(info.kind)
+    scan = BoundaryScan(experiment.fork_point_names)
+    configs: list[tuple[int, dict[str, Any], int]] = []
+    head = 0
+    for seq, type_, version, payload in store.read_fields(run_id, _ADDRESSES):
+        head = seq
+        assert isinstance(payload, dict)
+        address = payload.get("request.address") or payload.get("address")
+        if type_ in (RunStarted.TYPE, RunForked.TYPE):
+            event = COMMON_REGISTRY.decode(type_, version, payload)
+            assert isinstance(event, RunStarted | RunForked)
+            configs.append((seq, event.config, event.seed))
+        scan.add(seq, type_, address if isinstance(address, str) else None)
+    return ParentScan(experiment, scan, configs, head)
+
+
+@dataclass(frozen=True)
+class ForkPlan:
+    parent_run: str
+    point: str
+    seq: int
+    config: dict[str, Any]
+    forked: RunForked
+    notes: tuple[str, ...]
+
+
+def plan_fork(
+    store: EventStore,
+    parent_id: str,
+    point: str,
+    sets: list[str],
+    *,
+    seed: int | None = None,
+    same_draws: bool = False,
+    labels: dict[str, str] | None = None,
+) -> ForkPlan:
+    """Everything the child will be, checked; nothing written. :class:`ForkError` (one
+    line) for a fork that cannot be made as asked."""
+    info = store.get_run(parent_id)
+    parent = scan_parent(store, info.run_id)
+    experiment = parent.experiment
+    seq = parent.scan.resolve(point)
+    notes: list[str] = []
+    if info.status not in ("completed", "failed", "interrupted"):
+        notes.append(
+            f"run {info.run_id} is {info.status}: forked at seq {seq}, a committed boundary"
+        )
+    if parent.scan.failed_at is not None and seq >= parent.scan.failed_at:
+        raise ForkError(f"--at {point}: the run failed at seq {parent.scan.failed_at}, before it")
+    base, parent_seed = parent.config_at(seq)
+    config = base
+    for item in sets:
+        path, value = parse_set(item)
+        if path.split(".")[0] in _GENERIC:
+            raise ForkError(f"--set {path}: use --seed/--same-draws or --label for it")
+        config = apply_set(config, path, value)
+    if same_draws and seed is not None:
+        raise ForkError("--seed and --same-draws: give one")
+    child_seed = parent_seed if same_draws else seed if seed is not None else _new_seed()
+    config = {**config, "seed": child_seed}
+    if labels:
+        config = {**config, "labels": {**(config.get("labels") or {}), **labels}}
+    paths = [p for p in changed_paths(base, config) if p.split(".")[0] not in _GENERIC]
+    check_changes(experiment.fork_rules(point), point, paths)
+    try:
+        parsed = experiment.parse_config(config, source="--set")
+    except ConfigError as exc:
+        raise ForkError(str(exc).splitlines()[0]) from None
+    config = parsed.model_dump(mode="json")
+    changes = {p: _value_at(config, p) for p in paths}
+    parent_hash = _hash_at(store, info.run_id, seq)
+    forked = RunForked(
+        parent_run=info.run_id,
+        parent_seq=seq,
+        parent_hash=parent_hash,
+        point=point,
+        changes=changes,
+        draws=SAME_DRAWS if same_draws else OWN_DRAWS,
+        seed=child_seed,
+        config=config,
+    )
+    return ForkPlan(info.run_id, point, seq, config, forked, tuple(notes))
+
+
+def make_fork(store: EventStore, plan: ForkPlan, child_id: str) -> str:
+    """Write the child (one transaction): the parent's prefix, then ``run.forked``."""
+    kind = store.get_run(plan.parent_run).kind
+    create_fork(
+        store,
+        parent_id=plan.parent_run,
+        child_id=child_id,
+        upto=plan.seq,
+        kind=kind,
+        config=plan.config,
+        forked=to_new_event(plan.forked),
+    )
+    return child_id
+
+
+def _new_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+def _value_at(config: Any, path: str) -> Any:
+    node = config
+    for part in path.split("."):
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list):
+            named = [i for i in node if isinstance(i, dict) and i.get("name") == part]
+            node = named[0] if named else node[int(part)] if part.isdigit() else None
+        else:
+            return None
+    return node
+
+
+def _hash_at(store: EventStore, run_id: str, seq: int) -> str:
+    for at, digest in store.event_hashes(run_id):
+        if at == seq:
+            return digest
+    raise ForkError(f"run {run_id}: no event at seq {seq}")
+
+
+def fork_event(store: EventStore, run_id: str) -> StoredEvent | None:
+    """The run's own ``run.forked`` (the last one: a fork of a fork holds its parent's too);
+    ``None`` for a run that is no fork."""
+    with store._engine.connect() as conn:  # noqa: SLF001 -- one indexed lookup
+        seq = conn.execute(
+            select(func.max(events_table.c.seq)).where(
+                events_table.c.run_id == run_id, events_table.c.type == RunForked.TYPE
+            )
+        ).scalar()
+    if seq is None:
+        return None
+    return next(iter(store.read(run_id, from_seq=int(seq) - 1)), None)
+
+
+def forked_of(store: EventStore, run_id: str) -> RunForked | None:
+    stored = fork_event(store, run_id)
+    if stored is None:
+        return None
+    event = COMMON_REGISTRY.decode(stored.type, stored.schema_version, stored.payload)
+    assert isinstance(event, RunForked)
+    return event
+
+
+def check_prefix(store: EventStore, run_id: str) -> list[str]:
+    """Problems with a fork's inherited prefix (none for a run that is no fork): its events
+    must chain, under the parent's id, to the parent hash its ``run.forked`` names, and
+    where the parent is in this ledger its chain must hold and have that hash there."""
+    forked = forked_of(store, run_id)
+    if forked is None:
+        return []
+    problems = []
+    rebuilt = prefix_hash_as(store, run_id, forked.parent_seq, forked.parent_run)
+    if rebuilt != forked.parent_hash:
+        problems.append(
+            f"inherited prefix (seqs 1..{forked.parent_seq}) is not run {forked.parent_run}'s:"
+            " it does not chain to the parent's hash at the fork point"
+        )
+    try:
+        parent_chain = store.verify_chain(forked.parent_run)
+    except Exception:  # noqa: BLE001 -- the parent may live in another ledger
+        return [*problems, f"parent run {forked.parent_run} is not in this ledger (not checked)"]
+    if not parent_chain.ok:
+        problems.append(
+            f"parent run {forked.parent_run}'s chain is broken at seq "
+            f"{parent_chain.first_bad_seq}: {parent_chain.reason}"
+        )
+    elif _hash_at(store, forked.parent_run, forked.parent_seq) != forked.parent_hash:
+        problems.append(
+            f"parent run {forked.parent_run}'s event {forked.parent_seq} is not the one forked"
+        )
+    return problems
