@@ -28,6 +28,7 @@ from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
 from maai.ledger import ChainReport, EventStore, LedgerError, StoredEvent
 from maai.ledger.errors import StoreBusyError, StoreFullError
+from maai.projections.build import modified_build
 from maai.runtime import config_files
 from maai.runtime.checkpoints import (
     ReceiptError,
@@ -51,6 +52,7 @@ from maai.runtime.runs import (
     load_config,
     new_run_id,
     start_run,
+    started_event,
     stored_config,
 )
 from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, fingerprint, load_signer
@@ -507,6 +509,7 @@ def verify(
         )
     for note in signed.notes:
         err.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
+    _name_modified_build(store, run_id, err)
     if problems or not report.ok:
         raise typer.Exit(EXIT_FAILED)
     keys = ", ".join(
@@ -520,6 +523,17 @@ def verify(
         + ("; the receipt's history is intact" if receipt_file is not None else ""),
         highlight=False,
     )
+
+
+def _name_modified_build(store: EventStore, run_id: str, console: Console) -> None:
+    """Say so when the run was recorded by a modified build (docs/ledger.md, "Provenance")."""
+    try:
+        modified = modified_build(started_event(store, run_id))
+    except (LedgerError, ConfigError, ValueError):
+        return  # an unreadable run.started is reported by the command's own checks
+    if modified is not None:
+        warning = f"[yellow]warning:[/yellow] {escape(modified)}"
+        console.print(warning, soft_wrap=True, highlight=False)
 
 
 def _local_key() -> str | None:
@@ -582,6 +596,7 @@ def show(
         f"created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}",
         highlight=False,
     )
+    _name_modified_build(store, run_id, out)
     print_summary(out, experiment.summarize(run_id, state, info.status))
 
 

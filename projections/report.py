@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from maai.projections.build import build_of
 from maai.projections.history import History
 from maai.projections.markup import Markup, details, facts, table
 
@@ -62,6 +63,7 @@ def run_section(history: History) -> Section:
         ("seed", getattr(config, "seed", None)),
         ("labels", ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"),
         ("events", len(history.entries)),
+        ("build", build_of(started)),
     ]
     if experiment is not None:
         pairs.append(("rules", experiment.docs))

@@ -46,8 +46,9 @@ class CollaborationViews:
 
     def audit_leaks(self, history: History) -> Any:
         from maai.projections.collaboration.leaks import audit_leaks
+        from maai.projections.leaks import guarded
 
-        return audit_leaks(history)
+        return guarded(audit_leaks, history)
 
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         return None

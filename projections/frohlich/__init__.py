@@ -45,8 +45,9 @@ class FrohlichViews:
 
     def audit_leaks(self, history: History) -> Any:
         from maai.projections.frohlich.leaks import audit_leaks
+        from maai.projections.leaks import guarded
 
-        return audit_leaks(history)
+        return guarded(audit_leaks, history)
 
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         from maai.projections.frohlich.votes import vote_audit

@@ -46,9 +46,10 @@ class WorldViews:
         return all_rules()
 
     def audit_leaks(self, history: History) -> Any:
+        from maai.projections.leaks import guarded
         from maai.projections.world.leaks import audit_leaks
 
-        return audit_leaks(history)
+        return guarded(audit_leaks, history)
 
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         return None
