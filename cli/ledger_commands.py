@@ -103,6 +103,34 @@ def _run_json(run: RunInfo) -> dict[str, Any]:
     }
 
 
+def _as_tree(
+    lines: list[str], runs: list[RunInfo], parents: dict[str, tuple[str, str, int]]
+) -> list[str]:
+    """The listed lines reordered so that each fork follows its parent, indented, with the
+    point it was forked at; a fork whose parent is not listed stays at the top level."""
+    line_of = {run.run_id: line for run, line in zip(runs, lines[1:], strict=True)}
+    listed = set(line_of)
+    children: dict[str, list[str]] = {}
+    for run in runs:
+        parent = parents.get(run.run_id)
+        if parent is not None and parent[0] in listed:
+            children.setdefault(parent[0], []).append(run.run_id)
+    out = [lines[0]]
+
+    def emit(run_id: str, depth: int) -> None:
+        fork = parents.get(run_id)
+        where = f"  (fork at {fork[1]}, seq {fork[2]})" if fork is not None and depth else ""
+        out.append("  " * depth + ("└ " if depth else "") + line_of[run_id] + where)
+        for child in children.get(run_id, []):
+            emit(child, depth + 1)
+
+    for run in runs:
+        parent = parents.get(run.run_id)
+        if parent is None or parent[0] not in listed:
+            emit(run.run_id, 0)
+    return out
+
+
 def runs_command(
     db: DbOption = None,
     experiment: Annotated[
@@ -125,6 +153,12 @@ def runs_command(
             help="Only runs with this label (the config's labels:); repeat to require several.",
         ),
     ] = None,
+    tree: Annotated[
+        bool,
+        typer.Option(
+            "--tree", help="Each fork under its parent, with its fork point (docs/forks.md)."
+        ),
+    ] = False,
     as_json: Annotated[
         bool,
         typer.Option(
@@ -145,6 +179,10 @@ def runs_command(
             store.list_runs(), experiment=experiment, status=status, labels=labels or None
         )
         where = store.display
+        if tree:
+            from maai.runtime.forks import lineage
+
+            forks = lineage(store)
     filters = [
         *([f"--experiment {experiment}"] if experiment is not None else []),
         *([f"--status {status}"] if status is not None else []),
@@ -159,6 +197,8 @@ def runs_command(
     if not runs:
         return
     lines = _runs_lines(runs)
+    if tree:
+        lines = _as_tree(lines, runs, forks.parents)
     if sys.stdout.isatty():
         lines[0] = typer.style(lines[0], bold=True)
     for line in lines:

@@ -45,7 +45,7 @@ from maai.runtime.engine import (
     load_state,
     run_engine,
 )
-from maai.runtime.forks import check_prefix, forked_of
+from maai.runtime.forks import check_prefix, forked_of, lineage
 from maai.runtime.runs import (
     ensure_started,
     experiment_of,
@@ -597,6 +597,12 @@ def show(
         highlight=False,
     )
     _name_modified_build(store, run_id, out)
+    forks = lineage(store)
+    if run_id in forks.parents:
+        parent, point, seq = forks.parents[run_id]
+        out.print(f"fork of {parent} at {escape(point)} (seq {seq})", highlight=False)
+    if children := forks.children(run_id):
+        out.print(f"forks: {', '.join(children)}", highlight=False)
     print_summary(out, experiment.summarize(run_id, state, info.status))
 
 

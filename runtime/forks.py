@@ -5,6 +5,7 @@ run may be forked, what may change) are the experiment's (``Experiment.fork_poin
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -229,3 +230,36 @@ def check_prefix(store: EventStore, run_id: str) -> list[str]:
             f"parent run {forked.parent_run}'s event {forked.parent_seq} is not the one forked"
         )
     return problems
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """Which run is a fork of which: each fork's parent, point and the parent's seq there."""
+
+    parents: dict[str, tuple[str, str, int]]  # child -> (parent, point, parent seq)
+
+    def children(self, run_id: str) -> list[str]:
+        return sorted(c for c, (p, _, _) in self.parents.items() if p == run_id)
+
+
+def lineage(store: EventStore) -> Lineage:
+    """Every fork of the ledger, from its own ``run.forked`` (the last one of its run: a
+    fork of a fork holds its parent's before it), read without reading any other event."""
+    with store._engine.connect() as conn:  # noqa: SLF001 -- one query over one event type
+        last = (
+            select(events_table.c.run_id, func.max(events_table.c.seq).label("seq"))
+            .where(events_table.c.type == RunForked.TYPE)
+            .group_by(events_table.c.run_id)
+            .subquery()
+        )
+        rows = conn.execute(
+            select(events_table.c.run_id, events_table.c.payload).join(
+                last,
+                (events_table.c.run_id == last.c.run_id) & (events_table.c.seq == last.c.seq),
+            )
+        ).all()
+    parents = {}
+    for run_id, payload in rows:
+        data = json.loads(payload) if isinstance(payload, str) else payload
+        parents[run_id] = (data["parent_run"], data["point"], int(data["parent_seq"]))
+    return Lineage(parents)

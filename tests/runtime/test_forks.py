@@ -143,9 +143,7 @@ def test_a_change_shows_only_after_the_point_and_a_fork_of_a_fork_verifies(
     upto = forked.seq - 1
     assert forked.payload["changes"] == {"agents.Bob.temperature": 0.3}
     assert forked.payload["draws"] == "own"
-    assert [_logical(e) for e in child_events[:upto]] == [
-        _logical(e) for e in parent_events[:upto]
-    ]
+    assert [_logical(e) for e in child_events[:upto]] == [_logical(e) for e in parent_events[:upto]]
     bobs = [
         e.payload["request"]["temperature"]
         for e in child_events[upto:]
@@ -310,3 +308,33 @@ def test_a_failed_run_forks_before_its_failure_and_a_running_one_at_a_boundary(
     done = invoke("fork", parent, "--at", "exchange:2", "--no-run", "--db", db)
     assert done.exit_code == 0, done.output
     assert "is running: forked at seq" in done.output
+
+
+def test_lineage_runs_tree_show_and_the_python_api(
+    parents: dict[str, tuple[str, str]], tmp_path: Path
+) -> None:
+    import maai
+
+    db, parent = parents["collaboration"]
+    db = _copy(tmp_path, db)
+    assert invoke("fork", parent, "--at", "exchange:2", "--db", db, "-q").exit_code == 0
+    child = _newest(db)
+    assert invoke("fork", child, "--at", "decision", "--no-run", "--db", db).exit_code == 0
+    grandchild = _newest(db)
+    tree = invoke("runs", "--tree", "--db", db).output.splitlines()
+    ids = [
+        line.split()[0] if not line.lstrip().startswith("└") else line.split()[1] for line in tree
+    ]
+    assert ids[1:] == [parent, child, grandchild]
+    assert tree[2].startswith("  └ ") and "(fork at exchange:2, seq" in tree[2]
+    assert tree[3].startswith("    └ ") and "(fork at decision, seq" in tree[3]
+    shown = invoke("show", child, "--db", db).output
+    assert f"fork of {parent} at exchange:2" in shown
+    assert f"forks: {grandchild}" in shown
+    with maai.open(db) as ledger:
+        run = ledger.run(child)
+        assert run.parent == parent
+        assert run.children == (grandchild,)
+        assert run.fork_point is not None and run.fork_point[0] == "exchange:2"
+        top = ledger.run(parent)
+        assert (top.parent, top.fork_point, top.children) == (None, None, (child,))
