@@ -227,6 +227,16 @@ class BoundaryScan:
         elif type_ == "run.failed" and self.failed_at is None:
             self.failed_at = seq
 
+    def found(self, point: str) -> bool:
+        """Whether what was fed so far settles where ``point`` is (the rest of the run
+        cannot move it)."""
+        if point.startswith("seq:"):
+            text = point[4:]
+            return not text.isdigit() or bool(self.boundaries and self.boundaries[-1] > int(text))
+        if point in self.named:
+            return True
+        return "/" in point and any(a.startswith(point) for _, a in self.first_request[-1:])
+
     def resolve(self, point: str) -> int:
         """The seq of ``point``; :class:`ForkError` naming why there is none."""
         if point.startswith("seq:"):

@@ -54,13 +54,22 @@ class ParentScan:
         return found[-1]
 
 
-def scan_parent(store: EventStore, run_id: str) -> ParentScan:
+def scan_parent(store: EventStore, run_id: str, until: str | None = None) -> ParentScan:
+    """The run's fork points, read up to its head, or (``until``) only as far as it takes
+    to find that point: forking never reads more of the parent than its prefix and the
+    first events after it."""
     info = store.get_run(run_id)
     experiment = experiments.get(info.kind)
     scan = BoundaryScan(experiment.fork_point_names)
     configs: list[tuple[int, dict[str, Any], int]] = []
     head = 0
-    for seq, type_, version, payload in store.read_fields(run_id, _ADDRESSES):
+    # Only the addresses of calls are read, and whole only the events that hold a config.
+    fields = {
+        type_: ("address",)
+        for type_ in experiment.registry.types
+        if type_ not in (RunStarted.TYPE, RunForked.TYPE)
+    }
+    for seq, type_, version, payload in store.read_fields(run_id, {**fields, **_ADDRESSES}):
         head = seq
         assert isinstance(payload, dict)
         address = payload.get("request.address") or payload.get("address")
@@ -69,6 +78,8 @@ def scan_parent(store: EventStore, run_id: str) -> ParentScan:
             assert isinstance(event, RunStarted | RunForked)
             configs.append((seq, event.config, event.seed))
         scan.add(seq, type_, address if isinstance(address, str) else None)
+        if until is not None and scan.found(until):
+            break
     return ParentScan(experiment, scan, configs, head)
 
 
@@ -95,7 +106,7 @@ def plan_fork(
     """Everything the child will be, checked; nothing written. :class:`ForkError` (one
     line) for a fork that cannot be made as asked."""
     info = store.get_run(parent_id)
-    parent = scan_parent(store, info.run_id)
+    parent = scan_parent(store, info.run_id, until=point)
     experiment = parent.experiment
     seq = parent.scan.resolve(point)
     notes: list[str] = []
@@ -173,10 +184,15 @@ def _value_at(config: Any, path: str) -> Any:
 
 
 def _hash_at(store: EventStore, run_id: str, seq: int) -> str:
-    for at, digest in store.event_hashes(run_id):
-        if at == seq:
-            return digest
-    raise ForkError(f"run {run_id}: no event at seq {seq}")
+    with store._engine.connect() as conn:  # noqa: SLF001 -- one indexed lookup
+        found = conn.execute(
+            select(events_table.c.hash).where(
+                events_table.c.run_id == run_id, events_table.c.seq == seq
+            )
+        ).scalar()
+    if found is None:
+        raise ForkError(f"run {run_id}: no event at seq {seq}")
+    return str(found)
 
 
 def fork_event(store: EventStore, run_id: str) -> StoredEvent | None:
