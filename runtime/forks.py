@@ -107,7 +107,6 @@ def plan_fork(
     line) for a fork that cannot be made as asked."""
     info = store.get_run(parent_id)
     parent = scan_parent(store, info.run_id, until=point)
-    experiment = parent.experiment
     seq = parent.scan.resolve(point)
     notes: list[str] = []
     if info.status not in ("completed", "failed", "interrupted"):
@@ -129,26 +128,65 @@ def plan_fork(
     config = {**config, "seed": child_seed}
     if labels:
         config = {**config, "labels": {**(config.get("labels") or {}), **labels}}
-    paths = [p for p in changed_paths(base, config) if p.split(".")[0] not in _GENERIC]
+    return _checked(
+        store, info.run_id, parent, point, seq, base, config, same_draws, "--set", tuple(notes)
+    )
+
+
+def _checked(
+    store: EventStore,
+    parent_id: str,
+    parent: ParentScan,
+    point: str,
+    seq: int,
+    base: dict[str, Any],
+    config: dict[str, Any],
+    same_draws: bool,
+    source: str,
+    notes: tuple[str, ...] = (),
+) -> ForkPlan:
+    """The plan of a child with ``config`` (the parent's ``base`` at the point, changed):
+    its changes checked against the experiment's rules, the config validated."""
+    experiment = parent.experiment
+    generic = (*_GENERIC, "prices")
+    paths = [p for p in changed_paths(base, config) if p.split(".")[0] not in generic]
     check_changes(experiment.fork_rules(point), point, paths)
     try:
-        parsed = experiment.parse_config(config, source="--set")
+        parsed = experiment.parse_config(config, source=source)
     except ConfigError as exc:
         raise ForkError(str(exc).splitlines()[0]) from None
     config = parsed.model_dump(mode="json")
     changes = {p: _value_at(config, p) for p in paths}
-    parent_hash = _hash_at(store, info.run_id, seq)
     forked = RunForked(
-        parent_run=info.run_id,
+        parent_run=parent_id,
         parent_seq=seq,
-        parent_hash=parent_hash,
+        parent_hash=_hash_at(store, parent_id, seq),
         point=point,
         changes=changes,
         draws=SAME_DRAWS if same_draws else OWN_DRAWS,
-        seed=child_seed,
+        seed=int(config["seed"]),
         config=config,
     )
-    return ForkPlan(info.run_id, point, seq, config, forked, tuple(notes))
+    return ForkPlan(parent_id, point, seq, config, forked, notes)
+
+
+def fork_base(store: EventStore, parent_id: str, point: str) -> tuple[str, dict[str, Any]]:
+    """A fork point's parent (its full id) and the config in force there: what a study from
+    a fork point applies its factors to."""
+    info = store.get_run(parent_id)
+    parent = scan_parent(store, info.run_id, until=point)
+    return info.run_id, parent.config_at(parent.scan.resolve(point))[0]
+
+
+def plan_fork_to(
+    store: EventStore, parent_id: str, point: str, config: dict[str, Any], source: str
+) -> ForkPlan:
+    """The plan of a child with a whole config given (a study's run from a fork point; its
+    seed is its own)."""
+    parent = scan_parent(store, parent_id, until=point)
+    seq = parent.scan.resolve(point)
+    base, _ = parent.config_at(seq)
+    return _checked(store, parent_id, parent, point, seq, base, config, False, source)
 
 
 def make_fork(store: EventStore, plan: ForkPlan, child_id: str) -> str:
