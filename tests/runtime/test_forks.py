@@ -126,6 +126,8 @@ def test_a_fork_with_no_change_and_the_same_draws_goes_on_as_the_parent_did(
             assert check_prefix(store, child) == []
     verified = invoke("verify", _newest(db), "--db", db)
     assert verified.exit_code == 0, verified.output
+    audited = invoke("audit", "protocol", _newest(db), "--db", db)
+    assert audited.exit_code == 0, audited.output
 
 
 def test_a_change_shows_only_after_the_point_and_a_fork_of_a_fork_verifies(
@@ -169,9 +171,19 @@ def test_a_change_shows_only_after_the_point_and_a_fork_of_a_fork_verifies(
         if e.type == "model.requested" and e.agent == "Bob" and e.seq > upto
     ]
     assert set(bobs) == {0.3}, "the grandchild keeps its parent's change"
+    # The child draws from its own seed after the point: the audit of the draws follows.
     for run in (child, grandchild):
-        assert invoke("verify", run, "--db", db).exit_code == 0
-        assert invoke("replay", run, "--db", db).exit_code == 0
+        for command in (
+            ("verify", run),
+            ("replay", run),
+            ("audit", "protocol", run),
+            ("audit", "leaks", run),
+            ("audit", "votes", run),
+            ("report", run, "-o", str(tmp_path / f"{run}.html")),
+            ("export", run, "-f", "tables", "--out", str(tmp_path / run)),
+        ):
+            done = invoke(*command, "--db", db)
+            assert done.exit_code == 0, (command, done.output)
 
 
 def test_editing_the_parents_prefix_makes_the_childs_verify_fail(
@@ -338,3 +350,28 @@ def test_lineage_runs_tree_show_and_the_python_api(
         assert run.fork_point is not None and run.fork_point[0] == "exchange:2"
         top = ledger.run(parent)
         assert (top.parent, top.fork_point, top.children) == (None, None, (child,))
+
+
+def test_a_fork_on_postgresql_is_exact_and_verifies(postgres_url: str) -> None:
+    """The copy on PostgreSQL, where payloads are JSONB and times timestamps: the prefix
+    re-chains to the parent's hash, and the child runs to the same end."""
+    EventStore.open(postgres_url, upgrade=True).close()
+    done = invoke("run", "collaboration", "--db", postgres_url, "-q")
+    assert done.exit_code == 0, done.output
+    with EventStore.open(postgres_url) as store:
+        (parent,) = [r.run_id for r in store.list_runs()]
+    forked = invoke("fork", parent, "--at", "decision", "--same-draws", "--db", postgres_url, "-q")
+    assert forked.exit_code == 0, forked.output
+    with EventStore.open(postgres_url) as store:
+        child = max(store.list_runs(), key=lambda r: r.created_at).run_id
+        assert check_prefix(store, child) == []
+        parent_events, child_events = list(store.read(parent)), list(store.read(child))
+    upto = next(e for e in child_events if e.type == "run.forked").seq - 1
+    assert [(e.recorded_at, _logical(e)) for e in child_events[:upto]] == [
+        (e.recorded_at, _logical(e)) for e in parent_events[:upto]
+    ]
+    assert Counter(map(_logical, child_events[upto + 1 :])) == Counter(
+        map(_logical, parent_events[upto:])
+    )
+    verified = invoke("verify", child, "--db", postgres_url)
+    assert verified.exit_code == 0, verified.output
