@@ -375,3 +375,54 @@ def test_a_fork_on_postgresql_is_exact_and_verifies(postgres_url: str) -> None:
     )
     verified = invoke("verify", child, "--db", postgres_url)
     assert verified.exit_code == 0, verified.output
+
+
+KILLED_MID_FORK = """
+import sys, time
+from sqlalchemy.engine import Connection
+from maai.cli.app import app
+
+real = Connection.exec_driver_sql
+calls = []
+
+def slow(self, statement, *args, **kwargs):
+    result = real(self, statement, *args, **kwargs)
+    if statement.startswith("INSERT INTO runs"):
+        print("inside", flush=True)  # the run row is written, its transaction still open
+        time.sleep(60)
+    return result
+
+Connection.exec_driver_sql = slow
+sys.argv = ["maai", "fork", sys.argv[1], "--at", "decision", "--no-run", "--db", sys.argv[2]]
+app()
+"""
+
+
+def test_kill_9_during_creation_leaves_no_half_made_child(
+    parents: dict[str, tuple[str, str]], tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    db, parent = parents["collaboration"]
+    db = _copy(tmp_path, db)
+    before = _ledger_state(db)
+    process = subprocess.Popen(
+        [sys.executable, "-c", KILLED_MID_FORK, parent, db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.strip() == "inside", process.stderr.read() if process.stderr else ""
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    assert _ledger_state(db) == before
+    # And the ledger takes the next fork as if nothing had happened.
+    assert invoke("fork", parent, "--at", "decision", "--no-run", "--db", db).exit_code == 0
