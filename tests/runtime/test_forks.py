@@ -426,3 +426,28 @@ def test_kill_9_during_creation_leaves_no_half_made_child(
     assert _ledger_state(db) == before
     # And the ledger takes the next fork as if nothing had happened.
     assert invoke("fork", parent, "--at", "decision", "--no-run", "--db", db).exit_code == 0
+
+
+def test_a_forks_tables_hold_what_followed_the_point_unless_asked(
+    parents: dict[str, tuple[str, str]], tmp_path: Path
+) -> None:
+    import csv
+
+    db, parent = parents["frohlich"]
+    db = _copy(tmp_path, db)
+    assert invoke("fork", parent, "--at", "phase2", "--db", db, "-q").exit_code == 0
+    child = _newest(db)
+
+    def table(name: str, *flags: str) -> list[dict[str, str]]:
+        out = tmp_path / f"{name}{''.join(flags)}"
+        done = invoke("export", child, "-f", "tables", "--out", str(out), *flags, "--db", db)
+        assert done.exit_code == 0, done.output
+        with (out / "choices.csv").open(encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+
+    own, whole = table("own"), table("whole", "--with-prefix")
+    forked_at = next(e.seq for e in _events(db, child) if e.type == "run.forked")
+    # Phase 1's choices are the parent's: none is the fork's own.
+    assert whole and all(int(r["seq"]) < forked_at for r in whole)
+    assert own == []
+    assert {r["inherited"] for r in whole} == {"true"}
