@@ -75,3 +75,66 @@ def _write(header: list[str], rows: list[list[str]]) -> str:
     writer.writerow(header)
     writer.writerows(rows)
     return buffer.getvalue()
+
+
+def _after(history: History, upto: int) -> tuple[str, int, int]:
+    """The run's outcome, and the calls and tokens of its events after seq ``upto``."""
+    from maai.domain.events import ModelCallCompleted
+
+    outcome = ""
+    if history.experiment is not None:
+        state = history.experiment.fold([e.event for e in history.entries])
+        outcome = history.experiment.summarize(history.run_id, state, history.status).outcome
+    calls = tokens = 0
+    for entry in history.entries:
+        if entry.seq > upto and isinstance(entry.event, ModelCallCompleted):
+            usage = entry.event.answer.usage
+            calls += 1
+            tokens += usage.input_tokens + usage.output_tokens
+    return outcome, calls, tokens
+
+
+def fork_facts(history: History, parent: History | None) -> tuple[list, list] | None:
+    """A fork's report opening: its parent, point, draws and changes, and parent and fork
+    side by side from the point (outcome, events, calls and tokens after it); ``None`` for
+    a run that is no fork."""
+    forks = [e for e in history.entries if isinstance(e.event, RunForked)]
+    if not forks:
+        return None
+    entry = forks[-1]
+    forked = entry.event
+    assert isinstance(forked, RunForked)
+    changes = ", ".join(f"{k} = {v}" for k, v in sorted(forked.changes.items())) or "none"
+    pairs = [
+        ("fork of", forked.parent_run),
+        ("at", f"{forked.point} (the parent's seq {forked.parent_seq})"),
+        ("draws", "the parent's streams" if forked.draws == "same" else f"own seed {forked.seed}"),
+        ("changes", changes),
+    ]
+    mine = _after(history, entry.seq)
+    rows = [
+        [
+            "fork",
+            history.run_id,
+            history.status,
+            mine[0],
+            len(history.entries) - entry.seq,
+            mine[1],
+            mine[2],
+        ]
+    ]
+    if parent is not None:
+        theirs = _after(parent, forked.parent_seq)
+        rows.insert(
+            0,
+            [
+                "parent",
+                parent.run_id,
+                parent.status,
+                theirs[0],
+                len(parent.entries) - forked.parent_seq,
+                theirs[1],
+                theirs[2],
+            ],
+        )
+    return pairs, rows

@@ -184,6 +184,9 @@ def test_a_change_shows_only_after_the_point_and_a_fork_of_a_fork_verifies(
         ):
             done = invoke(*command, "--db", db)
             assert done.exit_code == 0, (command, done.output)
+    page = (tmp_path / f"{child}.html").read_text(encoding="utf-8")
+    opening = page[page.index("The fork beside its parent") :]
+    assert parent in opening and "round:2" in opening and "agents.Bob.temperature = 0.3" in opening
 
 
 def test_editing_the_parents_prefix_makes_the_childs_verify_fail(
