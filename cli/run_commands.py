@@ -85,6 +85,13 @@ def _signer() -> Signer:
         raise _fail(f"{exc}{hint}") from None
 
 
+def _cost(store: EventStore, run_id: str, config: ExperimentConfig) -> float | None:
+    """The run's cost at its config's prices (``None`` without prices)."""
+    from maai.runtime.study import run_cost
+
+    return run_cost(store, run_id, config.prices)
+
+
 def _execute(
     store: EventStore,
     run_id: str,
@@ -148,7 +155,11 @@ def _execute(
         if show_warnings:
             for warning in engine.warnings:
                 err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
-    print_summary(out, experiment.summarize(run_id, state, "completed"))
+    print_summary(
+        out,
+        experiment.summarize(run_id, state, "completed"),
+        _cost(store, run_id, config),
+    )
     return EXIT_OK
 
 
@@ -387,7 +398,9 @@ def resume(
                 sign_head(store, full_id, signer)
             except LedgerError as exc:
                 raise _fail(str(exc), exit_code_for(exc)) from None
-            print_summary(out, experiment.summarize(full_id, state))
+            print_summary(
+                out, experiment.summarize(full_id, state), _cost(store, full_id, config)
+            )
             raise typer.Exit(EXIT_OK)
         from maai.runtime import providers
 
@@ -584,11 +597,12 @@ def show(
     db: DbOption = None,
     no_check: NoCheckOption = False,
 ) -> None:
-    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first)."""
+    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first), and
+    its cost when its config sets prices (docs/studies.md, "Cost")."""
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
-    run_id, experiment, _ = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     state, head = _fold(store, run_id, experiment)
     info = store.get_run(run_id)
     out.print(
@@ -603,7 +617,8 @@ def show(
         out.print(f"fork of {parent} at {escape(point)} (seq {seq})", highlight=False)
     if children := forks.children(run_id):
         out.print(f"forks: {', '.join(children)}", highlight=False)
-    print_summary(out, experiment.summarize(run_id, state, info.status))
+    summary = experiment.summarize(run_id, state, info.status)
+    print_summary(out, summary, _cost(store, run_id, config))
 
 
 def init(

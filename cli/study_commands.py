@@ -9,7 +9,6 @@ later run), 130 interrupted (run it again to continue)."""
 
 from __future__ import annotations
 
-import io
 import sys
 import time
 from pathlib import Path
@@ -283,12 +282,15 @@ def export_command(
 def write_study_tables(out_dir: Path, histories: list[History]) -> int:
     """The runs table and the experiments' tables of ``histories`` into ``out_dir``: CSV,
     and Parquet beside each with the analysis extra. Returns how many files were written."""
+    from maai.projections.study import study_table_types
+
+    types = study_table_types(histories)
     written = 0
     for name, content in study_tables(histories).items():
         text = to_csv(content[1], content[0]) if isinstance(content, tuple) else content
         write_file(out_dir / name, text)
         written += 1
-        if name.endswith(".csv") and _parquet(out_dir / name, text):
+        if name.endswith(".csv") and _parquet(out_dir / name, text, types.get(name)):
             written += 1
     return written
 
@@ -311,10 +313,12 @@ def report_command(
     """Write one self-contained HTML report of a study: its plan, runs by status, calls and
     tokens, every run (with the command for its own page), then its experiment's results by
     condition with plots and statistics (Frohlich: agreement, the agreed principle against
-    the study file's reference with a chi-squared test, rounds, payoffs, the manipulator's
-    target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs).
-    Give the study file (not its name) for its reference distribution. See docs/studies.md
-    ("Report")."""
+    the study file's reference with a test chosen by rule, rounds, payoffs, the manipulator's
+    target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs),
+    and for every factor its outcomes compared between levels (tests chosen by rule, effect
+    sizes, Holm-corrected pairs; the study file's confounds printed). Give the study file (not
+    its name) for its reference distribution and confounds. See docs/studies.md ("Report",
+    "Statistics")."""
     from maai.cli.report_commands import write_whole
     from maai.projections.study_report import study_report
 
@@ -335,18 +339,17 @@ def report_command(
     err.print(f"wrote {target} ({len(histories)} run(s))")
 
 
-def _parquet(csv_path: Path, text: str) -> bool:
-    """A Parquet copy of a CSV table, typed by pandas; ``False`` without the analysis extra."""
+def _parquet(csv_path: Path, text: str, types: dict[str, Any] | None) -> bool:
+    """A Parquet copy of a CSV table, typed by its declared schema; ``False`` without the
+    analysis extra, or (said on stderr) where a column's type is not declared: a type is
+    never guessed from the data."""
+    from maai.projections.schema import write_parquet
+
     try:
-        import pandas as pd
-    except ImportError:
+        return write_parquet(csv_path, text, types or {})
+    except KeyError as exc:
+        err.print(f"no Parquet for {csv_path.name}: {escape(str(exc.args[0]))}", highlight=False)
         return False
-    frame = pd.read_csv(io.StringIO(text), true_values=["true"], false_values=["false"])
-    try:
-        frame.to_parquet(csv_path.with_suffix(".parquet"), index=False)
-    except ImportError:
-        return False
-    return True
 
 
 @study_app.command("submit")

@@ -9,10 +9,22 @@ from rich.table import Table
 from maai.domain.experiment import Summary
 
 
-def print_summary(console: Console, summary: Summary) -> None:
+def cost_text(usd: float | None) -> str:
+    """A cost in US dollars: cents below $1 to four places (a short run costs fractions of a
+    cent), else two; ``—`` where there is none (no prices set, or a model without one)."""
+    if usd is None:
+        return "—"
+    return f"${usd:,.4f}" if usd < 1 else f"${usd:,.2f}"
+
+
+def print_summary(console: Console, summary: Summary, cost_usd: float | None = None) -> None:
+    """The summary; ``cost_usd`` (``runtime.study.run_cost``) joins its first line when the
+    config sets prices."""
     head = [f"status: [bold]{escape(summary.status)}[/bold]"]
     head += [f"{label}: {escape(value)}" for label, value in summary.headline]
     head.append(f"outcome: [bold]{escape(summary.outcome)}[/bold]")
+    if cost_usd is not None:
+        head.append(f"cost: {cost_text(cost_usd)}")
     console.print("   ".join(head), highlight=False)
     if summary.failure:
         console.print(

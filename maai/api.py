@@ -22,7 +22,7 @@ import csv
 import io
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cached_property
 from types import TracebackType
@@ -105,6 +105,23 @@ class RunRecord:
     calls: int | None
     input_tokens: int | None
     output_tokens: int | None
+    name: str | None = None  # the config's name, when it gives one
+    models: tuple[str, ...] = ()  # every model the config names, participants first
+    seed: int | None = None
+    cost_usd: float | None = None  # at the config's prices; None without prices or unpriced
+    duration_s: float | None = None  # from the run's creation to its last update
+
+    def as_json(self) -> dict[str, Any]:
+        """Every field as JSON data (times in ISO 8601), as ``maai runs --json`` prints it."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["created_at"] = self.created_at.isoformat()
+        data["updated_at"] = self.updated_at.isoformat()
+        data["models"] = list(self.models)
+        return data
+
+
+RUN_STATUSES = ("created", "running", "completed", "failed", "interrupted")
+"""Every status a run can have (``maai runs --status``)."""
 
 
 class Ledger:
@@ -177,26 +194,50 @@ class Ledger:
         return Run(info, experiment, _read_to_head(self._store, info), children)
 
     def _record(self, info: RunInfo) -> RunRecord:
-        summary: Summary | None = None
+        return run_record(self._store, info)
+
+
+def run_record(store: EventStore, info: RunInfo) -> RunRecord:
+    """One run's record: its row, its summary folded with its experiment (none when the
+    experiment is not installed or an event cannot be read: a listing never fails on one
+    run), its config's name, models and seed, its cost and duration."""
+    from maai.runtime.study import run_cost
+
+    summary: Summary | None = None
+    config: Any = None
+    try:
+        experiment = experiments.get(info.kind)
+    except UnknownExperimentError:
+        experiment = None
+    if experiment is not None:
         try:
-            experiment = experiments.get(info.kind)
-        except UnknownExperimentError:
-            experiment = None
-        if experiment is not None:
-            summary = _folded_summary(self._store, info, experiment)
-        return RunRecord(
-            id=info.run_id,
-            experiment=info.kind,
-            labels=labels_of(info),
-            status=info.status,
-            head_seq=info.head_seq,
-            created_at=info.created_at,
-            updated_at=info.updated_at,
-            outcome=None if summary is None else summary.outcome,
-            calls=None if summary is None else summary.calls,
-            input_tokens=None if summary is None else summary.input_tokens,
-            output_tokens=None if summary is None else summary.output_tokens,
-        )
+            summary = _folded_summary(store, info, experiment)
+        except UnreadableEventError:
+            summary = None  # an event this version cannot read: the outcome stays unknown
+        try:
+            config = experiment.config_model.model_validate(info.config)
+        except ValueError:
+            config = None  # a config this version cannot read: its facts stay unknown
+    models = tuple(dict.fromkeys(user.model for user in config.model_users())) if config else ()
+    prices = config.prices if config is not None else {}
+    return RunRecord(
+        id=info.run_id,
+        experiment=info.kind,
+        labels=labels_of(info),
+        status=info.status,
+        head_seq=info.head_seq,
+        created_at=info.created_at,
+        updated_at=info.updated_at,
+        outcome=None if summary is None else summary.outcome,
+        calls=None if summary is None else summary.calls,
+        input_tokens=None if summary is None else summary.input_tokens,
+        output_tokens=None if summary is None else summary.output_tokens,
+        name=(config.name or None) if config is not None else None,
+        models=models,
+        seed=config.seed if config is not None else None,
+        cost_usd=run_cost(store, info.run_id, prices),
+        duration_s=round((info.updated_at - info.created_at).total_seconds(), 3),
+    )
 
 
 class Run:

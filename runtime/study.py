@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from maai.domain import experiments
-from maai.domain.config import ConfigError
+from maai.domain.config import ConfigError, Price
 from maai.domain.costs import Usage
 from maai.domain.events import Event, ModelCallCompleted
 from maai.domain.study import PlannedRun, StudyFile, parse_study, plan_study
@@ -124,6 +124,14 @@ def recorded_usage(store: EventStore, run_id: str) -> Usage:
                 int(tokens.get("output_tokens") or 0),
             )
     return usage
+
+
+def run_cost(store: EventStore, run_id: str, prices: Mapping[str, Price]) -> float | None:
+    """A stored run's cost in US dollars at ``prices`` (``Usage.cost_usd``, the one place
+    cost is computed); ``None`` when no price is set, or a model used has none."""
+    if not prices:
+        return None
+    return recorded_usage(store, run_id).cost_usd(prices)
 
 
 @dataclass

@@ -63,6 +63,11 @@ class CollaborationViews:
 
         return study_report(runs, reference)
 
+    def study_outcomes(self) -> list[Any]:
+        from maai.projections.collaboration.outcomes import study_outcomes
+
+        return study_outcomes()
+
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.collaboration.progress import Progress
 

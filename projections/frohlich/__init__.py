@@ -80,6 +80,11 @@ class FrohlichViews:
 
         return study_report(runs, reference)
 
+    def study_outcomes(self) -> list[Any]:
+        from maai.projections.frohlich.outcomes import study_outcomes
+
+        return study_outcomes()
+
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.frohlich.progress import Progress
 

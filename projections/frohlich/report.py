@@ -93,9 +93,6 @@ def outcome_section(history: History, rows: dict[str, list[Row]], log: dict[str,
             ("manipulator's target", f"({conditions['target']}); Borda scores {scores}"),
             ("target adopted", "not yet" if adopted is None else "yes" if adopted else "no"),
         ]
-    failure = log["run"].get("failure")
-    if failure:
-        pairs.append(("failure", str(failure)))
     return Section("Conditions and outcome", facts(pairs))
 
 

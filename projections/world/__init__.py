@@ -64,6 +64,11 @@ class WorldViews:
 
         return study_report(runs, reference)
 
+    def study_outcomes(self) -> list[Any]:
+        from maai.projections.world.outcomes import study_outcomes
+
+        return study_outcomes()
+
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.world.progress import Progress
 
