@@ -26,6 +26,7 @@ from maai.cli.run_commands import (
 )
 from maai.domain.forks import ForkError
 from maai.ledger import EventStore, LedgerError
+from maai.runtime.checkpoints import sign_head
 from maai.runtime.forks import make_fork, plan_fork, scan_parent
 from maai.runtime.runs import new_run_id, stored_config
 
@@ -100,11 +101,13 @@ def fork(
         raise _fail(str(exc), exit_code_for(exc)) from None
     for note in plan.notes:
         err.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
-    signer = None if no_run else _signer()
+    signer = _signer()
     child = new_run_id()
     try:
         with _sigint_deferred():
             make_fork(store, plan, child)
+            # Signed as it is created, like every run: a child never run is signed too.
+            sign_head(store, child, signer)
     except LedgerError as exc:
         raise _fail(f"{exc}; no run was created", exit_code_for(exc)) from None
     except KeyboardInterrupt:
@@ -117,7 +120,6 @@ def fork(
     )
     if no_run:
         raise typer.Exit(EXIT_OK)
-    assert signer is not None
     experiment, config = stored_config(store, child)
     try:
         with _trace(child, config):

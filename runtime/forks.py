@@ -317,3 +317,18 @@ def lineage(store: EventStore) -> Lineage:
         data = json.loads(payload) if isinstance(payload, str) else payload
         parents[run_id] = (data["parent_run"], data["point"], int(data["parent_seq"]))
     return Lineage(parents)
+
+
+def inherited_hashes(store: EventStore, run_id: str) -> tuple[str, dict[int, str]] | None:
+    """A fork's parent and the parent's hash of each inherited event (its prefix re-chained
+    under the parent's id): what the parent's signatures in the prefix (its checkpoints,
+    and the ``run.signed`` events that name them) are checked against. ``None`` for a run
+    that is no fork."""
+    from maai.ledger.forking import chained, copied_rows
+
+    forked = forked_of(store, run_id)
+    if forked is None:
+        return None
+    rows = copied_rows(store, run_id, forked.parent_seq)
+    hashes = {row[0]: digest for row, _, digest in chained(forked.parent_run, rows)}
+    return forked.parent_run, hashes
