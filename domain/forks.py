@@ -208,8 +208,10 @@ class BoundaryScan:
         self.named: dict[str, int] = {}
         self.first_request: list[tuple[int, str]] = []  # (boundary before, address)
         self.failed_at: int | None = None
+        self.last = 0
 
     def add(self, seq: int, type_: str, address: str | None) -> None:
+        self.last = seq
         if type_ == "model.requested" and address is not None:
             if address not in self._in_flight:
                 last = self.boundaries[-1] if self.boundaries else None
@@ -244,6 +246,8 @@ class BoundaryScan:
             if not text.isdigit():
                 raise ForkError(f"--at {point}: seq:N needs a number")
             seq = int(text)
+            if seq > self.last:
+                raise ForkError(f"--at {point}: past the run's head (seq {self.last})")
             if seq not in self.boundaries:
                 raise ForkError(
                     f"--at {point}: not a boundary (a call is in flight there, or it is not "

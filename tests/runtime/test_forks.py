@@ -270,7 +270,7 @@ def test_a_child_whose_prefix_was_rewritten_and_rehashed_fails_against_its_paren
     ("args", "message"),
     [
         (["nosuchrun", "--at", "phase2"], "nosuchrun"),
-        (["{parent}", "--at", "seq:999999"], "not a boundary"),
+        (["{parent}", "--at", "seq:999999"], "past the run's head"),
         (["{parent}", "--at", "seq:2"], "not a boundary"),
         (["{parent}", "--at", "round:999"], "no such point"),
         (["{parent}", "--at", "phase2", "--set", "nosuch=1"], "no field 'nosuch'"),
