@@ -45,7 +45,7 @@ from maai.runtime.engine import (
     load_state,
     run_engine,
 )
-from maai.runtime.forks import check_prefix, forked_of, lineage
+from maai.runtime.forks import check_parent_receipt, check_prefix, forked_of, lineage
 from maai.runtime.runs import (
     ensure_started,
     experiment_of,
@@ -501,7 +501,10 @@ def verify(
     if receipt_file is not None:
         try:
             data = json.loads(receipt_file.read_text(encoding="utf-8"))
-            problems += [f"receipt: {p}" for p in check_receipt(store, run_id, data)]
+            # A fork is also held to its parent's receipt, over its inherited prefix.
+            found = check_parent_receipt(store, run_id, data)
+            found = check_receipt(store, run_id, data) if found is None else found
+            problems += [f"receipt: {p}" for p in found]
         except (OSError, ValueError) as exc:
             raise _fail(f"{receipt_file}: {exc}") from None
     problems += [f"fork: {p}" for p in check_prefix(store, run_id)]

@@ -332,3 +332,33 @@ def inherited_hashes(store: EventStore, run_id: str) -> tuple[str, dict[int, str
     rows = copied_rows(store, run_id, forked.parent_seq)
     hashes = {row[0]: digest for row, _, digest in chained(forked.parent_run, rows)}
     return forked.parent_run, hashes
+
+
+def check_parent_receipt(store: EventStore, run_id: str, data: Any) -> list[str] | None:
+    """A receipt of a fork's parent held against the fork's inherited prefix: its signature
+    must hold, and each inherited event, re-chained under the parent's id, must have the
+    hash prefix the receipt lists at its seq (and the receipt's head hash, where the fork
+    point is the parent's head). ``None`` when ``data`` is no receipt of this run's parent
+    (the caller checks it as the run's own)."""
+    from maai.runtime import signing
+    from maai.runtime.checkpoints import PREFIX
+
+    inherited = inherited_hashes(store, run_id)
+    if inherited is None or not isinstance(data, dict) or data.get("run_id") != inherited[0]:
+        return None
+    parent, hashes = inherited
+    try:
+        seq, head_hash = int(data["head_seq"]), str(data["head_hash"])
+        prefixes = str(data["hash_prefixes"])
+        key, signature = str(data["public_key"]), str(data["signature"])
+    except (KeyError, TypeError, ValueError) as exc:
+        return [f"not a maai receipt: {exc}"]
+    if not signing.valid(key, signature, parent, seq, head_hash):
+        return ["the receipt's signature does not hold: the receipt itself was altered"]
+    if seq < len(hashes):
+        return [f"the receipt covers the parent up to seq {seq}, before the fork point"]
+    for at in sorted(hashes):
+        expected = prefixes[(at - 1) * PREFIX : at * PREFIX]
+        if hashes[at][:PREFIX] != expected or (at == seq and hashes[at] != head_hash):
+            return [f"inherited seq {at} differs from the parent's receipt (and so does the rest)"]
+    return []

@@ -220,8 +220,13 @@ def test_a_child_whose_prefix_was_rewritten_and_rehashed_fails_against_its_paren
 ) -> None:
     db, parent = parents["collaboration"]
     db = _copy(tmp_path, db)
+    receipt = str(tmp_path / "parent.json")
+    assert invoke("receipt", parent, "-o", receipt, "--db", db).exit_code == 0
     assert invoke("fork", parent, "--at", "decision", "--no-run", "--db", db).exit_code == 0
     child = _newest(db)
+    # The parent's receipt vouches for the child's prefix.
+    held = invoke("verify", child, "--receipt", receipt, "--db", db)
+    assert held.exit_code == 0, held.output
     with EventStore.open(db) as store:
         upto = next(e for e in store.read(child) if e.type == "run.forked").seq - 1
         rows = [(e.seq, e.payload) for e in store.read(child) if e.seq <= upto]
@@ -264,6 +269,9 @@ def test_a_child_whose_prefix_was_rewritten_and_rehashed_fails_against_its_paren
         assert store.verify_chain(child).ok
         problems = check_prefix(store, child)
     assert problems and "is not run" in problems[0]
+    refused = invoke("verify", child, "--receipt", receipt, "--db", db)
+    assert refused.exit_code == 1
+    assert "inherited seq 2 differs from the parent's receipt" in refused.output
 
 
 @pytest.mark.parametrize(
