@@ -27,9 +27,16 @@ from maai.ledger import EventStore, LedgerError
 from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
 from maai.runtime.engine import Engine
-from maai.runtime.runs import ensure_started, start_run, stored_config
+from maai.runtime.runs import ensure_started, stored_config
 from maai.runtime.signing import Signer
-from maai.runtime.study import DONE, Study, recorded_usage, stored_status, study_runs_in_ledger
+from maai.runtime.study import (
+    DONE,
+    Study,
+    create_planned,
+    recorded_usage,
+    stored_status,
+    study_runs_in_ledger,
+)
 
 QUEUE = "maai-runs"
 TASK = "maai.run"
@@ -89,7 +96,7 @@ def submit_study(store: EventStore, study: Study) -> Submitted:
         statuses = stored_status(store, study.runs)
         for run in study.runs:
             if statuses[run.run_id] is None:
-                start_run(store, run.config, run_id=run.run_id)
+                create_planned(store, run)
     result = Submitted([], [], [r for r, s in statuses.items() if s == DONE])
     app = App(connector=PsycopgConnector(conninfo=dsn))
     task = app.task(name=TASK, queue=QUEUE)(_placeholder)

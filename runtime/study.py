@@ -84,6 +84,19 @@ def _fork_study(study: StudyFile, path: Path, store: EventStore | None) -> Study
     return Study(study, runs, str(path))
 
 
+def create_planned(store: EventStore, run: PlannedRun) -> None:
+    """Create a planned run: started from its config, or a fork of its study's run at its
+    point (docs/forks.md), in one transaction."""
+    if run.fork is None:
+        start_run(store, run.config, run_id=run.run_id)
+        return
+    from maai.runtime.forks import make_fork, plan_fork_to
+
+    parent, point = run.fork
+    plan = plan_fork_to(store, parent, point, config_snapshot(run.config), run.run_id)
+    make_fork(store, plan, run.run_id)
+
+
 def stored_status(store: EventStore, runs: Sequence[PlannedRun]) -> dict[str, str | None]:
     """Each planned run's status in the ledger (``None``: not created yet). A run that exists
     with another config means the study file changed since: refused, naming the run."""
@@ -219,14 +232,8 @@ async def _run_engine(
     from maai.runtime.executors import LiveExecutor
 
     experiment = experiments.get(run.config.experiment)
-    if status is None and run.fork is not None:
-        from maai.runtime.forks import make_fork, plan_fork_to
-
-        parent, point = run.fork
-        plan = plan_fork_to(store, parent, point, config_snapshot(run.config), run.run_id)
-        make_fork(store, plan, run.run_id)
-    elif status is None:
-        start_run(store, run.config, run_id=run.run_id)
+    if status is None:
+        create_planned(store, run)
     else:
         ensure_started(store, run.run_id, run.config)
 
