@@ -1,7 +1,7 @@
 """What a fork costs, and what forking saves (docs/forks.md, "Measured").
 
     python benchmarks/fork_bench.py [--agents 16] [--rounds 40] [--at round:20]
-                                    [--replicates 20] [--db PATH]
+                                    [--replicates 20] [--repeat 3] [--db PATH]
 
 Records a simulated Frohlich run of ``--agents`` participants who never agree (so every one
 of the ``--rounds`` discussion rounds is played) on a SQLite ledger (a temporary one, or
@@ -9,7 +9,7 @@ of the ``--rounds`` discussion rounds is played) on a SQLite ledger (a temporary
 
 - the time to fork it at ``--at`` (``maai fork --no-run``: finding the point, checking the
   config, copying the prefix in one transaction), against the time to read the parent's
-  events up to the point (``EventStore.read``), wall and CPU;
+  events up to the point (``EventStore.read``), wall and CPU, the best of ``--repeat``;
 - the child's ledger bytes before its own events (the payload text stored for its prefix and
   its ``run.forked``; the same packed text as the parent's prefix) and the growth of the
   database file;
@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--at", default=None, help="default: round:<rounds/2>")
     parser.add_argument("--replicates", type=int, default=20)
     parser.add_argument("--db", default=None)
+    parser.add_argument("--repeat", type=int, default=3, help="forks and reads timed (best)")
     args = parser.parse_args(argv)
     point = args.at or f"round:{max(1, args.rounds // 2)}"
     with tempfile.TemporaryDirectory() as folder:
@@ -117,15 +118,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             asyncio.run(Engine(store, parent, LiveExecutor(config), signer=None).run())
             head = store.head(parent)
             plan = plan_fork(store, parent, point, [], same_draws=True)
-            with measured() as reading:
-                for event in store.read(parent):
-                    if event.seq >= plan.seq:
-                        break
-            before = _file_bytes(db)
-            with measured() as forking:
-                plan = plan_fork(store, parent, point, [], same_draws=True)
-                child = make_fork(store, plan, f"{parent}-fork")
-            grown = _file_bytes(db) - before
+            readings, forkings = [], []
+            for attempt in range(args.repeat):  # the best of each: the machine is shared
+                with measured() as reading:
+                    for event in store.read(parent):
+                        if event.seq >= plan.seq:
+                            break
+                readings.append(reading)
+                before = _file_bytes(db)
+                with measured() as forking:
+                    plan = plan_fork(store, parent, point, [], same_draws=True)
+                    child = make_fork(store, plan, f"{parent}-fork{attempt}")
+                forkings.append(forking)
+                grown = _file_bytes(db) - before
+            reading = min(readings, key=lambda m: m.cpu)
+            forking = min(forkings, key=lambda m: m.cpu)
             child_bytes = _stored_bytes(db, child, plan.seq + 1)
             parent_prefix_bytes = _stored_bytes(db, parent, plan.seq)
             phase2 = plan_fork(store, parent, "phase2", [])
