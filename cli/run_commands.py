@@ -22,7 +22,7 @@ from maai.cli.common import (
     exit_code_for,
     open_store_or_exit,
 )
-from maai.cli.summary import print_summary
+from maai.cli.summary import print_summary, print_usage
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
@@ -127,7 +127,8 @@ def _execute(
         _interrupted(run_id)
         return EXIT_INTERRUPTED
     except RunFailedError as exc:
-        err.print(f"[red]run failed:[/red] {exc}", soft_wrap=True, highlight=False)
+        if quiet:  # else the progress lines have just said it
+            err.print(f"[red]run failed:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
         err.print(f"The history is saved; when the cause is fixed: maai resume {run_id}")
         return EXIT_FAILED
     except (StoreBusyError, StoreFullError) as exc:
@@ -160,6 +161,7 @@ def _execute(
         experiment.summarize(run_id, state, "completed"),
         _cost(store, run_id, config),
     )
+    print_usage(out, store, run_id, config.prices)
     return EXIT_OK
 
 
@@ -264,13 +266,21 @@ def run(
     store: EventStore | None = None
     try:
         from maai.runtime import providers
+        from maai.runtime.parameters import check_parameters
+        from maai.runtime.preflight import preflight
 
         try:
             config = load_config(config_files.resolve(config_path), seed=seed)
             experiment = experiment_of(config)
             providers.check_credentials(config)
+            check_parameters(config)
+            preflight(config)
         except (ConfigError, providers.ProviderSetupError) as exc:
             raise _fail(str(exc)) from None
+        from maai.runtime.windows import window_warnings
+
+        for warning in window_warnings(config):
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
         signer = _signer()
         store = open_store_or_exit(db, read_only=False)
         new_id = new_run_id()
@@ -401,11 +411,16 @@ def resume(
             print_summary(
                 out, experiment.summarize(full_id, state), _cost(store, full_id, config)
             )
+            print_usage(out, store, full_id, config.prices)
             raise typer.Exit(EXIT_OK)
         from maai.runtime import providers
+        from maai.runtime.parameters import check_parameters
+        from maai.runtime.preflight import preflight
 
         try:
             providers.check_credentials(config)
+            check_parameters(config)
+            preflight(config)
         except providers.ProviderSetupError as exc:
             raise _fail(str(exc)) from None
         try:
@@ -437,13 +452,14 @@ def replay(
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
-    run_id, experiment, _ = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     state, _ = _fold(store, run_id, experiment)
     summary = experiment.summarize(run_id, state, store.get_run(run_id).status)
     if as_json:
         typer.echo(json.dumps(summary.data, indent=2, sort_keys=True))
     else:
-        print_summary(out, summary)
+        print_summary(out, summary, _cost(store, run_id, config))
+        print_usage(out, store, run_id, config.prices)
 
 
 def verify(
@@ -622,6 +638,7 @@ def show(
         out.print(f"forks: {', '.join(children)}", highlight=False)
     summary = experiment.summarize(run_id, state, info.status)
     print_summary(out, summary, _cost(store, run_id, config))
+    print_usage(out, store, run_id, config.prices)
 
 
 def init(

@@ -89,7 +89,8 @@ def _line(progress: StudyProgress) -> str:
         f"failed {progress.failed}",
         f"pending {progress.pending}",
         f"calls {progress.calls}",
-        f"tokens {tokens:,}",
+        f"tokens {tokens:,}"
+        + (f" ({progress.cached_input_tokens:,} cached)" if progress.cached_input_tokens else ""),
         "cost "
         + (
             "? (a model has no price)"
@@ -126,6 +127,14 @@ def run_command(
         signer = load_signer()
     except SigningKeyError as exc:
         fail(str(exc))
+    from maai.runtime.preflight import preflight
+    from maai.runtime.providers import ProviderSetupError
+
+    try:
+        # Every provider the study's runs use, reached once before any run is created.
+        preflight(run.config for run in study.runs)
+    except ProviderSetupError as exc:
+        fail(str(exc))  # exit 2: bad setup, like a bad study file
     with open_store_or_exit(db, read_only=False) as store:
 
         def start(progress: StudyProgress) -> None:

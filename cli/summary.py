@@ -6,7 +6,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from maai.domain.config import Price
 from maai.domain.experiment import Summary
+from maai.ledger import EventStore
 
 
 def cost_text(usd: float | None) -> str:
@@ -46,3 +48,15 @@ def print_summary(console: Console, summary: Summary, cost_usd: float | None = N
 def _numeric(cell: str) -> bool:
     text = cell.strip().lstrip("$-").replace(",", "").replace(".", "")
     return text.isdigit() or cell.strip() == "—"
+
+
+def print_usage(console: Console, store: EventStore, run_id: str, prices: dict[str, Price]) -> None:
+    """The run's tokens as its calls recorded them, cached input and reasoning apart
+    (docs/providers.md, "Usage and cost"), one line after the summary (whose first line gives
+    the cost); which models lack a price, where some have one."""
+    from maai.runtime.study import recorded_usage
+
+    usage = recorded_usage(store, run_id)
+    # A run of the simulated model alone, unpriced, has nothing worth a line.
+    if prices or any(model != "simulated" for model in usage.calls):
+        console.print(escape(usage.describe_usage(prices)), highlight=False, soft_wrap=True)

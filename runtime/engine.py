@@ -568,13 +568,20 @@ class Engine:
                     if error is not None:
                         failure = failure or (request, error)
                         continue
+                    answer = task.result()
+                    if answer.usage.unreadable:
+                        self.warnings.append(
+                            f"{address}: the provider's usage has fields of the wrong type "
+                            f"({', '.join(answer.usage.unreadable)}), counted as 0; its "
+                            "usage is kept as sent in the answer's raw response"
+                        )
                     completed.append(
                         ModelCallCompleted(
                             address=address,
                             agent=request.agent,
                             request_hash=request_hash,
                             model=request.model,
-                            answer=task.result(),
+                            answer=answer,
                         )
                     )
                 record(completed)

@@ -26,10 +26,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from agents import Model
-from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
-from agents.models.openai_responses import OpenAIResponsesModel
+from agents import Model, ModelSettings
 from openai import AsyncOpenAI
+from openai.types.shared import Reasoning
 
 from maai.domain.config import UTILITY, ExperimentConfig, ProviderConfig
 from maai.domain.embeddings import EMBEDDER
@@ -114,17 +113,39 @@ def build_model(
             f"{describe_who(who)}: the simulated model is built from the experiment's policy, "
             "not by a provider"
         )
-    client = _client(route, _api_key(route, env, who=who, model=model), env, timeout_s)
+    client = build_client(route, _api_key(route, env, who=who, model=model), env, timeout_s)
     if who == EMBEDDER:
         from maai.runtime.embeddings import EmbeddingsModel
 
         return EmbeddingsModel(route.name, client)
-    if route.kind == "openai":
-        return OpenAIResponsesModel(model=route.name, openai_client=client)
-    return OpenAIChatCompletionsModel(model=route.name, openai_client=client)
+    from maai.runtime.usage import UsageKeepingChatModel, UsageKeepingResponsesModel
+
+    built = (
+        UsageKeepingResponsesModel(model=route.name, openai_client=client)
+        if route.kind == "openai"
+        else UsageKeepingChatModel(model=route.name, openai_client=client)
+    )
+    built.extra_settings = _settings(provider, route)
+    return built
 
 
-def _client(
+def _settings(provider: ProviderConfig | None, route: ModelRoute) -> ModelSettings | None:
+    """The provider block's answer length and reasoning effort as SDK settings: the SDK
+    sends ``max_tokens`` (Chat Completions) or ``max_output_tokens`` (Responses), and
+    ``reasoning_effort`` or ``reasoning.effort``. The Responses API is also asked for a
+    summary of the reasoning, which is recorded as the answer's private reasoning."""
+    if provider is None:
+        return None
+    reasoning = None
+    if provider.reasoning_effort is not None:
+        summary = "auto" if route.kind == "openai" else None
+        reasoning = Reasoning(effort=provider.reasoning_effort, summary=summary)
+    if provider.max_output_tokens is None and reasoning is None:
+        return None
+    return ModelSettings(max_tokens=provider.max_output_tokens, reasoning=reasoning)
+
+
+def build_client(
     route: ModelRoute, api_key: str, env: Mapping[str, str], timeout_s: float
 ) -> AsyncOpenAI:
     if route.kind == "openai":

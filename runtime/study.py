@@ -15,7 +15,7 @@ from typing import Any
 from maai.domain import experiments
 from maai.domain.config import ConfigError, Price
 from maai.domain.costs import Usage
-from maai.domain.events import Event, ModelCallCompleted
+from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested
 from maai.domain.study import PlannedRun, StudyFile, parse_study, plan_study
 from maai.ledger import EventStore, LedgerError, RunNotFoundError
 from maai.ledger.locks import named_lock
@@ -128,15 +128,29 @@ def _behaviour(config: dict[str, Any]) -> dict[str, Any]:
 def recorded_usage(store: EventStore, run_id: str) -> Usage:
     """The tokens of a stored run's calls, per model (read off the stored payloads)."""
     usage = Usage()
-    for stored in store.read(run_id):
-        if stored.type == ModelCallCompleted.TYPE:
-            tokens = (stored.payload.get("answer") or {}).get("usage") or {}
-            usage.add(
-                str(stored.payload.get("model")),
-                int(tokens.get("input_tokens") or 0),
-                int(tokens.get("output_tokens") or 0),
-            )
+    # Requests are picked down to a field: their long prompts are not read.
+    picked = {
+        ModelCallCompleted.TYPE: ("model", "answer.usage"),
+        ModelCallRequested.TYPE: ("attempt",),
+    }
+    for _, type_, _, payload in store.read_fields(run_id, picked):
+        if type_ != ModelCallCompleted.TYPE or not isinstance(payload, dict):
+            continue
+        tokens = payload.get("answer.usage") or {}
+        usage.add(
+            str(payload.get("model")),
+            _count(tokens, "input_tokens"),
+            _count(tokens, "output_tokens"),
+            _count(tokens, "cached_input_tokens"),
+            _count(tokens, "reasoning_tokens"),
+        )
     return usage
+
+
+def _count(tokens: dict[str, Any], name: str) -> int:
+    # Recorded by our own Usage model, so a count or absent (runs before these fields).
+    value = tokens.get(name)
+    return value if isinstance(value, int) else 0
 
 
 def run_cost(store: EventStore, run_id: str, prices: Mapping[str, Price]) -> float | None:
@@ -158,6 +172,7 @@ class StudyProgress:
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
     started: float = field(default_factory=time.monotonic)
     finished_this_time: int = 0
     failures: dict[str, str] = field(default_factory=dict)
@@ -246,6 +261,7 @@ async def _run_engine(
             call = Usage()
             call.add_event(event)
             progress.add_cost(call.cost_usd(run.config.prices))
+            progress.cached_input_tokens += usage.cached_input_tokens
             on_change()
 
     executor = LimitedExecutor(LiveExecutor(run.config, experiment=experiment), limits, run.config)

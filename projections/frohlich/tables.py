@@ -239,6 +239,11 @@ TABLES: tuple[Table, ...] = (
             ("language", "The run's language: en, es or zh."),
             ("original_values", "true when Phase-1 rounds played situations A-D."),
             ("manipulator", "The agent told to steer the group; empty without the condition."),
+            (
+                "history_window_rounds",
+                "Rounds of discussion Phase-2 prompts showed word for word before the current"
+                " one (history.window_rounds); empty: the whole discussion.",
+            ),
             ("target", "The principle the manipulator was told to steer to."),
             ("borda_a", "Borda points of (a) over the other agents' final Phase-1 rankings."),
             ("borda_b", "Borda points of (b)."),
