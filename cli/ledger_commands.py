@@ -239,7 +239,7 @@ def runs_command(
     Columns: run id, experiment, config name, models, seed, status, outcome, calls, tokens
     (input + output), cost (at the config's prices; — without), duration, events, created,
     labels. See docs/projections.md ("maai runs")."""
-    from maai.api import RUN_STATUSES, run_record, select_runs
+    from maai.api import RUN_STATUSES, hashed_runs, run_record, select_runs
 
     if status is not None and status not in RUN_STATUSES:
         fail(f"--status {status!r}: unknown status; one of {', '.join(RUN_STATUSES)}", 2)
@@ -247,15 +247,17 @@ def runs_command(
         fail(f"--sort {sort!r}: unknown key; one of {', '.join(SORT_KEYS)} (-KEY: descending)", 2)
     labels = _parse_labels(label or [])
     with open_store_or_exit(db) as store, exit_on_ledger_error():
-        runs = select_runs(
-            store.list_runs(), experiment=experiment, status=status, labels=labels or None
-        )
+        # Experiments, configs and labels as the hashed run.started events record them.
+        infos, problems = hashed_runs(store)
+        runs = select_runs(infos, experiment=experiment, status=status, labels=labels or None)
         records = [run_record(store, info) for info in runs]
         where = store.display
         if tree:
             from maai.runtime.forks import lineage
 
             parents = lineage(store).parents
+    for problem in problems:
+        err_console.print(f"[yellow]warning:[/yellow] {escape(problem)}", soft_wrap=True)
     records = sort_records(records, sort)[:limit]
     filters = [
         *([f"--experiment {experiment}"] if experiment is not None else []),

@@ -47,7 +47,6 @@ from maai.runtime.engine import (
 )
 from maai.runtime.forks import check_parent_receipt, check_prefix, forked_of, lineage
 from maai.runtime.runs import (
-    ensure_started,
     experiment_of,
     load_config,
     new_run_id,
@@ -56,6 +55,7 @@ from maai.runtime.runs import (
     stored_config,
 )
 from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, fingerprint, load_signer
+from maai.runtime.trust import UntrustedRunError, require_trusted
 from maai.runtime.verify import ChainCheck, check_run_row, reuse_large_blocks, verify_events
 
 # The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
@@ -148,6 +148,11 @@ def _execute(
             highlight=False,
         )
         return exit_code_for(exc)
+    except UntrustedRunError as exc:
+        # Checked before anything was sent or signed; the run is left exactly as it was.
+        show_warnings = False
+        err.print(f"[red]refused:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
+        return EXIT_FAILED
     except LedgerError as exc:
         # Another writer won the run (ConcurrencyError): it owns the run and its status now.
         err.print(f"[red]stopped:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
@@ -288,7 +293,7 @@ def run(
         with _trace(new_id, config) as trace_id:
             try:
                 with _sigint_deferred():
-                    start_run(store, config, run_id=new_id, trace_id=trace_id)
+                    start_run(store, config, run_id=new_id, trace_id=trace_id, signer=signer)
                     run_id = new_id
             except LedgerError as exc:
                 _not_started(store, new_id, exc)
@@ -304,16 +309,17 @@ def run(
 
 
 def _not_started(store: EventStore, run_id: str, exc: LedgerError) -> NoReturn:
-    """``start_run`` failed (the store is busy, full, ...): one line; a run that was created
-    without its first event is left resumable (``maai resume`` records it)."""
+    """``start_run`` failed (the store is busy, full, ...): one line. A run created without
+    its first event holds nothing but its unhashed row, which is never trusted for a config:
+    it cannot be resumed, and nothing of it is lost."""
     try:
         created = store.get_run(run_id).run_id == run_id
     except LedgerError:
         created = False
     if created:
         _stop_running(store, run_id)
-        message = f"{exc}. The run {run_id} is saved without its first event; continue it"
-        raise _fail(f"{message} with: maai resume {run_id}", exit_code_for(exc, EXIT_USAGE))
+        message = f"{exc}. The run {run_id} was created without its first event (nothing "
+        raise _fail(f"{message}was recorded); run it again", exit_code_for(exc, EXIT_USAGE))
     raise _fail(f"{exc}; no run was created", exit_code_for(exc, EXIT_USAGE))
 
 
@@ -403,8 +409,10 @@ def resume(
         if info.status == "completed":
             err.print(f"run {full_id} is already completed; nothing to resume")
             state, _ = _fold(store, full_id, experiment)
-            # A process killed between completing and signing left its head unsigned.
+            # Its head is signed already: sign_head adds nothing, and would sign only a
+            # history whose chain and earlier signatures hold.
             try:
+                _require_trusted(store, full_id)
                 sign_head(store, full_id, signer)
             except LedgerError as exc:
                 raise _fail(str(exc), exit_code_for(exc)) from None
@@ -413,6 +421,14 @@ def resume(
             )
             print_usage(out, store, full_id, config.prices)
             raise typer.Exit(EXIT_OK)
+        # Checked before the trace opens too (it may export to OpenAI); the engine checks
+        # again, right before its first request.
+        try:
+            require_trusted(store, full_id)
+        except UntrustedRunError as exc:
+            raise _fail(f"refused: {exc}", EXIT_FAILED) from None
+        except LedgerError as exc:
+            raise _fail(str(exc), exit_code_for(exc)) from None
         from maai.runtime import providers
         from maai.runtime.parameters import check_parameters
         from maai.runtime.preflight import preflight
@@ -423,11 +439,6 @@ def resume(
             preflight(config)
         except providers.ProviderSetupError as exc:
             raise _fail(str(exc)) from None
-        try:
-            with _sigint_deferred():
-                ensure_started(store, full_id, config)
-        except LedgerError as exc:
-            raise _fail(str(exc), exit_code_for(exc, EXIT_CONFLICT)) from None
         out.print(f"resuming run [bold]{full_id}[/bold]", highlight=False)
         with _trace(full_id, config):
             code = _execute(store, full_id, experiment, config, quiet, signer)
@@ -557,6 +568,17 @@ def verify(
     )
 
 
+def _require_trusted(store: EventStore, run_id: str) -> None:
+    """Refuse (exit 1) to sign a head whose chain or earlier signatures do not hold, or
+    whose signing evidence is missing (runtime.trust)."""
+    try:
+        require_trusted(store, run_id, allow_unsigned_interrupted=False)
+    except UntrustedRunError as exc:
+        raise _fail(f"{exc} (maai verify tells more)", EXIT_FAILED) from None
+    except LedgerError as exc:
+        raise _fail(str(exc), exit_code_for(exc)) from None
+
+
 def _name_modified_build(store: EventStore, run_id: str, console: Console) -> None:
     """Say so when the run was recorded by a modified build (docs/ledger.md, "Provenance")."""
     try:
@@ -592,6 +614,7 @@ def receipt(
     store = open_store_or_exit(db)
     _check_chain(store, run_id)
     full = store.get_run(run_id).run_id
+    _require_trusted(store, full)
     try:
         data = make_receipt(store, full, _signer())
     except (ReceiptError, LedgerError) as exc:

@@ -370,15 +370,22 @@ def submit_command(
     job per unfinished run for `maai worker` processes (procrastinate, in the same database).
     Submitting again enqueues only what is neither completed nor queued."""
     from maai.runtime.distributed import NotPostgresError, submit_study
+    from maai.runtime.trust import UntrustedRunError
 
     study = _load(study_file, db)
     _postgres_only(db)
+    try:
+        signer = load_signer()
+    except SigningKeyError as exc:
+        fail(str(exc))
     with open_store_or_exit(db, read_only=False) as store:
         try:
             with exit_on_ledger_error():
-                submitted = submit_study(store, study)
+                submitted = submit_study(store, study, signer)
         except NotPostgresError as exc:
             fail(str(exc))
+        except UntrustedRunError as exc:
+            fail(str(exc), 1)
         except LockHeldError as exc:
             fail(f"{exc}; wait for it to finish, or stop it first", EXIT_BUSY)
         except ConfigError as exc:
@@ -410,6 +417,24 @@ def worker_command(
     burst: Annotated[
         bool, typer.Option("--burst", help="Stop when no job is left instead of waiting.")
     ] = False,
+    trust: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--trust",
+            metavar="KEYFILE",
+            help="Run only plans signed by this key (a PEM public key, a maai signing key, "
+            "or hex; repeatable). Default: this machine's own key (docs/studies.md).",
+        ),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            metavar="HOST",
+            help="Run only plans whose every provider host (host[:port]) is one of these "
+            "(repeatable). Default: the hosts the signed plan names.",
+        ),
+    ] = None,
 ) -> None:
     """Take study runs from the queue of a PostgreSQL ledger and run them (docs/studies.md,
     "Many machines"); start as many as you like, on any machine that reaches the database.
@@ -418,11 +443,13 @@ def worker_command(
     import asyncio
 
     from maai.runtime.distributed import NotPostgresError, WorkerOptions, run_worker
+    from maai.runtime.plans import TrustKeyError, read_trusted_key
 
     _postgres_only(db)
     try:
         signer = load_signer()
-    except SigningKeyError as exc:
+        trusted = [read_trusted_key(path) for path in trust or []]
+    except (SigningKeyError, TrustKeyError) as exc:
         fail(str(exc))
     options = WorkerOptions(concurrency, heartbeat_s, stalled_after_s, burst)
 
@@ -435,7 +462,17 @@ def worker_command(
     with open_store_or_exit(db, read_only=False) as store:
         try:
             with exit_on_ledger_error():
-                asyncio.run(run_worker(store, signer, options, on_run, on_revive))
+                asyncio.run(
+                    run_worker(
+                        store,
+                        signer,
+                        options,
+                        on_run,
+                        on_revive,
+                        trusted_keys=trusted,
+                        allowed_hosts=[h.lower() for h in allow_host] if allow_host else None,
+                    )
+                )
         except NotPostgresError as exc:
             fail(str(exc))
         except KeyboardInterrupt:

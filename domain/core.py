@@ -19,6 +19,7 @@ from maai.domain.events import (
     ModelCallRequested,
     RunCompleted,
     RunFailed,
+    RunSigned,
     RunStarted,
 )
 from maai.domain.updates import Changes, setter, updater
@@ -109,6 +110,10 @@ def _domain_event(core: Core, event: Event) -> tuple[Changes, bool]:
     return changes, True
 
 
+def _run_signed(core: Core, event: RunSigned) -> tuple[Changes, bool]:
+    return {}, False  # evidence about the ledger, not about the run
+
+
 _CORE_STEPS: dict[type, Callable[[Core, Any], tuple[Changes, bool]]] = {
     RunStarted: _run_started,
     ModelCallRequested: _call_requested,
@@ -116,6 +121,7 @@ _CORE_STEPS: dict[type, Callable[[Core, Any], tuple[Changes, bool]]] = {
     ModelAttemptFailed: _attempt_failed,
     RunFailed: _run_failed,
     RunCompleted: _run_completed,
+    RunSigned: _run_signed,
 }
 
 update_core: Callable[[Core, Changes], Core] = updater(Core)

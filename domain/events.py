@@ -111,6 +111,23 @@ class RunFailed(Event):
         return f"run/failed/{self.address}/{self.attempt}"
 
 
+class RunSigned(Event):
+    """A signed checkpoint of this run's history, named inside the chain that it signs: the
+    chain then says which checkpoints must exist, so that deleting their rows is seen
+    (docs/ledger.md, "Signing evidence in the chain"). Recorded by the engine in the first
+    append after the signature; it changes no state and no protocol derives it."""
+
+    TYPE: ClassVar[str] = "run.signed"
+    seq: int
+    hash: str
+    public_key: str
+    signature: str
+
+    @property
+    def key(self) -> str:
+        return f"run/signed/{self.seq}/{self.signature[:16]}"
+
+
 class ModelCallRequested(Event):
     TYPE: ClassVar[str] = "model.requested"
     request: ModelRequest

@@ -24,6 +24,7 @@ from maai.domain.events import (
     RunCompleted,
     RunFailed,
     RunForked,
+    RunSigned,
     RunStarted,
 )
 
@@ -35,6 +36,7 @@ COMMON_EVENTS: tuple[type[Event], ...] = (
     ModelCallRequested,
     ModelAttemptFailed,
     ModelCallCompleted,
+    RunSigned,
 )
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]

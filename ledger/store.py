@@ -692,6 +692,19 @@ class EventStore:
             ).all()
         return [(int(seq), str(hash_)) for seq, hash_ in rows]
 
+    def seqs_of_type(self, run_id: str, type_: str) -> list[int]:
+        """The seqs of the run's events of one type, in order, without reading a payload
+        (what finds the few events of a type that a long run holds)."""
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+            rows = conn.execute(
+                select(events.c.seq)
+                .where(events.c.run_id == run_id, events.c.type == type_)
+                .order_by(events.c.seq)
+            ).all()
+        return [int(seq) for (seq,) in rows]
+
     def head_hash(self, run_id: str) -> tuple[int, str] | None:
         """The run's head seq and the hash of its event (``None`` for an empty run), without
         reading the event's payload: what signing the head needs."""
@@ -856,6 +869,14 @@ class EventStore:
         return self._stream(
             run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text
         )
+
+    def read_one(self, run_id: str, seq: int) -> StoredEvent | None:
+        """The run's event at ``seq`` (``None`` if there is none), read alone: :meth:`read`
+        fetches a chunk of ``read_chunk`` events to give the first."""
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+        return next(iter(self._stream(run_id, seq - 1, seq)), None)
 
     def _stream(
         self,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -32,6 +33,7 @@ from maai.domain import experiments
 from maai.domain.experiment import Experiment, Summary
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import (
+    ChainBrokenError,
     EventStore,
     RunInfo,
     StoredEvent,
@@ -51,6 +53,7 @@ __all__ = [
     "label_matches",
     "labels_of",
     "open",
+    "hashed_runs",
     "select_runs",
 ]
 
@@ -169,21 +172,38 @@ class Ledger:
         must be a label of the run with that value; ``"3"`` matches the number 3 and
         ``"true"`` the boolean). Each is folded with its experiment for its outcome, calls
         and tokens."""
-        chosen = select_runs(
-            self._store.list_runs(), experiment=experiment, status=status, labels=labels
-        )
+        infos, problems = hashed_runs(self._store)
+        for problem in problems:
+            warnings.warn(problem, stacklevel=2)
+        chosen = select_runs(infos, experiment=experiment, status=status, labels=labels)
         return [self._record(info) for info in chosen]
 
-    def run(self, run_id: str) -> Run:
+    def run(self, run_id: str, *, check: bool = True) -> Run:
         """The run with this id, or the only run whose id starts with it. The run's events up
         to its head seq are read now: the :class:`Run` is a snapshot, usable after the ledger
-        is closed.
+        is closed. Its experiment, config and labels are those of its hashed ``run.started``.
+
+        Its hash chain is checked first: a broken one raises :class:`ChainBrokenError`
+        naming the first bad seq, unless ``check=False`` (forensics), which reads it anyway
+        with a warning.
 
         :raises RunNotFoundError: no such run; :class:`AmbiguousRunIdError` (a subclass) when
             a prefix matches several.
         :raises UnknownExperimentError: the run's experiment is not installed.
         """
         info = self._store.get_run(run_id)
+        chain = self._store.verify_chain(info.run_id)
+        if not chain.ok:
+            if check:
+                raise ChainBrokenError(info.run_id, chain.first_bad_seq or 0, chain.reason or "")
+            warnings.warn(
+                f"run {info.run_id}: hash chain broken at seq {chain.first_bad_seq}: "
+                f"{chain.reason}; read anyway (check=False)",
+                stacklevel=2,
+            )
+        info, problem = _hashed(self._store, info)
+        if problem is not None:
+            warnings.warn(problem, stacklevel=2)
         try:
             experiment = experiments.get(info.kind)
         except UnknownExperimentError as exc:
@@ -272,7 +292,8 @@ class Run:
 
     @property
     def config(self) -> dict[str, Any]:
-        """The config the run was started with, as stored (plain JSON data)."""
+        """The config the run was started with, as its hashed ``run.started`` records it
+        (plain JSON data; empty for a run with no events)."""
         return self._info.config
 
     @property
@@ -424,6 +445,38 @@ def _read_to_head(store: EventStore, info: RunInfo) -> list[StoredEvent]:
 
 # --------------------------------------------------------------------------- filters
 # Shared with ``maai runs`` (``--experiment``, ``--status``, ``--label``).
+
+
+def hashed_runs(store: EventStore) -> tuple[list[RunInfo], list[str]]:
+    """Every run, oldest first, with its experiment and config as its hashed ``run.started``
+    records them: the ``runs`` row is a cache that whoever can write to the ledger can edit
+    unseen. A run whose ``run.started`` does not hold to its hash, or that has no events, is
+    listed with no config (so no labels); the second list says which, one line each."""
+    infos: list[RunInfo] = []
+    problems: list[str] = []
+    for info in store.list_runs():
+        hashed, problem = _hashed(store, info)
+        infos.append(hashed)
+        if problem is not None:
+            problems.append(problem)
+    return infos, problems
+
+
+def _hashed(store: EventStore, info: RunInfo) -> tuple[RunInfo, str | None]:
+    first = store.read_one(info.run_id, 1) if info.head_seq > 0 else None
+    if first is None or first.type != "run.started":
+        return info.model_copy(update={"config": {}}), None
+    if not first.hash_holds():
+        problem = (
+            f"run {info.run_id}: its run.started does not hold to its hash (maai verify "
+            "tells more); its config and labels are not used"
+        )
+        return info.model_copy(update={"config": {}}), problem
+    payload = first.payload
+    config = payload.get("config")
+    update = {"kind": str(payload.get("experiment", info.kind))}
+    update["config"] = dict(config) if isinstance(config, dict) else {}  # type: ignore[assignment]
+    return info.model_copy(update=update), None
 
 
 def labels_of(info: RunInfo) -> dict[str, Any]:

@@ -12,13 +12,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from procrastinate import App, PsycopgConnector, RetryStrategy
 from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.jobs import Job
+from procrastinate.retry import RetryDecision
 from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
@@ -27,6 +29,7 @@ from maai.ledger import EventStore, LedgerError
 from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
 from maai.runtime.engine import Engine
+from maai.runtime.plans import JobRefused, check_job, make_plan, sign_plan
 from maai.runtime.runs import ensure_started, stored_config
 from maai.runtime.signing import Signer
 from maai.runtime.study import (
@@ -87,16 +90,26 @@ class Submitted:
     completed: list[str]
 
 
-def submit_study(store: EventStore, study: Study) -> Submitted:
-    """Create the study's runs that do not exist yet and enqueue a job for each run that is
-    not completed (a run already queued is not queued twice)."""
+def submit_study(store: EventStore, study: Study, signer: Signer) -> Submitted:
+    """Create the study's runs that do not exist yet, sign the study's plan (runtime.plans)
+    and enqueue a job carrying it for each run that is not completed (a run already queued
+    is not queued twice)."""
     dsn = libpq_dsn(store.location)
     ensure_queue_schema(store.location)
     with named_lock(store.location, f"study-{study.file.study}", f"study {study.file.study}"):
         statuses = stored_status(store, study.runs)
         for run in study.runs:
             if statuses[run.run_id] is None:
-                create_planned(store, run)
+                create_planned(store, run, signer)
+            else:  # a submit killed between a run's two creation writes: from the study file
+                ensure_started(store, run.run_id, run.config)
+        plan = make_plan(
+            store,
+            study.file.study,
+            study.file.budget_usd,
+            {run.run_id: run.config for run in study.runs},
+        )
+    signed = sign_plan(plan, signer)
     result = Submitted([], [], [r for r, s in statuses.items() if s == DONE])
     app = App(connector=PsycopgConnector(conninfo=dsn))
     task = app.task(name=TASK, queue=QUEUE)(_placeholder)
@@ -106,7 +119,10 @@ def submit_study(store: EventStore, study: Study) -> Submitted:
                 continue
             try:
                 task.configure(queueing_lock=run.run_id).defer(
-                    run_id=run.run_id, study=study.file.study, budget_usd=study.file.budget_usd
+                    run_id=run.run_id,
+                    study=study.file.study,
+                    budget_usd=study.file.budget_usd,
+                    plan=signed,
                 )
             except AlreadyEnqueued:
                 result.already_queued.append(run.run_id)
@@ -138,17 +154,49 @@ class WorkerOptions:
     burst: bool = False  # stop when the queue is empty instead of waiting for more
 
 
+class _RetryUnlessRefused(RetryStrategy):
+    """Retry a job that failed (a worker's crash, a busy store), never one that was refused:
+    it would be refused again."""
+
+    def get_retry_decision(self, *, exception: BaseException, job: Job) -> RetryDecision | None:
+        if isinstance(exception, JobRefused):
+            return None
+        return super().get_retry_decision(exception=exception, job=job)
+
+
 def build_worker_app(
-    store: EventStore, signer: Signer | None, on_run: Callable[[str, str], None]
+    store: EventStore,
+    signer: Signer | None,
+    on_run: Callable[[str, str], None],
+    trusted_keys: Sequence[str] = (),
+    allowed_hosts: Sequence[str] | None = None,
 ) -> App:
+    """``trusted_keys``: the public keys whose signed plans are run (the worker's own key
+    when empty); ``allowed_hosts``: the provider hosts it sends to (each plan's own when
+    ``None``)."""
     from maai.runtime.executors import LiveExecutor
 
     app = App(connector=PsycopgConnector(conninfo=libpq_dsn(store.location)))
+    trusted = list(trusted_keys) or ([signer.public_key] if signer is not None else [])
 
-    @app.task(name=TASK, queue=QUEUE, retry=RetryStrategy(max_attempts=5, wait=2))
+    @app.task(name=TASK, queue=QUEUE, retry=_RetryUnlessRefused(max_attempts=5, wait=2))
     async def run_job(
-        run_id: str, study: str | None = None, budget_usd: float | None = None
+        run_id: str,
+        study: str | None = None,
+        budget_usd: float | None = None,
+        plan: dict[str, Any] | None = None,
     ) -> None:
+        # Before anything else, and before any request: the job's signed plan, the run's
+        # chain and signatures (runtime.plans). What the job says besides is not trusted.
+        try:
+            # In a thread: reading the run's chain must not hold up the worker's heartbeat.
+            checked = await asyncio.to_thread(
+                check_job, store, run_id, plan, trusted, allowed_hosts
+            )
+        except JobRefused as exc:
+            on_run(run_id, f"refused: {exc}")
+            raise
+        study, budget_usd = checked.get("study"), checked.get("budget_usd")
         info = store.get_run(run_id)
         if info.status == DONE:
             on_run(run_id, "already completed")
@@ -162,7 +210,6 @@ def build_worker_app(
                 )
                 return
         experiment, config = stored_config(store, run_id)
-        ensure_started(store, run_id, config)
         on_run(run_id, "started")
         engine = Engine(
             store,
@@ -211,9 +258,11 @@ async def run_worker(
     options: WorkerOptions,
     on_run: Callable[[str, str], None] = lambda run_id, what: None,
     on_revive: Callable[[int], None] = lambda job_id: None,
+    trusted_keys: Sequence[str] = (),
+    allowed_hosts: Sequence[str] | None = None,
 ) -> None:
     ensure_queue_schema(store.location)
-    app = build_worker_app(store, signer, on_run)
+    app = build_worker_app(store, signer, on_run, trusted_keys, allowed_hosts)
     async with app.open_async():
         reviver = asyncio.create_task(_revive_stalled(app, options, on_revive))
         try:

@@ -19,6 +19,7 @@ from maai.ledger import ConcurrencyError, EventStore
 from maai.runtime.config_files import read_config
 from maai.runtime.engine import to_new_event
 from maai.runtime.provenance import provenance
+from maai.runtime.signing import Signer
 
 
 def load_config(path: str | Path | Traversable, *, seed: int | None = None) -> ExperimentConfig:
@@ -62,14 +63,21 @@ def start_run(
     run_id: str | None = None,
     trace_id: str | None = None,
     request_hash_version: int = REQUEST_HASH_VERSION,
+    signer: Signer | None = None,
 ) -> str:
     """Create the run and record its first event. ``request_hash_version``: 1 records a run
-    as runs were recorded before version 2 (tests compare the two)."""
+    as runs were recorded before version 2 (tests compare the two). With ``signer``, the new
+    head is signed at once: a run stopped before its engine starts (Ctrl-C in the first
+    moment) is then signed as every stopped run is (docs/ledger.md)."""
     run_id = run_id or new_run_id()
     snapshot = config_snapshot(config)
     store.create_run(run_id, config.experiment, snapshot)
     started = _run_started(config, snapshot, trace_id, request_hash_version)
-    store.append(run_id, 0, [to_new_event(started)])
+    (appended,) = store.append(run_id, 0, [to_new_event(started)])
+    if signer is not None:
+        store.add_checkpoint(
+            run_id, 1, appended.hash, signer.public_key, signer.sign(run_id, 1, appended.hash)
+        )
     return run_id
 
 
@@ -122,13 +130,15 @@ def started_event(store: EventStore, run_id: str) -> RunStarted | None:
 
 def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, ExperimentConfig]:
     """The experiment and config of a stored run, from its hashed ``run.started`` event: the
-    ``runs`` row is a cache, never a source. Only a run whose process died between creating
-    it and recording its first event has nothing but the row."""
+    ``runs`` row is a cache, never a source. A run with no events has no config to trust
+    (``ConfigError``): its row alone, which anyone who can write to the ledger can make or
+    edit, never becomes the config requests are sent with."""
     started = started_event(store, run_id)
     if started is None:
-        info = store.get_run(run_id)
-        experiment = experiments.get(info.kind)
-        return experiment, experiment.config_model.model_validate(info.config)
+        raise ConfigError(
+            f"run {run_id} has no events: it was never started (its first write was lost, or "
+            "its row was made by hand); its row is not trusted for a config, start a new run"
+        )
     experiment = experiments.get(started.experiment)
     # A fork's config from its fork point on is its run.forked's (docs/forks.md).
     from maai.runtime.forks import forked_of

@@ -24,6 +24,7 @@ from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.limits import CallLimits, LimitedExecutor, ProviderLimit
 from maai.runtime.runs import config_snapshot, ensure_started, start_run
 from maai.runtime.signing import Signer
+from maai.runtime.trust import UntrustedRunError
 
 DONE = "completed"
 
@@ -84,17 +85,20 @@ def _fork_study(study: StudyFile, path: Path, store: EventStore | None) -> Study
     return Study(study, runs, str(path))
 
 
-def create_planned(store: EventStore, run: PlannedRun) -> None:
+def create_planned(store: EventStore, run: PlannedRun, signer: Signer | None = None) -> None:
     """Create a planned run: started from its config, or a fork of its study's run at its
-    point (docs/forks.md), in one transaction."""
+    point (docs/forks.md), in one transaction; with ``signer``, its head signed at once."""
     if run.fork is None:
-        start_run(store, run.config, run_id=run.run_id)
+        start_run(store, run.config, run_id=run.run_id, signer=signer)
         return
+    from maai.runtime.checkpoints import sign_head
     from maai.runtime.forks import make_fork, plan_fork_to
 
     parent, point = run.fork
     plan = plan_fork_to(store, parent, point, config_snapshot(run.config), run.run_id)
     make_fork(store, plan, run.run_id)
+    if signer is not None:
+        sign_head(store, run.run_id, signer)
 
 
 def stored_status(store: EventStore, runs: Sequence[PlannedRun]) -> dict[str, str | None]:
@@ -275,7 +279,9 @@ async def _run_engine(
     )
     try:
         await engine.run()
-    except RunFailedError as exc:
+    except (RunFailedError, UntrustedRunError) as exc:
+        # An untrusted run (its chain or signatures do not hold) was refused before any
+        # request: reported like a failure, the study goes on with the others.
         progress.failed += 1
         progress.failures[run.run_id] = str(exc)
     else:

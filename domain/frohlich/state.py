@@ -29,6 +29,7 @@ from maai.domain.events import (
     ModelCallRequested,
     RunCompleted,
     RunFailed,
+    RunSigned,
     RunStarted,
 )
 from maai.domain.frohlich.config import FrohlichConfig
@@ -295,6 +296,10 @@ def _run_completed(state: State, event: RunCompleted) -> Changes:
     return {"status": "completed", "phase": 3, "failure": None}
 
 
+def _run_signed(state: State, event: RunSigned) -> Changes:
+    return {}  # evidence about the ledger (docs/ledger.md), not about the run
+
+
 def _domain_event(state: State, event: Event) -> Changes:
     """Every other event is a record, looked up by its key; some change more."""
     key = event.key  # a property, built on each read
@@ -440,6 +445,7 @@ _HANDLERS: dict[type, Handler] = {
     ModelAttemptFailed: _attempt_failed,
     RunFailed: _run_failed,
     RunCompleted: _run_completed,
+    RunSigned: _run_signed,
 }
 
 _DOMAIN: dict[type, DomainHandler] = {
