@@ -474,6 +474,12 @@ def _hashed(store: EventStore, info: RunInfo) -> tuple[RunInfo, str | None]:
         return info.model_copy(update={"config": {}}), problem
     payload = first.payload
     config = payload.get("config")
+    from maai.runtime.forks import fork_event
+
+    forked = fork_event(store, info.run_id)
+    if forked is not None and forked.hash_holds():
+        # A fork's config (its labels too) from its fork point on (docs/forks.md).
+        config = forked.payload.get("config")
     update = {"kind": str(payload.get("experiment", info.kind))}
     update["config"] = dict(config) if isinstance(config, dict) else {}  # type: ignore[assignment]
     return info.model_copy(update=update), None

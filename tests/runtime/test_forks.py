@@ -347,8 +347,11 @@ def test_lineage_runs_tree_show_and_the_python_api(
 
     db, parent = parents["collaboration"]
     db = _copy(tmp_path, db)
-    assert invoke("fork", parent, "--at", "exchange:2", "--db", db, "-q").exit_code == 0
+    done = invoke("fork", parent, "--at", "exchange:2", "--label", "arm=b", "--db", db, "-q")
+    assert done.exit_code == 0, done.output
     child = _newest(db)
+    listed = invoke("runs", "--label", "arm=b", "--db", db)
+    assert [line.split()[0] for line in listed.output.splitlines()[1:]] == [child]
     assert invoke("fork", child, "--at", "decision", "--no-run", "--db", db).exit_code == 0
     grandchild = _newest(db)
     tree = invoke("runs", "--tree", "--db", db).output.splitlines()
