@@ -266,3 +266,27 @@ class BoundaryScan:
         return sorted(
             (ForkPoint(name, seq) for name, seq in self.named.items()), key=lambda p: p.seq
         )
+
+
+def forking_evolve(
+    evolve: Callable[[S, Event], S], forked: Callable[[S, RunForked], S]
+) -> Callable[[S, Event], S]:
+    """An experiment's reducer that takes ``run.forked`` with ``forked``."""
+
+    def evolved(state: S, event: Event) -> S:
+        if isinstance(event, RunForked):
+            return forked(state, event)
+        return evolve(state, event)
+
+    return evolved
+
+
+def forking_fold(
+    fold: Callable[[Iterable[Event], S | None], S], forked: Callable[[S, RunForked], S]
+) -> Callable[[Iterable[Event], S | None], S]:
+    """An experiment's fast fold that takes ``run.forked`` with ``forked``."""
+
+    def folded(events: Iterable[Event], state: S | None = None) -> S:
+        return fold_across_forks(events, state, fold, forked)
+
+    return folded

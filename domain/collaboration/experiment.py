@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from maai.domain.collaboration import protocol
@@ -13,67 +13,16 @@ from maai.domain.collaboration.events import COLLABORATION_EVENTS
 from maai.domain.collaboration.prompts import PROMPTS
 from maai.domain.collaboration.simulated import SimulatedParticipant, SimulatedUtility
 from maai.domain.collaboration.summary import summarize
-from maai.domain.config import ExperimentConfig
-from maai.domain.events import Event, RunForked
-from maai.domain.experiment import Experiment, SimulatedPolicy, Summary
-from maai.domain.forks import ForkRules, fold_across_forks, restarted
-from maai.domain.walk import Decision
+from maai.domain.events import RunForked
+from maai.domain.experiment import DeclaredExperiment
+from maai.domain.forks import ForkRules, forking_evolve, forking_fold, restarted
 
 
-class Collaboration(Experiment):
-    name = "collaboration"
-    title = "Two-agent collaboration game"
-    config_model = CollaborationConfig
-    events = COLLABORATION_EVENTS
-    prompts = PROMPTS
-    default_config = "collaboration.yaml"
-    views_module = "maai.projections.collaboration"
-    docs = "docs/collaboration.md"
-
-    def initial_state(self) -> game_state.State:
-        return game_state.initial_state()
-
-    def evolve(self, state: Any, event: Event) -> Any:
-        if isinstance(event, RunForked):
-            return self.forked(state, event)
-        return game_state.evolve(state, event)
-
-    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
-        if not self.evolves_as(Collaboration):
-            return super().fold(events, state)
-        return fold_across_forks(events, state, game_state.fold, self.forked)
-
-    def forked(self, state: Any, event: RunForked) -> Any:
-        assert state.core.started is not None, "a fork starts after run.started"
-        core = dataclasses.replace(state.core, started=restarted(state.core.started, event))
-        config = CollaborationConfig.model_validate(event.config)
-        return dataclasses.replace(state, core=core, config=config)
-
-    def fork_point_names(self, address: str) -> Sequence[str]:
-        # Exchange N opens with its first message ("c/t2/alice"); the decision with the
-        # first decision call ("c/alice/decision").
-        parts = address.split("/")
-        if len(parts) > 1 and parts[1].startswith("t") and parts[1][1:].isdigit():
-            return (f"exchange:{parts[1][1:]}",)
-        if len(parts) > 2 and parts[2] == "decision":
-            return ("decision",)
-        return ()
-
-    def fork_rules(self, point: str) -> ForkRules:
-        return _FORK_RULES
-
-    def decide(self, state: Any) -> Decision:
-        return protocol.decide(state)
-
-    def summarize(self, run_id: str, state: Any, status: str | None = None) -> Summary:
-        return summarize(run_id, state, status)
-
-    def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
-        assert isinstance(config, CollaborationConfig)
-        return SimulatedParticipant(config.agent(who), config.seed)
-
-    def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
-        return SimulatedUtility(config.seed)
+def _forked(state: Any, event: RunForked) -> Any:
+    assert state.core.started is not None, "a fork starts after run.started"
+    core = dataclasses.replace(state.core, started=restarted(state.core.started, event))
+    config = CollaborationConfig.model_validate(event.config)
+    return dataclasses.replace(state, core=core, config=config)
 
 
 # Who plays and the game's options are fixed by the prefix (the beliefs stated so far are
@@ -99,6 +48,38 @@ _FORK_RULES = ForkRules(
         "experiment": "a fork is of the same experiment",
     },
 )
+
+
+class Collaboration(DeclaredExperiment):
+    name = "collaboration"
+    title = "Two-agent collaboration game"
+    config_model = CollaborationConfig
+    events = COLLABORATION_EVENTS
+    prompts = PROMPTS
+    default_config = "collaboration.yaml"
+    views_module = "maai.projections.collaboration"
+    docs = "docs/collaboration.md"
+    initial_state = staticmethod(game_state.initial_state)
+    evolve = staticmethod(forking_evolve(game_state.evolve, _forked))
+    fast_fold = staticmethod(forking_fold(game_state.fold, _forked))
+    forked = staticmethod(_forked)
+    decide = staticmethod(protocol.decide)
+    summarize = staticmethod(summarize)
+    participant = SimulatedParticipant
+    utility = SimulatedUtility
+
+    def fork_point_names(self, address: str) -> Sequence[str]:
+        # Exchange N opens with its first message ("c/t2/alice"); the decision with the
+        # first decision call ("c/alice/decision").
+        parts = address.split("/")
+        if len(parts) > 1 and parts[1].startswith("t") and parts[1][1:].isdigit():
+            return (f"exchange:{parts[1][1:]}",)
+        if len(parts) > 2 and parts[2] == "decision":
+            return ("decision",)
+        return ()
+
+    def fork_rules(self, point: str) -> ForkRules:
+        return _FORK_RULES
 
 
 EXPERIMENT = Collaboration()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
-from maai.domain.events import Event, RunForked
-from maai.domain.experiment import Experiment, SimulatedPolicy, Summary
-from maai.domain.forks import ForkRules, fold_across_forks, restarted
+from maai.domain.events import RunForked
+from maai.domain.experiment import DeclaredExperiment, SimulatedPolicy, Summary
+from maai.domain.forks import ForkRules, forking_evolve, forking_fold, restarted
 from maai.domain.frohlich import decide as protocol
 from maai.domain.frohlich import state as frohlich_state
 from maai.domain.frohlich.config import FrohlichConfig
@@ -19,72 +19,17 @@ from maai.domain.frohlich.events import FROHLICH_EVENTS
 from maai.domain.frohlich.prompts import PROMPTS
 from maai.domain.frohlich.simulated import SimulatedParticipant, SimulatedUtility, persona_for
 from maai.domain.frohlich.summary import summarize
-from maai.domain.walk import Decision, Scopes
+from maai.domain.walk import Scopes
 
 
-class Frohlich(Experiment):
-    name = "frohlich"
-    title = "Frohlich experiment on distributive justice"
-    config_model = FrohlichConfig
-    events = FROHLICH_EVENTS
-    prompts = PROMPTS
-    default_config = "default.yaml"
-    views_module = "maai.projections.frohlich"
-    docs = "docs/frohlich.md"
-    # The principle a group agreed on, e.g. against Frohlich & Oppenheimer's groups.
-    reference_statistics = {"agreed_principle": ("a", "b", "c", "d")}
-
-    def initial_state(self) -> frohlich_state.State:
-        return frohlich_state.initial_state()
-
-    def evolve(self, state: Any, event: Event) -> Any:
-        if isinstance(event, RunForked):
-            return self.forked(state, event)
-        return frohlich_state.evolve(state, event)
-
-    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
-        if not self.evolves_as(Frohlich):
-            return super().fold(events, state)
-        return fold_across_forks(events, state, frohlich_state.fold, self.forked)
-
-    def forked(self, state: Any, event: RunForked) -> Any:
-        assert state.started is not None, "a fork starts after run.started"
-        return dataclasses.replace(
-            state,
-            started=restarted(state.started, event),
-            config=FrohlichConfig.model_validate(event.config),
-            scopes=Scopes(),
-        )
-
-    def fork_point_names(self, address: str) -> Sequence[str]:
-        # Phase 2 opens with its first call; a round with its first call ("p2/r3/...");
-        # a ballot with its first ballot call ("p2/r3/t2/ballot/alice").
-        if not address.startswith("p2/"):
-            return ()
-        names = ["phase2"]
-        found = _ROUND.match(address)
-        if found:
-            names.append(f"round:{found[1]}")
-            if found[2] is not None:
-                names.append(f"ballot:{found[1]}.{found[2]}")
-        return names
-
-    def fork_rules(self, point: str) -> ForkRules:
-        return _FORK_RULES
-
-    def decide(self, state: Any) -> Decision:
-        return protocol.decide(state)
-
-    def summarize(self, run_id: str, state: Any, status: str | None = None) -> Summary:
-        return summarize(run_id, state, status).to_summary()
-
-    def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
-        assert isinstance(config, FrohlichConfig)
-        persona = persona_for(config.agent(who), config.seed)
-        return SimulatedParticipant(persona, seed=config.seed, language=config.language_of(who))
-
-    def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
-        return SimulatedUtility(seed=config.seed)
+def _forked(state: Any, event: RunForked) -> Any:
+    assert state.started is not None, "a fork starts after run.started"
+    return dataclasses.replace(
+        state,
+        started=restarted(state.started, event),
+        config=FrohlichConfig.model_validate(event.config),
+        scopes=Scopes(),
+    )
 
 
 _ROUND = re.compile(r"p2/r(\d+)/(?:t(\d+)/ballot/)?")
@@ -120,6 +65,51 @@ _FORK_RULES = ForkRules(
         "experiment": "a fork is of the same experiment",
     },
 )
+
+
+class Frohlich(DeclaredExperiment):
+    name = "frohlich"
+    title = "Frohlich experiment on distributive justice"
+    config_model = FrohlichConfig
+    events = FROHLICH_EVENTS
+    prompts = PROMPTS
+    default_config = "default.yaml"
+    views_module = "maai.projections.frohlich"
+    docs = "docs/frohlich.md"
+    # The principle a group agreed on, e.g. against Frohlich & Oppenheimer's groups.
+    reference_statistics = {"agreed_principle": ("a", "b", "c", "d")}
+    initial_state = staticmethod(frohlich_state.initial_state)
+    evolve = staticmethod(forking_evolve(frohlich_state.evolve, _forked))
+    fast_fold = staticmethod(forking_fold(frohlich_state.fold, _forked))
+    decide = staticmethod(protocol.decide)
+    forked = staticmethod(_forked)
+
+    def fork_point_names(self, address: str) -> Sequence[str]:
+        # Phase 2 opens with its first call; a round with its first call ("p2/r3/...");
+        # a ballot with its first ballot call ("p2/r3/t2/ballot/alice").
+        if not address.startswith("p2/"):
+            return ()
+        names = ["phase2"]
+        found = _ROUND.match(address)
+        if found:
+            names.append(f"round:{found[1]}")
+            if found[2] is not None:
+                names.append(f"ballot:{found[1]}.{found[2]}")
+        return names
+
+    def fork_rules(self, point: str) -> ForkRules:
+        return _FORK_RULES
+
+    def summarize(self, run_id: str, state: Any, status: str | None = None) -> Summary:
+        return summarize(run_id, state, status).to_summary()
+
+    def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
+        assert isinstance(config, FrohlichConfig)
+        persona = persona_for(config.agent(who), config.seed)
+        return SimulatedParticipant(persona, seed=config.seed, language=config.language_of(who))
+
+    def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
+        return SimulatedUtility(seed=config.seed)
 
 
 EXPERIMENT = Frohlich()

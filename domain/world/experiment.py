@@ -4,15 +4,14 @@ behind the generic Experiment interface."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
-from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
-from maai.domain.events import Event, RunForked, RunStarted
-from maai.domain.experiment import Experiment, SimulatedPolicy, Summary
-from maai.domain.forks import ForkRules, fold_across_forks, restarted
-from maai.domain.walk import Decision, Scopes
+from maai.domain.events import RunForked, RunStarted
+from maai.domain.experiment import DeclaredExperiment
+from maai.domain.forks import ForkRules, forking_evolve, forking_fold, restarted
+from maai.domain.walk import Scopes
 from maai.domain.world import protocol
 from maai.domain.world import state as world_state
 from maai.domain.world.config import WorldConfig, recorded_config
@@ -22,71 +21,13 @@ from maai.domain.world.simulated import SimulatedParticipant, SimulatedUtility
 from maai.domain.world.summary import summarize
 
 
-class World(Experiment):
-    name = "world"
-    title = "A world of locations and events, with a public-goods game"
-    config_model = WorldConfig
-    events = WORLD_EVENTS
-    prompts = PROMPTS
-    default_config = "world_pgg.yaml"
-    # `world: worlds/village_hall.yaml` (beside the config) or `world: village_hall` (packaged
-    # in maai.configs/worlds): the world file is read into the config (docs/world.md §1).
-    config_files = {"world": "worlds"}
-    views_module = "maai.projections.world"
-    docs = "docs/world.md"
-
-    def config_of(self, started: RunStarted) -> ExperimentConfig:
-        return recorded_config(started.config)  # a run from before plan lists as it ran
-
-    def initial_state(self) -> world_state.State:
-        return world_state.initial_state()
-
-    def evolve(self, state: Any, event: Event) -> Any:
-        if isinstance(event, RunForked):
-            return self.forked(state, event)
-        return world_state.evolve(state, event)
-
-    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
-        if not self.evolves_as(World):
-            return super().fold(events, state)
-        return fold_across_forks(events, state, world_state.fold, self.forked)
-
-    def forked(self, state: Any, event: RunForked) -> Any:
-        assert state.core.started is not None, "a fork starts after run.started"
-        core = dataclasses.replace(state.core, started=restarted(state.core.started, event))
-        # The texts rendered from the config are rendered again from the fork's.
-        return dataclasses.replace(
-            state,
-            core=core,
-            config=recorded_config(event.config),
-            renders={},
-            scopes=Scopes(),
-        )
-
-    def fork_point_names(self, address: str) -> Sequence[str]:
-        # Tick N opens with its first call ("w/t5/alice/act").
-        parts = address.split("/")
-        if len(parts) > 1 and parts[0] == "w" and parts[1][1:].isdigit():
-            return (f"tick:{parts[1][1:]}",)
-        return ()
-
-    def fork_rules(self, point: str) -> ForkRules:
-        return _FORK_RULES
-
-    def decide(self, state: Any) -> Decision:
-        return protocol.decide(state)
-
-    def summarize(self, run_id: str, state: Any, status: str | None = None) -> Summary:
-        return summarize(run_id, state, status)
-
-    def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
-        assert isinstance(config, WorldConfig)
-        if who == EMBEDDER and config.embeddings is not None:
-            return SimulatedEmbedder(config.embeddings.latency_ms)
-        return SimulatedParticipant(config.agent(who), config.seed)
-
-    def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
-        return SimulatedUtility(config.seed)
+def _forked(state: Any, event: RunForked) -> Any:
+    assert state.core.started is not None, "a fork starts after run.started"
+    core = dataclasses.replace(state.core, started=restarted(state.core.started, event))
+    # The texts rendered from the config are rendered again from the fork's.
+    return dataclasses.replace(
+        state, core=core, config=recorded_config(event.config), renders={}, scopes=Scopes()
+    )
 
 
 # The world (its places and who lives there) is in the prefix; how agents answer, how long
@@ -113,6 +54,41 @@ _FORK_RULES = ForkRules(
         "experiment": "a fork is of the same experiment",
     },
 )
+
+
+class World(DeclaredExperiment):
+    name = "world"
+    title = "A world of locations and events, with a public-goods game"
+    config_model = WorldConfig
+    events = WORLD_EVENTS
+    prompts = PROMPTS
+    default_config = "world_pgg.yaml"
+    # `world: worlds/village_hall.yaml` (beside the config) or `world: village_hall` (packaged
+    # in maai.configs/worlds): the world file is read into the config (docs/world.md §1).
+    config_files = {"world": "worlds"}
+    views_module = "maai.projections.world"
+    docs = "docs/world.md"
+    initial_state = staticmethod(world_state.initial_state)
+    evolve = staticmethod(forking_evolve(world_state.evolve, _forked))
+    fast_fold = staticmethod(forking_fold(world_state.fold, _forked))
+    forked = staticmethod(_forked)
+    decide = staticmethod(protocol.decide)
+    summarize = staticmethod(summarize)
+    participant = SimulatedParticipant
+    utility = SimulatedUtility
+
+    def config_of(self, started: RunStarted) -> ExperimentConfig:
+        return recorded_config(started.config)  # a run from before plan lists as it ran
+
+    def fork_point_names(self, address: str) -> Sequence[str]:
+        # Tick N opens with its first call ("w/t5/alice/act").
+        parts = address.split("/")
+        if len(parts) > 1 and parts[0] == "w" and parts[1][1:].isdigit():
+            return (f"tick:{parts[1][1:]}",)
+        return ()
+
+    def fork_rules(self, point: str) -> ForkRules:
+        return _FORK_RULES
 
 
 EXPERIMENT = World()
