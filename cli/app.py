@@ -21,6 +21,7 @@ def _register() -> None:
         report_commands,
         run_commands,
         study_commands,
+        view_commands,
     )
 
     run_commands.register(app)
@@ -29,6 +30,7 @@ def _register() -> None:
     ledger_commands.register(app)
     study_commands.register(app)
     fork_commands.register(app)
+    view_commands.register(app)
 
 
 _register()
