@@ -16,6 +16,7 @@ app = typer.Typer(
 def _register() -> None:
     from maai.cli import (
         export_commands,
+        fork_commands,
         ledger_commands,
         report_commands,
         run_commands,
@@ -28,6 +29,7 @@ def _register() -> None:
     report_commands.register(app)
     ledger_commands.register(app)
     study_commands.register(app)
+    fork_commands.register(app)
     view_commands.register(app)
 
 

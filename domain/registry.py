@@ -23,12 +23,14 @@ from maai.domain.events import (
     ModelCallRequested,
     RunCompleted,
     RunFailed,
+    RunForked,
     RunSigned,
     RunStarted,
 )
 
 COMMON_EVENTS: tuple[type[Event], ...] = (
     RunStarted,
+    RunForked,
     RunCompleted,
     RunFailed,
     ModelCallRequested,
