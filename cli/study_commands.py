@@ -29,6 +29,7 @@ from maai.ledger.locks import LockHeldError
 from maai.projections.history import History
 from maai.projections.study import study_tables
 from maai.projections.tables import to_csv
+from maai.runtime import config_files
 from maai.runtime.signing import SigningKeyError, load_signer
 from maai.runtime.study import (
     DONE,
@@ -91,7 +92,13 @@ def _line(progress: StudyProgress) -> str:
 
 @study_app.command("run")
 def run_command(
-    study_file: Annotated[str, typer.Argument(metavar="STUDY.yaml", help="The study file.")],
+    study_file: Annotated[
+        str,
+        typer.Argument(
+            metavar="STUDY.yaml",
+            help="The study file, or a packaged example study by name (`u_sweep`).",
+        ),
+    ],
     db: DbOption = None,
     concurrency: Annotated[
         int | None,
@@ -173,7 +180,7 @@ def run_command(
 
 
 def _study_infos(store: EventStore, name_or_file: str) -> tuple[str, list[Any], Study | None]:
-    if Path(name_or_file).is_file():
+    if Path(name_or_file).is_file() or name_or_file in config_files.packaged_studies():
         study = _load(name_or_file)
         name = study.file.study
     else:
@@ -326,7 +333,13 @@ def _parquet(csv_path: Path, text: str) -> bool:
 
 @study_app.command("submit")
 def submit_command(
-    study_file: Annotated[str, typer.Argument(metavar="STUDY.yaml", help="The study file.")],
+    study_file: Annotated[
+        str,
+        typer.Argument(
+            metavar="STUDY.yaml",
+            help="The study file, or a packaged example study by name (`u_sweep`).",
+        ),
+    ],
     db: DbOption = None,
 ) -> None:
     """Spread a study over machines: create its runs in a PostgreSQL ledger and enqueue one

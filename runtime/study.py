@@ -36,9 +36,12 @@ class Study:
 
 
 def load_study(path: str | Path) -> Study:
-    """Read, validate and plan a study file; every problem is a ``ConfigError`` naming the
-    file and the key or factor at fault."""
-    path = Path(path)
+    """Read, validate and plan a study file (a path, or a packaged example study's name:
+    ``u_sweep``); every problem is a ``ConfigError`` naming the file and the key or factor at
+    fault."""
+    found = config_files.resolve_study(path)
+    # Packaged files are plain files in an installed maai: the base config beside them too.
+    path = found if isinstance(found, Path) else Path(str(found))
     data = config_files.read_config_file(path)
     study = parse_study(data, str(path))
     if study.base is not None:
