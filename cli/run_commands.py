@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from maai.cli.common import (
     EXIT_BUSY,
     EXIT_FULL,
+    CliConsole,
     DbOption,
     exit_code_for,
     open_store_or_exit,
@@ -65,8 +65,8 @@ EXIT_CONFLICT = EXIT_BUSY  # 3: another process writes the run, or holds the sto
 EXIT_STORE_FULL = EXIT_FULL  # 4: the store's disk (or database) is full
 EXIT_INTERRUPTED = 130
 
-err = Console(stderr=True)
-out = Console()
+err = CliConsole(stderr=True)
+out = CliConsole()
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:

@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.common import CliConsole, DbOption, exit_on_ledger_error, fail, open_store_or_exit
 from maai.cli.export_commands import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
 from maai.domain.config import ConfigError
@@ -46,8 +45,8 @@ EXIT_BUSY = 3
 EXIT_BUDGET = 5
 EXIT_INTERRUPTED = 130
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = CliConsole(highlight=False, soft_wrap=True)
+err = CliConsole(stderr=True, highlight=False, soft_wrap=True)
 
 study_app = typer.Typer(
     name="study",
