@@ -6,13 +6,14 @@ import json
 import os
 import signal
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
 from maai.cli.common import (
     EXIT_BUSY,
@@ -22,6 +23,7 @@ from maai.cli.common import (
     exit_code_for,
     open_store_or_exit,
 )
+from maai.cli.status_line import StatusLine
 from maai.cli.summary import print_summary
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
@@ -44,6 +46,7 @@ from maai.runtime.engine import (
     load_state,
     run_engine,
 )
+from maai.runtime.live_status import LiveStatus, WatchedExecutor, showing
 from maai.runtime.runs import (
     ensure_started,
     experiment_of,
@@ -91,6 +94,10 @@ def _execute(
 ) -> int:
     from maai.runtime.executors import LiveExecutor
 
+    # On a terminal, a live line under the progress names the step, the calls in flight and
+    # how long they have waited (a slow model leaves the screen still otherwise).
+    status = LiveStatus()
+    status_line = StatusLine(out, status.text, enabled=not quiet)
     on_event = None
     if not quiet:
         progress = experiment.views().progress(config)
@@ -98,18 +105,21 @@ def _execute(
         def on_event(event: object, state: object) -> None:
             for line in progress.lines(event, state):
                 out.print(line, highlight=False, soft_wrap=True)
+                status.set_step(Text.from_markup(line).plain)
 
+    executor = LiveExecutor(config, experiment=experiment)
     engine = Engine(
         store,
         run_id,
-        LiveExecutor(config, experiment=experiment),
+        WatchedExecutor(executor, status) if status_line.shown else executor,
         experiment=experiment,
         on_event=on_event,
         signer=signer,
     )
     show_warnings = True
     try:
-        state = run_engine(engine)
+        with status_line, showing(status) if status_line.shown else nullcontext():
+            state = run_engine(engine)
     except KeyboardInterrupt:
         with _sigint_deferred():
             _stop_running(store, run_id)
