@@ -36,8 +36,9 @@ class StatusLine:
         # One line however long the text: cut with an ellipsis at the terminal's width.
         return Text(f"{frame} {self.render()}", no_wrap=True, overflow="ellipsis")
 
-    def __enter__(self) -> StatusLine:
-        if self.shown:
+    def start(self) -> None:
+        """Show the line (on a terminal) until :meth:`stop`."""
+        if self.shown and self._live is None:
             self._live = Live(
                 console=self.console,
                 get_renderable=self._renderable,
@@ -45,6 +46,14 @@ class StatusLine:
                 transient=True,
             )
             self._live.start(refresh=True)
+
+    def stop(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def __enter__(self) -> StatusLine:
+        self.start()
         return self
 
     def __exit__(
@@ -53,6 +62,4 @@ class StatusLine:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
+        self.stop()

@@ -9,19 +9,18 @@ interrupted (run it again to continue)."""
 from __future__ import annotations
 
 import io
-import sys
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.live import Live
 from rich.markup import escape
 from rich.table import Table as RichTable
 
 from maai.cli.common import CliConsole, DbOption, exit_on_ledger_error, fail, open_store_or_exit
 from maai.cli.export_commands import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
+from maai.cli.status_line import StatusLine
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
@@ -72,7 +71,7 @@ def _line(progress: StudyProgress) -> str:
     tokens = progress.input_tokens + progress.output_tokens
     parts = [
         f"runs {progress.total}: done {progress.done}",
-        f"running {len(progress.running)}",
+        f"running {len(progress.running)}" + _names(progress.running),
         f"failed {progress.failed}",
         f"pending {progress.pending}",
         f"calls {progress.calls}",
@@ -86,7 +85,22 @@ def _line(progress: StudyProgress) -> str:
         + (f" of ${progress.budget_usd:,.2f}" if progress.budget_usd is not None else ""),
         "ETA " + ("—" if eta is None else f"{int(eta // 60)}:{int(eta % 60):02d}"),
     ]
+    if progress.preparing:
+        parts.insert(1, progress.preparing + "…")
     return " · ".join(parts)
+
+
+RUNNING_NAMED = 4
+"""How many of the runs under way the progress line names."""
+
+
+def _names(running: set[str]) -> str:
+    """``(c1.r2, c1.r3, +6)``: the runs under way, by their cell and replicate."""
+    if not running:
+        return ""
+    names = [run_id.split(".", 1)[-1] for run_id in sorted(running)]
+    more = len(names) - RUNNING_NAMED
+    return " (" + ", ".join(names[:RUNNING_NAMED]) + (f", +{more}" if more > 0 else "") + ")"
 
 
 @study_app.command("run")
@@ -120,24 +134,24 @@ def run_command(
     except SigningKeyError as exc:
         fail(str(exc))
     with open_store_or_exit(db, read_only=False) as store:
+        # On a terminal one live line, drawn from the progress from the first moment (the
+        # first run's model setup takes seconds); in a pipe the same line every 5 s at most.
+        # The final line is printed once, after the live line is gone.
+        shown: list[StudyProgress] = []
+        status_line = StatusLine(out, lambda: _line(shown[0]), enabled=not quiet)
+        printed = {"at": 0.0, "line": ""}
 
         def start(progress: StudyProgress) -> None:
             done = f", {progress.done} completed before" if progress.done else ""
             out.print(f"study [bold]{escape(study.file.study)}[/bold]: {progress.total} runs{done}")
-            if live_ok:
-                live.start()
-
-        live_ok = not quiet and sys.stdout.isatty()
-        last_print = [0.0]
+            shown.append(progress)
+            status_line.start()
 
         def show(progress: StudyProgress) -> None:
-            if live_ok:
-                live.update(_line(progress))
-            elif not quiet and time.monotonic() - last_print[0] > 5:
-                last_print[0] = time.monotonic()
-                out.print(_line(progress))
+            if not quiet and not status_line.shown and time.monotonic() - printed["at"] > 5:
+                printed["at"], printed["line"] = time.monotonic(), _line(progress)
+                out.print(printed["line"])
 
-        live = Live("", console=out, refresh_per_second=4, transient=False)
         try:
             with exit_on_ledger_error():
                 try:
@@ -150,8 +164,7 @@ def run_command(
                         on_start=start,
                     )
                 finally:
-                    if live_ok:
-                        live.stop()
+                    status_line.stop()
         except LockHeldError as exc:
             fail(f"{exc}; wait for it to finish, or stop it first", EXIT_BUSY)
         except ConfigError as exc:
@@ -162,7 +175,8 @@ def run_command(
             )
             raise typer.Exit(EXIT_INTERRUPTED) from None
     progress = outcome.progress
-    out.print(_line(progress))
+    if _line(progress) != printed["line"]:
+        out.print(_line(progress))
     if outcome.skipped:
         out.print(f"{len(outcome.skipped)} run(s) were already completed and were not run again")
     for run_id, reason in progress.failures.items():

@@ -117,6 +117,7 @@ class StudyProgress:
     budget_usd: float | None = None
     not_started: list[str] = field(default_factory=list)  # held back by the budget
     touched: list[str] = field(default_factory=list)  # runs this process started or resumed
+    preparing: str | None = None  # what the study waits for before its first run, in words
 
     def add_cost(self, cost: float | None) -> None:
         self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
@@ -256,7 +257,12 @@ def run_study(
             if statuses[run.run_id] is not None:  # what the study has spent so far
                 progress.add_cost(recorded_usage(store, run.run_id).cost_usd(run.config.prices))
         limit = concurrency or study.file.concurrency
+        progress.preparing = "loading the model providers"
         on_start(progress)
+        # The model SDK takes seconds to import: once, here, while the live line says so.
+        from maai.runtime.executors import LiveExecutor  # noqa: F401
+
+        progress.preparing = None
         try:
             asyncio.run(
                 _run_all(
