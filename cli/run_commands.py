@@ -53,6 +53,7 @@ from maai.runtime.runs import (
     load_config,
     new_run_id,
     start_run,
+    started_event,
     stored_config,
 )
 from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, fingerprint, load_signer
@@ -584,6 +585,14 @@ def show(
         f"created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}",
         highlight=False,
     )
+    started = started_event(store, run_id)
+    worker = (started.provenance or {}).get("worker") if started is not None else None
+    if isinstance(worker, dict):
+        out.print(
+            f"started by worker {escape(str(worker.get('id')))} on host"
+            f" {escape(str(worker.get('host')))} (pid {worker.get('pid')})",
+            highlight=False,
+        )
     print_summary(out, experiment.summarize(run_id, state, info.status))
 
 

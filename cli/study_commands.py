@@ -398,6 +398,13 @@ def worker_command(
     burst: Annotated[
         bool, typer.Option("--burst", help="Stop when no job is left instead of waiting.")
     ] = False,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name",
+            help="This worker's id, recorded in each run it starts (default: HOST:PID).",
+        ),
+    ] = None,
 ) -> None:
     """Take study runs from the queue of a PostgreSQL ledger and run them (docs/studies.md,
     "Many machines"); start as many as you like, on any machine that reaches the database.
@@ -405,7 +412,12 @@ def worker_command(
     the runs under way are saved (resumable)."""
     import asyncio
 
-    from maai.runtime.distributed import NotPostgresError, WorkerOptions, run_worker
+    from maai.runtime.distributed import (
+        NotPostgresError,
+        WorkerIdentity,
+        WorkerOptions,
+        run_worker,
+    )
 
     try:
         signer = load_signer()
@@ -419,10 +431,16 @@ def worker_command(
     def on_revive(job_id: int) -> None:
         out.print(f"job {job_id}: its worker stopped answering; queued again")
 
+    identity = WorkerIdentity.of_this_process(name)
     with open_store_or_exit(db, read_only=False) as store:
+        out.print(
+            f"worker {escape(identity.id)} (host {escape(identity.host)}, pid {identity.pid}):"
+            f" taking study runs from {escape(store.display)}, {concurrency} at a time"
+            + ("; stops when the queue is empty" if burst else "; Ctrl-C stops")
+        )
         try:
             with exit_on_ledger_error():
-                asyncio.run(run_worker(store, signer, options, on_run, on_revive))
+                asyncio.run(run_worker(store, signer, options, on_run, on_revive, identity))
         except NotPostgresError as exc:
             fail(str(exc))
         except KeyboardInterrupt:

@@ -31,6 +31,12 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("started_at", "When the run's first event was recorded (UTC, ISO 8601)."),
     ("ended_at", "When its last event was recorded (UTC, ISO 8601)."),
     ("wall_s", "Seconds between the two."),
+    (
+        "worker",
+        "The `maai worker` that started the run (its `--name`, else HOST:PID); empty for a run"
+        " started by `maai study run`.",
+    ),
+    ("host", "The machine that worker ran on."),
 )
 """The runs table's columns after the labels, with their meaning (``run_row`` builds a row)."""
 
@@ -46,6 +52,9 @@ def run_row(history: History) -> dict[str, Any]:
         row["started_at"], row["ended_at"] = first, last
         seconds = (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
         row["wall_s"] = round(seconds, 3)
+    worker = worker_of(history)
+    if worker is not None:
+        row["worker"], row["host"] = worker.get("id"), worker.get("host")
     if experiment is not None and history.entries:
         state = experiment.fold([entry.event for entry in history.entries])
         summary = experiment.summarize(history.run_id, state, history.stored_status)
@@ -58,6 +67,13 @@ def run_row(history: History) -> dict[str, Any]:
         headline = dict(summary.headline)
         row["rounds"] = headline.get("round") or headline.get("exchange")
     return row
+
+
+def worker_of(history: History) -> dict[str, Any] | None:
+    """Who started the run, as its ``run.started`` records it (a study's worker), or None."""
+    started = history.started
+    worker = (started.provenance or {}).get("worker") if started is not None else None
+    return worker if isinstance(worker, dict) else None
 
 
 def study_tables(histories: Sequence[History]) -> dict[str, list[dict[str, Any]] | str]:
@@ -103,4 +119,4 @@ def runs_dictionary(labels: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["RUN_COLUMNS", "run_row", "runs_dictionary", "study_tables"]
+__all__ = ["RUN_COLUMNS", "run_row", "runs_dictionary", "study_tables", "worker_of"]

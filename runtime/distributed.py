@@ -12,6 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,11 +26,12 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from maai.domain.config import Price
+from maai.domain.events import ModelCallCompleted
 from maai.ledger import EventStore
 from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
-from maai.runtime.engine import Engine
-from maai.runtime.runs import ensure_started, start_run, stored_config
+from maai.runtime.engine import Engine, RunFailedError
+from maai.runtime.runs import config_snapshot, ensure_started, stored_config
 from maai.runtime.signing import Signer
 from maai.runtime.study import DONE, Study, recorded_usage, stored_status, study_runs_in_ledger
 
@@ -82,14 +86,15 @@ class Submitted:
 
 def submit_study(store: EventStore, study: Study) -> Submitted:
     """Create the study's runs that do not exist yet and enqueue a job for each run that is
-    not completed (a run already queued is not queued twice)."""
+    not completed (a run already queued is not queued twice). A run is created without its
+    first event: the worker that takes it records ``run.started``, naming itself."""
     dsn = libpq_dsn(store.location)
     ensure_queue_schema(store.location)
     with named_lock(store.location, f"study-{study.file.study}", f"study {study.file.study}"):
         statuses = stored_status(store, study.runs)
         for run in study.runs:
             if statuses[run.run_id] is None:
-                start_run(store, run.config, run_id=run.run_id)
+                store.create_run(run.run_id, run.config.experiment, config_snapshot(run.config))
     result = Submitted([], [], [r for r, s in statuses.items() if s == DONE])
     app = App(connector=PsycopgConnector(conninfo=dsn))
     task = app.task(name=TASK, queue=QUEUE)(_placeholder)
@@ -123,6 +128,24 @@ def _placeholder(run_id: str) -> None:  # pragma: no cover -- only workers run t
     raise RuntimeError("a submitter never runs jobs")
 
 
+@dataclass(frozen=True)
+class WorkerIdentity:
+    """Who runs a job: the worker's id (``--name``, else HOST:PID), its host and process."""
+
+    id: str
+    host: str
+    pid: int
+
+    @classmethod
+    def of_this_process(cls, name: str | None = None) -> WorkerIdentity:
+        host, pid = socket.gethostname(), os.getpid()
+        return cls(name or f"{host}:{pid}", host, pid)
+
+    def provenance(self) -> dict[str, Any]:
+        """As kept in the ``run.started`` of each run this worker starts."""
+        return {"id": self.id, "host": self.host, "pid": self.pid}
+
+
 @dataclass
 class WorkerOptions:
     concurrency: int = 1
@@ -132,7 +155,10 @@ class WorkerOptions:
 
 
 def build_worker_app(
-    store: EventStore, signer: Signer | None, on_run: Callable[[str, str], None]
+    store: EventStore,
+    signer: Signer | None,
+    on_run: Callable[[str, str], None],
+    identity: WorkerIdentity | None = None,
 ) -> App:
     from maai.runtime.executors import LiveExecutor
 
@@ -155,16 +181,31 @@ def build_worker_app(
                 )
                 return
         experiment, config = stored_config(store, run_id)
-        ensure_started(store, run_id, config)
+        worker = (identity or WorkerIdentity.of_this_process()).provenance()
+        if not ensure_started(store, run_id, config, worker=worker):
+            # Begun by a worker that stopped answering (or by `maai study run`).
+            on_run(run_id, f"continuing from event {store.head(run_id)}")
         on_run(run_id, "started")
+        calls = [0]
+
+        def count(event: object, state: object) -> None:
+            calls[0] += isinstance(event, ModelCallCompleted)
+
         engine = Engine(
             store,
             run_id,
             LiveExecutor(config, experiment=experiment),
             experiment=experiment,
+            on_event=count,
             signer=signer,
         )
-        await engine.run()
+        began = time.monotonic()
+        try:
+            await engine.run()
+        except RunFailedError as exc:
+            on_run(run_id, f"failed after {calls[0]} model call(s): {exc}")
+            raise
+        on_run(run_id, f"{calls[0]} model call(s) in {time.monotonic() - began:.1f} s")
         on_run(run_id, "completed")
 
     return app
@@ -195,9 +236,10 @@ async def run_worker(
     options: WorkerOptions,
     on_run: Callable[[str, str], None] = lambda run_id, what: None,
     on_revive: Callable[[int], None] = lambda job_id: None,
+    identity: WorkerIdentity | None = None,
 ) -> None:
     ensure_queue_schema(store.location)
-    app = build_worker_app(store, signer, on_run)
+    app = build_worker_app(store, signer, on_run, identity)
     async with app.open_async():
         reviver = asyncio.create_task(_revive_stalled(app, options, on_revive))
         try:

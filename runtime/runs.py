@@ -78,6 +78,8 @@ def _run_started(
     snapshot: dict[str, Any],
     trace_id: str | None,
     request_hash_version: int = REQUEST_HASH_VERSION,
+    *,
+    worker: dict[str, Any] | None = None,
 ) -> RunStarted:
     return RunStarted(
         experiment=config.experiment,
@@ -85,20 +87,29 @@ def _run_started(
         seed=config.seed,
         trace_id=trace_id,
         code_version=code_version(),
-        provenance=provenance(),
+        provenance=provenance() if worker is None else {**provenance(), "worker": worker},
         request_hash_version=None if request_hash_version == 1 else request_hash_version,
     )
 
 
-def ensure_started(store: EventStore, run_id: str, config: ExperimentConfig) -> bool:
+def ensure_started(
+    store: EventStore,
+    run_id: str,
+    config: ExperimentConfig,
+    *,
+    worker: dict[str, Any] | None = None,
+) -> bool:
     """Record ``run.started`` for a run that has no events yet: its process died between
-    creating the run and recording its first event (``start_run`` takes two writes). Returns
-    whether it was recorded here; a writer that got there first is fine."""
+    creating the run and recording its first event (``start_run`` takes two writes), or a
+    study's worker starts a run its submitter created (``worker``: who runs it, kept in the
+    event's provenance). Returns whether it was recorded here; a writer that got there first
+    is fine."""
     if store.head(run_id) != 0:
         return False
     snapshot = config_snapshot(config)
+    started = _run_started(config, snapshot, None, worker=worker)
     try:
-        store.append(run_id, 0, [to_new_event(_run_started(config, snapshot, None))])
+        store.append(run_id, 0, [to_new_event(started)])
     except ConcurrencyError:
         return False
     return True
