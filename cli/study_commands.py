@@ -28,6 +28,7 @@ from maai.projections.history import History
 from maai.projections.study import study_tables
 from maai.projections.tables import to_csv
 from maai.runtime import config_files
+from maai.runtime.runs import started_event
 from maai.runtime.signing import SigningKeyError, load_signer
 from maai.runtime.study import (
     DONE,
@@ -218,16 +219,32 @@ def status_command(study_arg: StudyArg, db: DbOption = None) -> None:
                     statuses = stored_status(store, study.runs)
             except ConfigError as exc:
                 fail(str(exc))
+        with exit_on_ledger_error():
+            workers = {run_id: _worker(store, run_id) for run_id, s in statuses.items() if s}
     table = RichTable(title=f"study {name}")
-    for column in ("run id", "status"):
+    shown_workers = any(workers.values())  # a distributed study: who started each run
+    for column in ("run id", "status", *(("worker",) if shown_workers else ())):
         table.add_column(column)
     for run_id, status in statuses.items():
-        table.add_row(run_id, status or "not created")
+        worker = (workers.get(run_id) or "—",) if shown_workers else ()
+        table.add_row(escape(run_id), status or "not created", *worker)
     out.print(table)
     counts: dict[str, int] = {}
     for status in statuses.values():
         counts[status or "not created"] = counts.get(status or "not created", 0) + 1
     out.print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+
+
+def _worker(store: EventStore, run_id: str) -> str | None:
+    """``ID on HOST``: the worker that started the run (its ``run.started``), if one did."""
+    try:
+        started = started_event(store, run_id)
+    except ConfigError:
+        return None  # a first event that is not run.started: verify and show say more
+    worker = (started.provenance or {}).get("worker") if started is not None else None
+    if not isinstance(worker, dict):
+        return None
+    return escape(f"{worker.get('id')} on {worker.get('host')}")
 
 
 @study_app.command("list")

@@ -58,6 +58,10 @@ def test_a_worker_records_its_id_and_host_in_each_run_it_starts(
     shown = _invoke("show", "named.c1.r1", "--db", postgres_url)
     assert shown.exit_code == 0, shown.output  # type: ignore[attr-defined]
     assert f"started by worker lab-3 on host {host} (pid " in shown.output  # type: ignore[attr-defined]
+    status = _invoke("study", "status", "named", "--db", postgres_url)
+    assert status.exit_code == 0, status.output  # type: ignore[attr-defined]
+    rows = [line for line in status.output.splitlines() if "named.c1.r" in line]  # type: ignore[attr-defined]
+    assert len(rows) == 2 and all(f"lab-3 on {host}" in row for row in rows), rows
     verified = _invoke("verify", "named.c1.r2", "--db", postgres_url)
     assert verified.exit_code == 0, verified.output  # type: ignore[attr-defined]
 
