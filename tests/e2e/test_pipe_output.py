@@ -52,14 +52,3 @@ def test_a_failed_run_says_how_to_resume_it_on_one_line_in_a_pipe(tmp_path: Path
     (failure,) = [line for line in lines if line.startswith("run failed:")]
     for part in ("agent Bob", "model some-model", "HTTP 500"):
         assert part in failure, failure
-
-
-def test_a_completed_runs_summary_lines_are_whole_in_a_pipe(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "small.yaml", agents=3, rounds=1)
-    done = _maai("run", str(config), "--db", str(tmp_path / "l.db"), home=tmp_path)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    (calls,) = [line for line in lines if line.startswith("model calls: ")]
-    assert len(calls) > 80 and calls.rstrip().endswith("failed attempts: 0"), calls
-    (status,) = [line for line in lines if line.startswith("status: completed")]
-    assert "outcome: " in status

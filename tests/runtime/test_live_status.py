@@ -113,3 +113,6 @@ def test_a_run_in_a_pipe_prints_plain_lines_and_no_live_line(
     assert result.exit_code == 0, result.output
     assert "in flight" not in result.output and "\x1b" not in result.output
     assert "Alice 1.1 initial ranking\n" in result.stdout
+    # Not wrapped at 80 columns: the summary's long line is whole.
+    (calls,) = [line for line in result.stdout.splitlines() if line.startswith("model calls: ")]
+    assert len(calls) > 80 and calls.endswith("failed attempts: 0"), calls
