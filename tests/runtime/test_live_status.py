@@ -107,9 +107,11 @@ def test_a_run_on_a_terminal_shows_a_live_line_of_its_calls_and_step(
 
 
 def test_a_run_in_a_pipe_prints_plain_lines_and_no_live_line(
-    slow_config: Path, tmp_path: Path
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    result = runner.invoke(app, ["run", str(slow_config), "--db", str(tmp_path / "l.db")])
+    monkeypatch.setenv("MAAI_SIGNING_KEY", str(tmp_path / "key.pem"))
+    config = write_config(tmp_path / "quick.yaml", agents=2, rounds=1)
+    result = runner.invoke(app, ["run", str(config), "--db", str(tmp_path / "l.db")])
     assert result.exit_code == 0, result.output
     assert "in flight" not in result.output and "\x1b" not in result.output
     assert "Alice 1.1 initial ranking\n" in result.stdout
