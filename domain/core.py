@@ -20,6 +20,7 @@ from maai.domain.events import (
     RunCompleted,
     RunFailed,
     RunStarted,
+    RunTakenOver,
 )
 from maai.domain.updates import Changes, setter, updater
 
@@ -100,6 +101,11 @@ def _run_completed(core: Core, event: RunCompleted) -> tuple[Changes, bool]:
     return {"status": "completed", "failure": None}, False
 
 
+def _unread(core: Core, event: Event) -> tuple[Changes, bool]:
+    """A recorded fact the state does not hold (``run.taken_over``)."""
+    return {}, False
+
+
 def _domain_event(core: Core, event: Event) -> tuple[Changes, bool]:
     changes: Changes = {"records": core.records.set(event.key, event)}
     if core.status == "failed":
@@ -116,6 +122,7 @@ _CORE_STEPS: dict[type, Callable[[Core, Any], tuple[Changes, bool]]] = {
     ModelAttemptFailed: _attempt_failed,
     RunFailed: _run_failed,
     RunCompleted: _run_completed,
+    RunTakenOver: _unread,
 }
 
 update_core: Callable[[Core, Changes], Core] = updater(Core)

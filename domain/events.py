@@ -89,6 +89,22 @@ class RunFailed(Event):
         return f"run/failed/{self.address}/{self.attempt}"
 
 
+class RunTakenOver(Event):
+    """A study's worker took up a run already begun (by a worker that stopped answering, by
+    ``maai study run``, or by its own earlier try that failed): who continues it from here.
+    The worker that started a run is in its ``run.started`` provenance. A fact about the
+    outside world, as an answer is: no reducer reads it."""
+
+    TYPE: ClassVar[str] = "run.taken_over"
+    worker: str
+    host: str
+    pid: int
+
+    @property
+    def key(self) -> str:
+        return f"run/taken_over/{self.worker}"
+
+
 class ModelCallRequested(Event):
     TYPE: ClassVar[str] = "model.requested"
     request: ModelRequest

@@ -24,12 +24,14 @@ from maai.domain.events import (
     RunCompleted,
     RunFailed,
     RunStarted,
+    RunTakenOver,
 )
 
 COMMON_EVENTS: tuple[type[Event], ...] = (
     RunStarted,
     RunCompleted,
     RunFailed,
+    RunTakenOver,
     ModelCallRequested,
     ModelAttemptFailed,
     ModelCallCompleted,

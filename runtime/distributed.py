@@ -26,11 +26,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from maai.domain.config import Price
-from maai.domain.events import ModelCallCompleted
+from maai.domain.events import ModelCallCompleted, RunCompleted, RunTakenOver
 from maai.ledger import EventStore
 from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
-from maai.runtime.engine import Engine, RunFailedError
+from maai.runtime.engine import Engine, RunFailedError, to_new_event
 from maai.runtime.runs import config_snapshot, ensure_started, stored_config
 from maai.runtime.signing import Signer
 from maai.runtime.study import DONE, Study, recorded_usage, stored_status, study_runs_in_ledger
@@ -181,10 +181,18 @@ def build_worker_app(
                 )
                 return
         experiment, config = stored_config(store, run_id)
-        worker = (identity or WorkerIdentity.of_this_process()).provenance()
-        if not ensure_started(store, run_id, config, worker=worker):
-            # Begun by a worker that stopped answering (or by `maai study run`).
-            on_run(run_id, f"continuing from event {store.head(run_id)}")
+        me = identity or WorkerIdentity.of_this_process()
+        if not ensure_started(store, run_id, config, worker=me.provenance()):
+            # Begun before (by a worker that stopped answering, ...): who continues it is
+            # recorded too, as a fact under the hash chain.
+            head = store.head(run_id)
+            last = next(iter(store.read(run_id, from_seq=head - 1)))
+            # A run whose history ended (its worker was killed before marking it completed)
+            # only has its status set: nothing is continued, and run.completed stays last.
+            if last.type != RunCompleted.TYPE:
+                taken = RunTakenOver(worker=me.id, host=me.host, pid=me.pid)
+                store.append(run_id, head, [to_new_event(taken)])
+            on_run(run_id, f"continuing from event {head}")
         on_run(run_id, "started")
         calls = [0]
 

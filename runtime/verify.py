@@ -25,6 +25,7 @@ from maai.domain.events import (
     RunCompleted,
     RunFailed,
     RunStarted,
+    RunTakenOver,
 )
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
@@ -60,7 +61,7 @@ def reuse_large_blocks() -> bool:
 
 
 # Events that record what the outside world did, not what the protocol derives.
-_OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed)
+_OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed, RunTakenOver)
 
 
 @dataclass(frozen=True)

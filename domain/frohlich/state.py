@@ -30,6 +30,7 @@ from maai.domain.events import (
     RunCompleted,
     RunFailed,
     RunStarted,
+    RunTakenOver,
 )
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
@@ -295,6 +296,11 @@ def _run_completed(state: State, event: RunCompleted) -> Changes:
     return {"status": "completed", "phase": 3, "failure": None}
 
 
+def _unread(state: State, event: Event) -> Changes:
+    """A recorded fact the state does not hold (``run.taken_over``)."""
+    return {}
+
+
 def _domain_event(state: State, event: Event) -> Changes:
     """Every other event is a record, looked up by its key; some change more."""
     key = event.key  # a property, built on each read
@@ -440,6 +446,7 @@ _HANDLERS: dict[type, Handler] = {
     ModelAttemptFailed: _attempt_failed,
     RunFailed: _run_failed,
     RunCompleted: _run_completed,
+    RunTakenOver: _unread,
 }
 
 _DOMAIN: dict[type, DomainHandler] = {

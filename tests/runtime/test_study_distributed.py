@@ -133,8 +133,23 @@ def test_a_killed_worker_s_run_is_finished_by_another(postgres_url: str, tmp_pat
     assert revived, survivors
     for run_id in _runs_of_jobs(postgres_url, revived):
         assert f"{run_id}: completed" in survivors or f"{run_id}: already completed" in survivors
-        if f"{run_id}: already completed" not in survivors:  # its worker says it took it over
-            assert f"{run_id}: continuing from event " in survivors, survivors
+    # The run the killed worker was in is continued by a survivor, which records itself.
+    killed_log = (tmp_path / "worker0.log").read_text(encoding="utf-8").splitlines()
+    begun = {line.removesuffix(": started") for line in killed_log if line.endswith(": started")}
+    left = begun - {line.removesuffix(": completed") for line in killed_log}
+    assert left, killed_log
+    for run_id in left:
+        if f"{run_id}: already completed" in survivors:  # it ended just before its kill
+            continue
+        found = re.search(rf"{re.escape(run_id)}: continuing from event (\d+)", survivors)
+        assert found, survivors
+        with EventStore.open(postgres_url) as store:
+            events = list(store.read(run_id))
+        head = int(found.group(1))
+        if events[head - 1].type != "run.completed":  # not ended before the kill: continued
+            taken = events[head]
+            assert taken.type == "run.taken_over", (run_id, taken.type)
+            assert taken.payload["pid"] != workers[0].pid
     with EventStore.open(postgres_url) as store:
         for run_id in _statuses(postgres_url):
             completed = [e for e in store.read(run_id) if e.type == "run.completed"]
