@@ -46,6 +46,8 @@ from typing import Any
 
 import yaml
 
+from maai.runtime.signing import load_signer
+
 PRINCIPLES = ("a", "b", "c", "d")
 COMMANDS = ("run", "replay", "verify", "export", "tables", "audit protocol", "audit leaks")
 OPTIONAL_COMMANDS = ("audit votes", "transcript", "report", "show")
@@ -177,6 +179,7 @@ def measure(
     else:
         settings = config(cell.agents, cell.rounds, all_rounds)
     path.write_text(yaml.safe_dump(settings), "utf-8")
+    load_signer(folder / "key.pem")  # MAAI_SIGNING_KEY must name an existing key
     env = {**os.environ, "MAAI_SIGNING_KEY": str(folder / "key.pem"), "COLUMNS": "200"}
     if not (reuse and db.exists()):
         measured = maai(["run", str(path), "--db", str(db), "-q"], env)

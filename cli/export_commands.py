@@ -58,16 +58,23 @@ RunArg = Annotated[str, typer.Argument(metavar="RUN_ID", help="The run (a unique
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
-def load_history(store: EventStore, run_id: str, keep_prompts: bool = False) -> History:
+def load_history(
+    store: EventStore, run_id: str, keep_prompts: bool = False, audit: bool = False
+) -> History:
     """The run's history without its prompts, read from ``store`` whenever a projection asks
     for them (``cli/run_source.py``): memory bounded by the run's events, not by the text
     of its prompts. ``keep_prompts``: spool the prompts for the JSON export. The store must
-    stay open while the history is read."""
+    stay open while the history is read. ``audit``: an event that cannot be read is what the
+    audit found (exit 1), not bad input (exit 2)."""
     with exit_on_ledger_error():
         info = store.get_run(run_id)
         try:
             history = StoredRun(store, info.run_id, keep_prompts).load(info.status)
         except (UnreadableEventError, UnknownExperimentError) as exc:
+            if audit and isinstance(exc, UnreadableEventError):
+                out.print(f"[red]violation[/red] unreadable event: {escape(str(exc))}")
+                out.print(f"[red]1 violation(s)[/red]: run {info.run_id} cannot be audited")
+                raise typer.Exit(EXIT_VIOLATIONS) from None
             fail(f"run {info.run_id}: {exc}")
     if history.experiment is None:
         fail(f"run {info.run_id}: has no run.started event, so its experiment is unknown")
@@ -251,13 +258,19 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
     with its event seq and hash. The tallies, consensus and poll outcomes are recounted from
     the ballots and answers: exits 1 when they disagree (the inconsistencies on stderr)."""
     with open_store_or_exit(db) as store:
-        history = load_history(store, run_id)
+        history = load_history(store, run_id, audit=True)
         views = _views(history)
-        report = views.audit_votes(history)
+        try:
+            report = views.audit_votes(history)
+            problems = [] if report is None else views.vote_problems(history)  # type: ignore[attr-defined]
+        except Exception as exc:  # an edited history: a finding, never a traceback
+            lines = str(exc).strip().splitlines() or [""]
+            detail = f"the votes cannot be read: {type(exc).__name__}: {lines[0]}"
+            err_console.print(f"[red]inconsistent[/red] {escape(detail)}", soft_wrap=True)
+            raise typer.Exit(EXIT_VIOLATIONS) from None
         if report is None:
             assert history.experiment is not None
             fail(f"run {history.run_id}: the {history.experiment.name} experiment has no votes")
-        problems = views.vote_problems(history)  # type: ignore[attr-defined]
     if as_json:
         typer.echo(dumps(report), nl=False)
     else:
@@ -283,14 +296,21 @@ def audit_leaks_command(run_id: RunArg, db: DbOption = None, as_json: JsonFlag =
     ballots, bank balance; the Phase-2 payment table before the discussion ended; see
     docs/frohlich.md). Exits 1 when anything leaked."""
     with open_store_or_exit(db) as store:
-        history = load_history(store, run_id)
+        history = load_history(store, run_id, audit=True)
         report = _views(history).audit_leaks(history)
     if as_json:
         typer.echo(dumps(report.to_json()), nl=False)
     else:
         for leak in report.leaks:
             out.print(f"[red]leak[/red] {escape(leak.describe())}")
-        verdict = "[green]ok[/green]" if report.ok else f"[red]{len(report.leaks)} leak(s)[/red]"
+        if report.unchecked is not None:
+            out.print(f"[red]unchecked[/red] {escape(report.unchecked)}")
+        verdict = (
+            "[green]ok[/green]"
+            if report.ok
+            else f"[red]{len(report.leaks)} leak(s)[/red]"
+            + (" and an unchecked run" if report.unchecked is not None else "")
+        )
         out.print(
             f"{verdict}: {report.prompts_checked} prompts of run {history.run_id} checked "
             f"against {report.items_checked} private items"
@@ -312,7 +332,7 @@ def audit_protocol_command(
     rounds, tables, multipliers, payoffs, balances, speaking orders, polls, ballots,
     consensus, attempts, memory limits, randomness). Exits 1 on any violation."""
     with open_store_or_exit(db) as store:
-        history = load_history(store, run_id)
+        history = load_history(store, run_id, audit=True)
         views = _views(history)
         report = views.audit_protocol(history)
     if as_json:

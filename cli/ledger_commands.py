@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from maai.cli.common import DbOption, err_console, exit_on_ledger_error, fail, open_store_or_exit
-from maai.ledger import RunInfo
+from maai.cli.summary import cost_text
+
+if TYPE_CHECKING:
+    from maai.api import RunRecord
 
 db_app = typer.Typer(
     name="db",
@@ -59,48 +63,98 @@ def _parse_labels(given: list[str]) -> dict[str, str]:
     return labels
 
 
-RUNS_HEADER = ("run id", "experiment", "status", "events", "created (UTC)", "labels")
+SORT_KEYS: dict[str, Callable[[RunRecord], Any]] = {
+    "created": lambda r: r.created_at,
+    "id": lambda r: r.id,
+    "experiment": lambda r: r.experiment,
+    "name": lambda r: r.name,
+    "status": lambda r: r.status,
+    "seed": lambda r: r.seed,
+    "calls": lambda r: r.calls,
+    "tokens": lambda r: _tokens(r),
+    "cost": lambda r: r.cost_usd,
+    "duration": lambda r: r.duration_s,
+    "events": lambda r: r.head_seq,
+}
+"""``--sort`` keys; a leading ``-`` sorts in descending order, and unknown values go last."""
 
 
-def _runs_lines(runs: list[RunInfo]) -> list[str]:
+def _tokens(record: RunRecord) -> int | None:
+    if record.input_tokens is None or record.output_tokens is None:
+        return None
+    return record.input_tokens + record.output_tokens
+
+
+def sort_records(records: list[RunRecord], key: str) -> list[RunRecord]:
+    descending = key.startswith("-")
+    value = SORT_KEYS[key.lstrip("-")]
+    known = [r for r in records if value(r) is not None]
+    unknown = [r for r in records if value(r) is None]
+    return sorted(known, key=value, reverse=descending) + unknown
+
+
+RUNS_HEADER = (
+    "run id",
+    "experiment",
+    "config",
+    "models",
+    "seed",
+    "status",
+    "outcome",
+    "calls",
+    "tokens",
+    "cost",
+    "duration",
+    "events",
+    "created (UTC)",
+    "labels",
+)
+_RIGHT = {"seed", "calls", "tokens", "cost", "duration", "events"}
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{rest:02d}s"
+
+
+def _number(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+def _runs_lines(records: list[RunRecord]) -> list[str]:
     """Plain aligned columns: nothing is cut or wrapped, and only the labels (last) may make
     a line longer than 80 characters."""
-    from maai.api import labels_of
-
     rows = [RUNS_HEADER] + [
         (
-            run.run_id,
-            run.kind,
-            run.status,
-            str(run.head_seq),
-            _when(run.created_at),
-            ",".join(f"{k}={_label_text(v)}" for k, v in sorted(labels_of(run).items())),
+            r.id,
+            r.experiment,
+            r.name or "—",
+            ",".join(r.models) or "—",
+            "—" if r.seed is None else str(r.seed),
+            r.status,
+            r.outcome or "—",
+            _number(r.calls),
+            _number(_tokens(r)),
+            cost_text(r.cost_usd),
+            _duration(r.duration_s),
+            str(r.head_seq),
+            _when(r.created_at),
+            ",".join(f"{k}={_label_text(v)}" for k, v in sorted(r.labels.items())),
         )
-        for run in runs
+        for r in records
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(RUNS_HEADER) - 1)]
     lines = []
     for row in rows:
         cells = [
-            row[i].rjust(widths[i]) if i == 3 else row[i].ljust(widths[i])
+            row[i].rjust(widths[i]) if RUNS_HEADER[i] in _RIGHT else row[i].ljust(widths[i])
             for i in range(len(widths))
         ]
         lines.append("  ".join([*cells, row[-1]]).rstrip())
     return lines
-
-
-def _run_json(run: RunInfo) -> dict[str, Any]:
-    from maai.api import labels_of
-
-    return {
-        "id": run.run_id,
-        "experiment": run.kind,
-        "labels": labels_of(run),
-        "status": run.status,
-        "head_seq": run.head_seq,
-        "created_at": run.created_at.isoformat(),
-        "updated_at": run.updated_at.isoformat(),
-    }
 
 
 def runs_command(
@@ -114,7 +168,8 @@ def runs_command(
         typer.Option(
             "--status",
             metavar="STATUS",
-            help="Only runs with this status (created, running, completed, failed).",
+            help="Only runs with this status (created, running, completed, failed,"
+            " interrupted).",
         ),
     ] = None,
     label: Annotated[
@@ -125,40 +180,62 @@ def runs_command(
             help="Only runs with this label (the config's labels:); repeat to require several.",
         ),
     ] = None,
+    sort: Annotated[
+        str,
+        typer.Option(
+            "--sort",
+            metavar="KEY",
+            help="Order by " + ", ".join(SORT_KEYS) + "; -KEY for descending (default: created).",
+        ),
+    ] = "created",
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", metavar="N", min=1, help="Only the first N runs, once sorted."),
+    ] = None,
     as_json: Annotated[
         bool,
         typer.Option(
             "--json",
-            help="Print a JSON list (id, experiment, labels, status, head_seq, created_at,"
-            " updated_at) instead of columns.",
+            help="Print a JSON list: every field of the Python API's RunRecord"
+            " (docs/projections.md).",
         ),
     ] = False,
 ) -> None:
     """List the runs in the ledger, oldest first (times in UTC).
 
-    Columns: run id, experiment, status, events (the head seq), created, labels."""
-    from maai.api import select_runs
+    Columns: run id, experiment, config name, models, seed, status, outcome, calls, tokens
+    (input + output), cost (at the config's prices; — without), duration, events, created,
+    labels. See docs/projections.md ("maai runs")."""
+    from maai.api import RUN_STATUSES, hashed_runs, run_record, select_runs
 
+    if status is not None and status not in RUN_STATUSES:
+        fail(f"--status {status!r}: unknown status; one of {', '.join(RUN_STATUSES)}", 2)
+    if sort.lstrip("-") not in SORT_KEYS:
+        fail(f"--sort {sort!r}: unknown key; one of {', '.join(SORT_KEYS)} (-KEY: descending)", 2)
     labels = _parse_labels(label or [])
     with open_store_or_exit(db) as store, exit_on_ledger_error():
-        runs = select_runs(
-            store.list_runs(), experiment=experiment, status=status, labels=labels or None
-        )
+        # Experiments, configs and labels as the hashed run.started events record them.
+        infos, problems = hashed_runs(store)
+        runs = select_runs(infos, experiment=experiment, status=status, labels=labels or None)
+        records = [run_record(store, info) for info in runs]
         where = store.display
+    for problem in problems:
+        err_console.print(f"[yellow]warning:[/yellow] {escape(problem)}", soft_wrap=True)
+    records = sort_records(records, sort)[:limit]
     filters = [
         *([f"--experiment {experiment}"] if experiment is not None else []),
         *([f"--status {status}"] if status is not None else []),
         *(f"--label {k}={v}" for k, v in labels.items()),
     ]
-    if not runs:
+    if not records:
         said = f"no runs match {' '.join(filters)} in {where}" if filters else f"no runs in {where}"
         err_console.print(escape(said))
     if as_json:
-        typer.echo(json.dumps([_run_json(run) for run in runs], indent=2, ensure_ascii=False))
+        typer.echo(json.dumps([r.as_json() for r in records], indent=2, ensure_ascii=False))
         return
-    if not runs:
+    if not records:
         return
-    lines = _runs_lines(runs)
+    lines = _runs_lines(records)
     if sys.stdout.isatty():
         lines[0] = typer.style(lines[0], bold=True)
     for line in lines:

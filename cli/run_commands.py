@@ -24,12 +24,13 @@ from maai.cli.common import (
     open_store_or_exit,
 )
 from maai.cli.status_line import StatusLine
-from maai.cli.summary import print_summary
+from maai.cli.summary import print_summary, print_usage
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
 from maai.ledger import ChainReport, EventStore, LedgerError, StoredEvent
 from maai.ledger.errors import StoreBusyError, StoreFullError
+from maai.projections.build import modified_build
 from maai.runtime import config_files
 from maai.runtime.checkpoints import (
     ReceiptError,
@@ -48,8 +49,8 @@ from maai.runtime.engine import (
 )
 from maai.runtime.live_status import LiveStatus, WatchedExecutor, showing
 from maai.runtime.runs import (
-    ensure_started,
     experiment_of,
+    first_claim,
     load_config,
     new_run_id,
     start_run,
@@ -57,6 +58,7 @@ from maai.runtime.runs import (
     stored_config,
 )
 from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, fingerprint, load_signer
+from maai.runtime.trust import UntrustedRunError, require_trusted
 from maai.runtime.verify import ChainCheck, check_run_row, reuse_large_blocks, verify_events
 
 # The model providers (the OpenAI Agents SDK: seconds to import) are imported only by the
@@ -82,7 +84,15 @@ def _signer() -> Signer:
     try:
         return load_signer()
     except SigningKeyError as exc:
-        raise _fail(f"{exc} (set {KEY_ENV} to use another file)") from None
+        hint = "" if KEY_ENV in str(exc) else f" (set {KEY_ENV} to use another file)"
+        raise _fail(f"{exc}{hint}") from None
+
+
+def _cost(store: EventStore, run_id: str, config: ExperimentConfig) -> float | None:
+    """The run's cost at its config's prices (``None`` without prices)."""
+    from maai.runtime.study import run_cost
+
+    return run_cost(store, run_id, config.prices)
 
 
 def _execute(
@@ -127,7 +137,8 @@ def _execute(
         _interrupted(run_id)
         return EXIT_INTERRUPTED
     except RunFailedError as exc:
-        err.print(f"[red]run failed:[/red] {exc}", soft_wrap=True, highlight=False)
+        if quiet:  # else the progress lines have just said it
+            err.print(f"[red]run failed:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
         err.print(f"The history is saved; when the cause is fixed: maai resume {run_id}")
         return EXIT_FAILED
     except (StoreBusyError, StoreFullError) as exc:
@@ -147,6 +158,11 @@ def _execute(
             highlight=False,
         )
         return exit_code_for(exc)
+    except UntrustedRunError as exc:
+        # Checked before anything was sent or signed; the run is left exactly as it was.
+        show_warnings = False
+        err.print(f"[red]refused:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
+        return EXIT_FAILED
     except LedgerError as exc:
         # Another writer won the run (ConcurrencyError): it owns the run and its status now.
         err.print(f"[red]stopped:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
@@ -155,7 +171,12 @@ def _execute(
         if show_warnings:
             for warning in engine.warnings:
                 err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
-    print_summary(out, experiment.summarize(run_id, state, "completed"))
+    print_summary(
+        out,
+        experiment.summarize(run_id, state, "completed"),
+        _cost(store, run_id, config),
+    )
+    print_usage(out, store, run_id, config.prices)
     return EXIT_OK
 
 
@@ -260,13 +281,21 @@ def run(
     store: EventStore | None = None
     try:
         from maai.runtime import providers
+        from maai.runtime.parameters import check_parameters
+        from maai.runtime.preflight import preflight
 
         try:
             config = load_config(config_files.resolve(config_path), seed=seed)
             experiment = experiment_of(config)
             providers.check_credentials(config)
+            check_parameters(config)
+            preflight(config)
         except (ConfigError, providers.ProviderSetupError) as exc:
             raise _fail(str(exc)) from None
+        from maai.runtime.windows import window_warnings
+
+        for warning in window_warnings(config):
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
         signer = _signer()
         store = open_store_or_exit(db, read_only=False)
         new_id = new_run_id()
@@ -274,7 +303,7 @@ def run(
         with _trace(new_id, config) as trace_id:
             try:
                 with _sigint_deferred():
-                    start_run(store, config, run_id=new_id, trace_id=trace_id)
+                    start_run(store, config, run_id=new_id, trace_id=trace_id, signer=signer)
                     run_id = new_id
             except LedgerError as exc:
                 _not_started(store, new_id, exc)
@@ -290,16 +319,17 @@ def run(
 
 
 def _not_started(store: EventStore, run_id: str, exc: LedgerError) -> NoReturn:
-    """``start_run`` failed (the store is busy, full, ...): one line; a run that was created
-    without its first event is left resumable (``maai resume`` records it)."""
+    """``start_run`` failed (the store is busy, full, ...): one line. A run created without
+    its first event holds nothing but its unhashed row, which is never trusted for a config:
+    it cannot be resumed, and nothing of it is lost."""
     try:
         created = store.get_run(run_id).run_id == run_id
     except LedgerError:
         created = False
     if created:
         _stop_running(store, run_id)
-        message = f"{exc}. The run {run_id} is saved without its first event; continue it"
-        raise _fail(f"{message} with: maai resume {run_id}", exit_code_for(exc, EXIT_USAGE))
+        message = f"{exc}. The run {run_id} was created without its first event (nothing "
+        raise _fail(f"{message}was recorded); run it again", exit_code_for(exc, EXIT_USAGE))
     raise _fail(f"{exc}; no run was created", exit_code_for(exc, EXIT_USAGE))
 
 
@@ -389,24 +419,36 @@ def resume(
         if info.status == "completed":
             err.print(f"run {full_id} is already completed; nothing to resume")
             state, _ = _fold(store, full_id, experiment)
-            # A process killed between completing and signing left its head unsigned.
+            # Its head is signed already: sign_head adds nothing, and would sign only a
+            # history whose chain and earlier signatures hold.
             try:
+                _require_trusted(store, full_id)
                 sign_head(store, full_id, signer)
             except LedgerError as exc:
                 raise _fail(str(exc), exit_code_for(exc)) from None
-            print_summary(out, experiment.summarize(full_id, state))
+            print_summary(
+                out, experiment.summarize(full_id, state), _cost(store, full_id, config)
+            )
+            print_usage(out, store, full_id, config.prices)
             raise typer.Exit(EXIT_OK)
+        # Checked before the trace opens too (it may export to OpenAI); the engine checks
+        # again, right before its first request.
+        try:
+            require_trusted(store, full_id)
+        except UntrustedRunError as exc:
+            raise _fail(f"refused: {exc}", EXIT_FAILED) from None
+        except LedgerError as exc:
+            raise _fail(str(exc), exit_code_for(exc)) from None
         from maai.runtime import providers
+        from maai.runtime.parameters import check_parameters
+        from maai.runtime.preflight import preflight
 
         try:
             providers.check_credentials(config)
+            check_parameters(config)
+            preflight(config)
         except providers.ProviderSetupError as exc:
             raise _fail(str(exc)) from None
-        try:
-            with _sigint_deferred():
-                ensure_started(store, full_id, config)
-        except LedgerError as exc:
-            raise _fail(str(exc), exit_code_for(exc, EXIT_CONFLICT)) from None
         out.print(f"resuming run [bold]{full_id}[/bold]", highlight=False)
         with _trace(full_id, config):
             code = _execute(store, full_id, experiment, config, quiet, signer)
@@ -431,13 +473,14 @@ def replay(
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
-    run_id, experiment, _ = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     state, _ = _fold(store, run_id, experiment)
     summary = experiment.summarize(run_id, state, store.get_run(run_id).status)
     if as_json:
         typer.echo(json.dumps(summary.data, indent=2, sort_keys=True))
     else:
-        print_summary(out, summary)
+        print_summary(out, summary, _cost(store, run_id, config))
+        print_usage(out, store, run_id, config.prices)
 
 
 def verify(
@@ -512,6 +555,7 @@ def verify(
         )
     for note in signed.notes:
         err.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
+    _name_modified_build(store, run_id, err)
     if problems or not report.ok:
         raise typer.Exit(EXIT_FAILED)
     keys = ", ".join(
@@ -525,6 +569,28 @@ def verify(
         + ("; the receipt's history is intact" if receipt_file is not None else ""),
         highlight=False,
     )
+
+
+def _require_trusted(store: EventStore, run_id: str) -> None:
+    """Refuse (exit 1) to sign a head whose chain or earlier signatures do not hold, or
+    whose signing evidence is missing (runtime.trust)."""
+    try:
+        require_trusted(store, run_id, allow_unsigned_interrupted=False)
+    except UntrustedRunError as exc:
+        raise _fail(f"{exc} (maai verify tells more)", EXIT_FAILED) from None
+    except LedgerError as exc:
+        raise _fail(str(exc), exit_code_for(exc)) from None
+
+
+def _name_modified_build(store: EventStore, run_id: str, console: CliConsole) -> None:
+    """Say so when the run was recorded by a modified build (docs/ledger.md, "Provenance")."""
+    try:
+        modified = modified_build(started_event(store, run_id))
+    except (LedgerError, ConfigError, ValueError):
+        return  # an unreadable run.started is reported by the command's own checks
+    if modified is not None:
+        warning = f"[yellow]warning:[/yellow] {escape(modified)}"
+        console.print(warning, soft_wrap=True, highlight=False)
 
 
 def _local_key() -> str | None:
@@ -551,6 +617,7 @@ def receipt(
     store = open_store_or_exit(db)
     _check_chain(store, run_id)
     full = store.get_run(run_id).run_id
+    _require_trusted(store, full)
     try:
         data = make_receipt(store, full, _signer())
     except (ReceiptError, LedgerError) as exc:
@@ -562,6 +629,8 @@ def receipt(
     if output.exists():
         raise _fail(f"{output}: already exists; choose another name")
     try:
+        # Missing folders are created, as by every command that writes a file (-o, --out).
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
@@ -573,11 +642,12 @@ def show(
     db: DbOption = None,
     no_check: NoCheckOption = False,
 ) -> None:
-    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first)."""
+    """Status, phase, round, outcome and payoffs of one run (its hash chain checked first), and
+    its cost when its config sets prices (docs/studies.md, "Cost")."""
     store = open_store_or_exit(db)
     if not no_check:
         _check_chain(store, run_id)
-    run_id, experiment, _ = _config_of(store, run_id)
+    run_id, experiment, config = _config_of(store, run_id)
     state, head = _fold(store, run_id, experiment)
     info = store.get_run(run_id)
     out.print(
@@ -585,15 +655,17 @@ def show(
         f"created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}",
         highlight=False,
     )
-    started = started_event(store, run_id)
-    worker = (started.provenance or {}).get("worker") if started is not None else None
-    if isinstance(worker, dict):
+    claimed = first_claim(store, run_id)
+    if claimed is not None:
         out.print(
-            f"started by worker {escape(str(worker.get('id')))} on host"
-            f" {escape(str(worker.get('host')))} (pid {worker.get('pid')})",
+            f"taken by worker {escape(claimed.worker)} on host {escape(claimed.host)}"
+            f" (pid {claimed.pid})",
             highlight=False,
         )
-    print_summary(out, experiment.summarize(run_id, state, info.status))
+    _name_modified_build(store, run_id, out)
+    summary = experiment.summarize(run_id, state, info.status)
+    print_summary(out, summary, _cost(store, run_id, config))
+    print_usage(out, store, run_id, config.prices)
 
 
 def init(

@@ -3,12 +3,12 @@ conditions (docs/studies.md).
 
 Exit status: 0 every run completed, 1 some run failed (the others are saved; run the study
 again to retry them), 2 a bad study file or store, 3 the study is running in another
-process, 5 the budget was reached (runs not started are left for a later run), 130
-interrupted (run it again to continue)."""
+process (or the store stayed locked), 4 the store is full (each run it stopped is named on
+one line and left interrupted), 5 the budget was reached (runs not started are left for a
+later run), 130 interrupted (run it again to continue)."""
 
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,18 +17,27 @@ import typer
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from maai.cli.common import CliConsole, DbOption, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.common import (
+    EXIT_FULL,
+    CliConsole,
+    DbOption,
+    exit_code_for,
+    exit_on_ledger_error,
+    fail,
+    open_store_or_exit,
+)
 from maai.cli.export_commands import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
 from maai.cli.status_line import StatusLine
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
+from maai.ledger.urls import resolve_store_url
 from maai.projections.history import History
 from maai.projections.study import study_tables
 from maai.projections.tables import to_csv
 from maai.runtime import config_files
-from maai.runtime.runs import started_event
+from maai.runtime.runs import first_claim
 from maai.runtime.signing import SigningKeyError, load_signer
 from maai.runtime.study import (
     DONE,
@@ -76,7 +85,8 @@ def _line(progress: StudyProgress) -> str:
         f"failed {progress.failed}",
         f"pending {progress.pending}",
         f"calls {progress.calls}",
-        f"tokens {tokens:,}",
+        f"tokens {tokens:,}"
+        + (f" ({progress.cached_input_tokens:,} cached)" if progress.cached_input_tokens else ""),
         "cost "
         + (
             "? (a model has no price)"
@@ -134,6 +144,14 @@ def run_command(
         signer = load_signer()
     except SigningKeyError as exc:
         fail(str(exc))
+    from maai.runtime.preflight import preflight
+    from maai.runtime.providers import ProviderSetupError
+
+    try:
+        # Every provider the study's runs use, reached once before any run is created.
+        preflight(run.config for run in study.runs)
+    except ProviderSetupError as exc:
+        fail(str(exc))  # exit 2: bad setup, like a bad study file
     with open_store_or_exit(db, read_only=False) as store:
         # On a terminal one live line, drawn from the progress from the first moment (the
         # first run's model setup takes seconds); in a pipe the same line every 5 s at most.
@@ -182,6 +200,17 @@ def run_command(
         out.print(f"{len(outcome.skipped)} run(s) were already completed and were not run again")
     for run_id, reason in progress.failures.items():
         err.print(f"[red]failed:[/red] {run_id}: {escape(reason)}")
+    if progress.stopped:
+        # One line per run the store stopped (a full disk, a lock held too long): each is
+        # left interrupted, and the next `study run` continues it from its last event.
+        for run_id, exc in progress.stopped.items():
+            err.print(f"[red]stopped:[/red] {run_id}: {escape(str(exc))}")
+        err.print(
+            f"{len(progress.stopped)} run(s) stopped by the store, left interrupted; once it"
+            f" takes writes again, continue with: maai study run {study_file}"
+        )
+        codes = [exit_code_for(exc) for exc in progress.stopped.values()]
+        raise typer.Exit(EXIT_FULL if EXIT_FULL in codes else max(codes))
     if progress.failed:
         err.print(f"{progress.failed} run(s) failed; run the study again to retry them")
         raise typer.Exit(EXIT_FAILED_RUNS)
@@ -236,15 +265,9 @@ def status_command(study_arg: StudyArg, db: DbOption = None) -> None:
 
 
 def _worker(store: EventStore, run_id: str) -> str | None:
-    """``ID on HOST``: the worker that started the run (its ``run.started``), if one did."""
-    try:
-        started = started_event(store, run_id)
-    except ConfigError:
-        return None  # a first event that is not run.started: verify and show say more
-    worker = (started.provenance or {}).get("worker") if started is not None else None
-    if not isinstance(worker, dict):
-        return None
-    return escape(f"{worker.get('id')} on {worker.get('host')}")
+    """``ID on HOST``: the worker that took the run first (its first ``run.claimed``)."""
+    claimed = first_claim(store, run_id)
+    return None if claimed is None else escape(f"{claimed.worker} on {claimed.host}")
 
 
 @study_app.command("list")
@@ -295,12 +318,15 @@ def export_command(
 def write_study_tables(out_dir: Path, histories: list[History]) -> int:
     """The runs table and the experiments' tables of ``histories`` into ``out_dir``: CSV,
     and Parquet beside each with the analysis extra. Returns how many files were written."""
+    from maai.projections.study import study_table_types
+
+    types = study_table_types(histories)
     written = 0
     for name, content in study_tables(histories).items():
         text = to_csv(content[1], content[0]) if isinstance(content, tuple) else content
         write_file(out_dir / name, text)
         written += 1
-        if name.endswith(".csv") and _parquet(out_dir / name, text):
+        if name.endswith(".csv") and _parquet(out_dir / name, text, types.get(name)):
             written += 1
     return written
 
@@ -323,10 +349,12 @@ def report_command(
     """Write one self-contained HTML report of a study: its plan, runs by status, calls and
     tokens, every run (with the command for its own page), then its experiment's results by
     condition with plots and statistics (Frohlich: agreement, the agreed principle against
-    the study file's reference with a chi-squared test, rounds, payoffs, the manipulator's
-    target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs).
-    Give the study file (not its name) for its reference distribution. See docs/studies.md
-    ("Report")."""
+    the study file's reference with a test chosen by rule, rounds, payoffs, the manipulator's
+    target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs),
+    and for every factor its outcomes compared between levels (tests chosen by rule, effect
+    sizes, Holm-corrected pairs; the study file's confounds printed). Give the study file (not
+    its name) for its reference distribution and confounds. See docs/studies.md ("Report",
+    "Statistics")."""
     from maai.cli.report_commands import write_whole
     from maai.projections.study_report import study_report
 
@@ -347,18 +375,17 @@ def report_command(
     err.print(f"wrote {target} ({len(histories)} run(s))")
 
 
-def _parquet(csv_path: Path, text: str) -> bool:
-    """A Parquet copy of a CSV table, typed by pandas; ``False`` without the analysis extra."""
+def _parquet(csv_path: Path, text: str, types: dict[str, Any] | None) -> bool:
+    """A Parquet copy of a CSV table, typed by its declared schema; ``False`` without the
+    analysis extra, or (said on stderr) where a column's type is not declared: a type is
+    never guessed from the data."""
+    from maai.projections.schema import write_parquet
+
     try:
-        import pandas as pd
-    except ImportError:
+        return write_parquet(csv_path, text, types or {})
+    except KeyError as exc:
+        err.print(f"no Parquet for {csv_path.name}: {escape(str(exc.args[0]))}", highlight=False)
         return False
-    frame = pd.read_csv(io.StringIO(text), true_values=["true"], false_values=["false"])
-    try:
-        frame.to_parquet(csv_path.with_suffix(".parquet"), index=False)
-    except ImportError:
-        return False
-    return True
 
 
 @study_app.command("submit")
@@ -376,14 +403,22 @@ def submit_command(
     job per unfinished run for `maai worker` processes (procrastinate, in the same database).
     Submitting again enqueues only what is neither completed nor queued."""
     from maai.runtime.distributed import NotPostgresError, submit_study
+    from maai.runtime.trust import UntrustedRunError
 
     study = _load(study_file)
+    _postgres_only(db)
+    try:
+        signer = load_signer()
+    except SigningKeyError as exc:
+        fail(str(exc))
     with open_store_or_exit(db, read_only=False) as store:
         try:
             with exit_on_ledger_error():
-                submitted = submit_study(store, study)
+                submitted = submit_study(store, study, signer)
         except NotPostgresError as exc:
             fail(str(exc))
+        except UntrustedRunError as exc:
+            fail(str(exc), 1)
         except LockHeldError as exc:
             fail(f"{exc}; wait for it to finish, or stop it first", EXIT_BUSY)
         except ConfigError as exc:
@@ -419,7 +454,26 @@ def worker_command(
         str | None,
         typer.Option(
             "--name",
-            help="This worker's id, recorded in each run it starts (default: HOST:PID).",
+            help="This worker's id, recorded in the run.claimed of each run it takes "
+            "(default: HOST:PID).",
+        ),
+    ] = None,
+    trust: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--trust",
+            metavar="KEYFILE",
+            help="Run only plans signed by this key (a PEM public key, a maai signing key, "
+            "or hex; repeatable). Default: this machine's own key (docs/studies.md).",
+        ),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            metavar="HOST",
+            help="Run only plans whose every provider host (host[:port]) is one of these "
+            "(repeatable). Default: the hosts the signed plan names.",
         ),
     ] = None,
 ) -> None:
@@ -435,10 +489,13 @@ def worker_command(
         WorkerOptions,
         run_worker,
     )
+    from maai.runtime.plans import TrustKeyError, read_trusted_key
 
+    _postgres_only(db)
     try:
         signer = load_signer()
-    except SigningKeyError as exc:
+        trusted = [read_trusted_key(path) for path in trust or []]
+    except (SigningKeyError, TrustKeyError) as exc:
         fail(str(exc))
     options = WorkerOptions(concurrency, heartbeat_s, stalled_after_s, burst)
 
@@ -457,11 +514,35 @@ def worker_command(
         )
         try:
             with exit_on_ledger_error():
-                asyncio.run(run_worker(store, signer, options, on_run, on_revive, identity))
+                asyncio.run(
+                    run_worker(
+                        store,
+                        signer,
+                        options,
+                        on_run,
+                        on_revive,
+                        identity,
+                        trusted_keys=trusted,
+                        allowed_hosts=[h.lower() for h in allow_host] if allow_host else None,
+                    )
+                )
         except NotPostgresError as exc:
             fail(str(exc))
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _postgres_only(db: str | None) -> None:
+    """Refuse a ledger that is not PostgreSQL before opening it: one line, exit 2, and no
+    SQLite file created."""
+    from maai.runtime.distributed import NotPostgresError, libpq_dsn
+
+    with exit_on_ledger_error():
+        location = resolve_store_url(db)
+    try:
+        libpq_dsn(location)
+    except NotPostgresError as exc:
+        fail(str(exc))
 
 
 def register(app: typer.Typer) -> None:

@@ -6,13 +6,27 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from maai.domain.config import Price
 from maai.domain.experiment import Summary
+from maai.ledger import EventStore
 
 
-def print_summary(console: Console, summary: Summary) -> None:
+def cost_text(usd: float | None) -> str:
+    """A cost in US dollars: cents below $1 to four places (a short run costs fractions of a
+    cent), else two; ``—`` where there is none (no prices set, or a model without one)."""
+    if usd is None:
+        return "—"
+    return f"${usd:,.4f}" if usd < 1 else f"${usd:,.2f}"
+
+
+def print_summary(console: Console, summary: Summary, cost_usd: float | None = None) -> None:
+    """The summary; ``cost_usd`` (``runtime.study.run_cost``) joins its first line when the
+    config sets prices."""
     head = [f"status: [bold]{escape(summary.status)}[/bold]"]
     head += [f"{label}: {escape(value)}" for label, value in summary.headline]
     head.append(f"outcome: [bold]{escape(summary.outcome)}[/bold]")
+    if cost_usd is not None:
+        head.append(f"cost: {cost_text(cost_usd)}")
     console.print("   ".join(head), highlight=False)
     if summary.failure:
         console.print(
@@ -34,3 +48,15 @@ def print_summary(console: Console, summary: Summary) -> None:
 def _numeric(cell: str) -> bool:
     text = cell.strip().lstrip("$-").replace(",", "").replace(".", "")
     return text.isdigit() or cell.strip() == "—"
+
+
+def print_usage(console: Console, store: EventStore, run_id: str, prices: dict[str, Price]) -> None:
+    """The run's tokens as its calls recorded them, cached input and reasoning apart
+    (docs/providers.md, "Usage and cost"), one line after the summary (whose first line gives
+    the cost); which models lack a price, where some have one."""
+    from maai.runtime.study import recorded_usage
+
+    usage = recorded_usage(store, run_id)
+    # A run of the simulated model alone, unpriced, has nothing worth a line.
+    if prices or any(model != "simulated" for model in usage.calls):
+        console.print(escape(usage.describe_usage(prices)), highlight=False, soft_wrap=True)

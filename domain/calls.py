@@ -305,11 +305,34 @@ def _sha256(text: str) -> str:
 
 
 class Usage(BaseModel):
+    """The tokens of one call as its provider reported them (docs/providers.md, "Usage and
+    cost"). ``cached_input_tokens`` are part of ``input_tokens`` (read from the provider's
+    prefix cache, billed at the cached rate); ``reasoning_tokens`` are part of
+    ``output_tokens`` (hidden reasoning, billed as output). ``unreadable`` names the usage
+    fields the provider sent with a type that is no count: they were counted as 0 and the
+    provider's own usage is kept in the answer's raw response."""
+
     model_config = ConfigDict(frozen=True)
 
     requests: int = 1
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
+    reasoning_tokens: int = 0
+    unreadable: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _without_absent_details(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A call recorded before these fields existed (or without them) re-encodes as stored.
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in _USAGE_DETAILS:
+                if not data.get(name):
+                    data.pop(name, None)
+        return data
+
+
+_USAGE_DETAILS = ("cached_input_tokens", "reasoning_tokens", "unreadable")
 
 
 class ModelAnswer(BaseModel):
@@ -323,6 +346,16 @@ class ModelAnswer(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     latency_ms: float = 0.0
     attempts: int = 1
+    # The provider's summary of the model's hidden reasoning, where it sent one: private
+    # (never shown to other agents). Absent from the JSON of an answer without it.
+    reasoning: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_reasoning(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("reasoning", "") is None:
+            del data["reasoning"]
+        return data
 
     def without_raw(self) -> ModelAnswer:
         """The answer as a run's state holds it (``state.answers``): without the provider's

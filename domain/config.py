@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import (
@@ -45,6 +45,23 @@ class ProviderConfig(Strict):
     base_url: str | None = None
     api_key_env: str | None = None
     json_schema: bool = True  # False: the server cannot take a JSON schema; put it in the prompt
+    # The model's context window in tokens; absent: the default for its name
+    # (docs/providers.md, "Context windows").
+    context_window: int | None = Field(default=None, ge=256, le=100_000_000)
+    # The most tokens an answer may take (reasoning included), sent in the API's own field.
+    max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    # How much a reasoning model reasons (docs/providers.md, "Reasoning models").
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_options(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A config recorded before these options existed re-encodes as it was stored.
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in _OPTIONAL_PROVIDER_KEYS:
+                if data.get(name, 0) is None:
+                    del data[name]
+        return data
 
     @field_validator("base_url")
     @classmethod
@@ -66,10 +83,16 @@ class ProviderConfig(Strict):
         return value
 
 
+_OPTIONAL_PROVIDER_KEYS = ("context_window", "max_output_tokens", "reasoning_effort")
+
+
 class UtilityConfig(Strict):
     model: str = "simulated"
     provider: ProviderConfig | None = None
     temperature: float | None = Field(default=0.0, ge=0, le=2)
+
+
+DEFAULT_MAX_WAIT_S = 600.0
 
 
 class RetryConfig(Strict):
@@ -79,6 +102,17 @@ class RetryConfig(Strict):
     base_delay_s: float = Field(default=1.0, ge=0)
     max_delay_s: float = Field(default=30.0, ge=0)
     timeout_s: float = Field(default=120.0, gt=0)
+    # A rate-limited or overloaded server (429, 503) is asked again, whatever max_attempts,
+    # until a call has waited this long in all; its Retry-After is honoured whole.
+    max_wait_s: float = Field(default=DEFAULT_MAX_WAIT_S, ge=0, le=86_400)
+
+    @model_serializer(mode="wrap")
+    def _without_default_wait(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A config recorded before max_wait_s existed re-encodes as it was stored.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("max_wait_s") == DEFAULT_MAX_WAIT_S:
+            del data["max_wait_s"]
+        return data
 
 
 LabelValue = str | int | float | bool
@@ -96,6 +130,7 @@ class ModelUser(BaseModel):
     who: str
     model: str
     provider: ProviderConfig | None = None
+    temperature: float | None = None  # what its requests send; None: none sent
 
 
 class Price(Strict):
@@ -103,6 +138,20 @@ class Price(Strict):
 
     input: float = Field(ge=0, le=10_000, allow_inf_nan=False)
     output: float = Field(ge=0, le=10_000, allow_inf_nan=False)
+    # Input tokens read from the provider's prompt cache; absent: billed as input.
+    cached_input: float | None = Field(default=None, ge=0, le=10_000, allow_inf_nan=False)
+
+    @model_serializer(mode="wrap")
+    def _without_absent_cached(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A run recorded before cached prices existed re-encodes its config as stored.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("cached_input", 0) is None:
+            del data["cached_input"]
+        return data
+
+    @property
+    def cached_rate(self) -> float:
+        return self.input if self.cached_input is None else self.cached_input
 
 
 class ExperimentConfig(Strict):
@@ -118,12 +167,17 @@ class ExperimentConfig(Strict):
     tracing: bool = True
     prices: dict[str, Price] = Field(default_factory=dict)  # model name -> price
 
+    omitted_when_default: ClassVar[dict[str, Any]] = {"prices": {}}
+    """Keys left out of the stored config while they hold these values: options added after
+    runs were recorded, so that an older run's config re-encodes as it was stored."""
+
     @model_serializer(mode="wrap")
-    def _without_empty_prices(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # A run recorded before prices existed re-encodes its config as it was stored.
+    def _without_default_options(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and not data.get("prices"):
-            data.pop("prices", None)
+        if isinstance(data, dict):
+            for key, default in self.omitted_when_default.items():
+                if key in data and data[key] == default:
+                    del data[key]
         return data
 
     @field_validator("labels")
@@ -140,7 +194,12 @@ class ExperimentConfig(Strict):
 
     def model_users(self) -> list[ModelUser]:
         """Every caller of a model: the participants, then the utility agent."""
-        utility = ModelUser(who=UTILITY, model=self.utility.model, provider=self.utility.provider)
+        utility = ModelUser(
+            who=UTILITY,
+            model=self.utility.model,
+            provider=self.utility.provider,
+            temperature=self.utility.temperature,
+        )
         return [*self.participants(), utility]
 
     def agent_names(self) -> list[str]:

@@ -17,10 +17,11 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
+    RunSigned,
     RunStarted,
-    RunTakenOver,
 )
 from maai.domain.updates import Changes, setter, updater
 
@@ -102,7 +103,7 @@ def _run_completed(core: Core, event: RunCompleted) -> tuple[Changes, bool]:
 
 
 def _unread(core: Core, event: Event) -> tuple[Changes, bool]:
-    """A recorded fact the state does not hold (``run.taken_over``)."""
+    """A recorded fact the state does not hold (``run.claimed``)."""
     return {}, False
 
 
@@ -115,6 +116,10 @@ def _domain_event(core: Core, event: Event) -> tuple[Changes, bool]:
     return changes, True
 
 
+def _run_signed(core: Core, event: RunSigned) -> tuple[Changes, bool]:
+    return {}, False  # evidence about the ledger, not about the run
+
+
 _CORE_STEPS: dict[type, Callable[[Core, Any], tuple[Changes, bool]]] = {
     RunStarted: _run_started,
     ModelCallRequested: _call_requested,
@@ -122,7 +127,8 @@ _CORE_STEPS: dict[type, Callable[[Core, Any], tuple[Changes, bool]]] = {
     ModelAttemptFailed: _attempt_failed,
     RunFailed: _run_failed,
     RunCompleted: _run_completed,
-    RunTakenOver: _unread,
+    RunClaimed: _unread,
+    RunSigned: _run_signed,
 }
 
 update_core: Callable[[Core, Changes], Core] = updater(Core)

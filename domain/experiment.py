@@ -210,3 +210,9 @@ class ExperimentViews(Protocol):
         (``projections.study_report.StudyRun``) and the study file's reference
         distributions (``domain.study.Reference`` or ``None``)."""
         ...
+
+    # Optional, as ``report``: without it a study report compares no outcome between conditions.
+    def study_outcomes(self) -> Sequence[Any]:
+        """The per-run outcomes a study report compares between the levels of each factor
+        (``projections.comparison.Outcome``; docs/studies.md, "Comparisons")."""
+        ...

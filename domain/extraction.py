@@ -10,10 +10,18 @@ pydantic upgrade, which would make ``verify`` report drift in runs nothing chang
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from maai.domain.answer_text import (
+    TOO_LONG,
+    JsonProblem,
+    json_candidates,
+    loads,
+    normalise_whitespace,
+    too_long,
+)
 
 
 class Extraction(BaseModel):
@@ -59,28 +67,20 @@ class ExtractionFailure(BaseModel):
 
 E = TypeVar("E", bound=Extraction)
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
-
-
-def _json_candidates(text: str) -> list[str]:
-    stripped = text.strip()
-    candidates = [stripped]
-    candidates.extend(m.group(1).strip() for m in _FENCE.finditer(stripped))
-    start, end = stripped.find("{"), stripped.rfind("}")
-    if 0 <= start < end:
-        candidates.append(stripped[start : end + 1])
-    return candidates
-
 
 def parse_extraction(text: str, model_cls: type[E]) -> E | ExtractionFailure:
     """Read a reply as ``model_cls``: plain JSON, JSON in a code fence, or one JSON object
     with words around it. Returns the reason when it cannot."""
     if not text.strip():
         return ExtractionFailure(reason="empty reply")
+    if too_long(normalise_whitespace(text)):
+        return ExtractionFailure(reason=TOO_LONG)
     data: Any = None
-    for candidate in _json_candidates(text):
+    for candidate in json_candidates(text):
         try:
-            data = json.loads(candidate)
+            data = loads(candidate)
+        except JsonProblem as problem:
+            return ExtractionFailure(reason=str(problem))
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict):

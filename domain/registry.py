@@ -21,20 +21,22 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
+    RunSigned,
     RunStarted,
-    RunTakenOver,
 )
 
 COMMON_EVENTS: tuple[type[Event], ...] = (
     RunStarted,
     RunCompleted,
     RunFailed,
-    RunTakenOver,
+    RunClaimed,
     ModelCallRequested,
     ModelAttemptFailed,
     ModelCallCompleted,
+    RunSigned,
 )
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]

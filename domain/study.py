@@ -99,6 +99,11 @@ class StudyFile(Strict):
     prices: dict[str, Price] = Field(default_factory=dict)  # model name -> USD per 1M tokens
     budget_usd: float | None = Field(default=None, ge=0, le=10_000_000, allow_inf_nan=False)
     reference: Reference | None = None  # distributions the study report compares with
+    # Factors or conditions confounded by design, in words: the study report prints them
+    # beside its comparisons (docs/studies.md, "Comparisons").
+    confounds: list[Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
+        default_factory=list
+    )
 
     @field_validator("reference", mode="before")
     @classmethod

@@ -58,12 +58,36 @@ _scan: _Scanner = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _scan_normalizing: _Scanner = json.JSONDecoder(
     parse_float=lambda token: _normalize_float(token)
 ).scan_once  # type: ignore[attr-defined]
-_decoder = json.JSONDecoder()
+
+
+def _in_canonical_order(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return dict(sorted(pairs, key=_first))
+
+
+def _first(pair: tuple[str, Any]) -> str:
+    return pair[0]
+
+
+# Every object comes back with its keys in canonical order (sorted, as canonical JSON writes
+# them): PostgreSQL's JSONB prints keys in an order of its own (shorter keys first), and what
+# is rendered or hashed from a payload must not depend on the backend it was read from.
+_decoder = json.JSONDecoder(object_pairs_hook=_in_canonical_order)
 
 
 def parse_json(text: str) -> Any:
-    """Parse stored JSON text (strictly: trailing text is an error)."""
+    """Parse stored JSON text (strictly: trailing text is an error), every object's keys in
+    canonical order (:func:`canonical_order`)."""
     return _decoder.decode(text)
+
+
+def canonical_order(value: Any) -> Any:
+    """``value`` with every dict's keys in canonical order (sorted, as canonical JSON writes
+    them): what a reader gets whatever order a backend returned (a JSONB column)."""
+    if isinstance(value, dict):
+        return {key: canonical_order(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [canonical_order(item) for item in value]
+    return value
 
 
 def parse_canonical_json(text: str) -> Any:

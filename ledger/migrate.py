@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
-REVISIONS: Final[tuple[str, ...]] = ("0001", "0002", "0003", "0004")
+REVISIONS: Final[tuple[str, ...]] = ("0001", "0002", "0003", "0004", "0005")
 """Every revision in ``migrations/versions``, oldest first (a test holds the two equal).
 
 Listed here so that opening a store reads the schema state with one query: importing

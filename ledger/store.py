@@ -23,7 +23,7 @@ from __future__ import annotations
 import shlex
 import sqlite3
 from collections.abc import Callable, Container, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from functools import partial
 from types import TracebackType
@@ -51,6 +51,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from maai.ledger import postgres_writer, sqlite_writer
 from maai.ledger.batch import Batch, Row
 from maai.ledger.chain import ChainChecker
+from maai.ledger.disk_full import full_detail, is_disk_full
 from maai.ledger.envelope import (
     Appended,
     ChainReport,
@@ -58,6 +59,7 @@ from maai.ledger.envelope import (
     NewEvent,
     RunInfo,
     StoredEvent,
+    canonical_order,
     check_label,
     check_run_id,
     checked_json_text,
@@ -95,6 +97,7 @@ from maai.ledger.fields import (
 )
 from maai.ledger.migrate import REVISIONS, SchemaStatus, schema_status, upgrade_to_head
 from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY, Packer, PackingError, Unpacker
+from maai.ledger.reserve import keep_reserve, release_reserve
 from maai.ledger.schema import checkpoints, events, read_head, runs
 from maai.ledger.sqlite_files import (
     check_sqlite_path,
@@ -628,6 +631,34 @@ class EventStore:
         self._check_open()
         self._check_writable(f"setting the status of run {run_id!r}")
         check_label(status, "run status", 64)
+        try:
+            return self._set_status(run_id, status)
+        except StoreFullError:
+            path = self._location.path
+            if not self._sqlite or path is None:
+                raise
+            # A run stopped by a full disk is left interrupted, not running: the update is
+            # tried again in the room of the reserve (ledger.reserve), or else once the
+            # write-ahead log is checkpointed (a file-size limit leaves room for that).
+            if release_reserve(path):
+                with suppress(StoreFullError):
+                    return self._set_status(run_id, status)
+            with self._errors(f"setting the status of run {run_id!r}"):
+                pooled = self._engine.raw_connection()  # a checkpoint takes no transaction
+                try:
+                    pooled.driver_connection.execute("PRAGMA wal_checkpoint(RESTART)")
+                finally:
+                    pooled.close()
+            return self._set_status(run_id, status)
+
+    def keep_reserve(self) -> None:
+        """SQLite: keep the small file beside the ledger that lets a run's status be written
+        on a full disk (:mod:`ledger.reserve`); nothing elsewhere. A writer that runs
+        experiments calls it before it starts."""
+        if self._sqlite and not self.read_only and self._location.path is not None:
+            keep_reserve(self._location.path)
+
+    def _set_status(self, run_id: str, status: str) -> RunInfo:
         with (
             self._errors(f"setting the status of run {run_id!r}"),
             self._write_engine.begin() as conn,
@@ -660,6 +691,19 @@ class EventStore:
                 .order_by(events.c.seq)
             ).all()
         return [(int(seq), str(hash_)) for seq, hash_ in rows]
+
+    def seqs_of_type(self, run_id: str, type_: str) -> list[int]:
+        """The seqs of the run's events of one type, in order, without reading a payload
+        (what finds the few events of a type that a long run holds)."""
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+            rows = conn.execute(
+                select(events.c.seq)
+                .where(events.c.run_id == run_id, events.c.type == type_)
+                .order_by(events.c.seq)
+            ).all()
+        return [int(seq) for (seq,) in rows]
 
     def head_hash(self, run_id: str) -> tuple[int, str] | None:
         """The run's head seq and the hash of its event (``None`` for an empty run), without
@@ -825,6 +869,14 @@ class EventStore:
         return self._stream(
             run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text
         )
+
+    def read_one(self, run_id: str, seq: int) -> StoredEvent | None:
+        """The run's event at ``seq`` (``None`` if there is none), read alone: :meth:`read`
+        fetches a chunk of ``read_chunk`` events to give the first."""
+        self._check_open()
+        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
+            read_head(conn, run_id)
+        return next(iter(self._stream(run_id, seq - 1, seq)), None)
 
     def _stream(
         self,
@@ -1130,7 +1182,7 @@ class EventStore:
         moment = _utcnow()
         with (
             self._errors(f"recording a checkpoint of run {run_id!r}"),
-            self._engine.begin() as conn,
+            self._write_engine.begin() as conn,
         ):
             stored = conn.execute(
                 select(events.c.hash).where(events.c.run_id == run_id, events.c.seq == seq)
@@ -1204,12 +1256,20 @@ class EventStore:
     def _translate(self, orig: BaseException, doing: str) -> LedgerError:
         detail = _first_line(orig)
         where = self.display
-        if _is_disk_full(orig):
+        if is_disk_full(orig):
             return StoreFullError(
-                f"{doing}: {where} is full ({detail}); nothing of this write was stored"
+                f"{doing}: {where} is full ({full_detail(orig, detail)}); nothing of this"
+                " write was stored"
             )
         if self._sqlite:
             lowered = detail.lower()
+            if getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY_SNAPSHOT:
+                # Not a lock held for long: a transaction that read first met a commit by
+                # another connection when it came to write (writes take BEGIN IMMEDIATE).
+                return StoreBusyError(
+                    f"{doing}: another writer changed {where} while this transaction read it"
+                    f" ({detail})"
+                )
             if "locked" in lowered or "busy" in lowered:
                 return StoreBusyError(
                     f"{doing}: {where} stayed locked by another writer for more than"
@@ -1291,22 +1351,13 @@ def _run_info(row: Any) -> RunInfo:
     return RunInfo(
         run_id=row.run_id,
         kind=row.kind,
-        config=row.config,
+        # Keys in canonical order on both backends (a JSONB column returns its own order).
+        config=canonical_order(row.config),
         status=row.status,
         head_seq=row.head_seq,
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
-
-
-def _is_disk_full(orig: BaseException) -> bool:
-    """SQLite's SQLITE_FULL ("database or disk is full"), PostgreSQL's disk_full (53100)."""
-    if isinstance(orig, psycopg.errors.DiskFull):
-        return True
-    if isinstance(orig, sqlite3.Error):
-        code = getattr(orig, "sqlite_errorcode", None)
-        return code == sqlite3.SQLITE_FULL or "database or disk is full" in str(orig).lower()
-    return False
 
 
 def _is_seq_conflict(exc: sa_exc.IntegrityError | sqlite3.IntegrityError) -> bool:

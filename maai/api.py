@@ -21,8 +21,9 @@ from __future__ import annotations
 import csv
 import io
 import os
+import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cached_property
 from types import TracebackType
@@ -32,6 +33,7 @@ from maai.domain import experiments
 from maai.domain.experiment import Experiment, Summary
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import (
+    ChainBrokenError,
     EventStore,
     RunInfo,
     StoredEvent,
@@ -51,6 +53,7 @@ __all__ = [
     "label_matches",
     "labels_of",
     "open",
+    "hashed_runs",
     "select_runs",
 ]
 
@@ -105,6 +108,23 @@ class RunRecord:
     calls: int | None
     input_tokens: int | None
     output_tokens: int | None
+    name: str | None = None  # the config's name, when it gives one
+    models: tuple[str, ...] = ()  # every model the config names, participants first
+    seed: int | None = None
+    cost_usd: float | None = None  # at the config's prices; None without prices or unpriced
+    duration_s: float | None = None  # from the run's creation to its last update
+
+    def as_json(self) -> dict[str, Any]:
+        """Every field as JSON data (times in ISO 8601), as ``maai runs --json`` prints it."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["created_at"] = self.created_at.isoformat()
+        data["updated_at"] = self.updated_at.isoformat()
+        data["models"] = list(self.models)
+        return data
+
+
+RUN_STATUSES = ("created", "running", "completed", "failed", "interrupted")
+"""Every status a run can have (``maai runs --status``)."""
 
 
 class Ledger:
@@ -152,21 +172,38 @@ class Ledger:
         must be a label of the run with that value; ``"3"`` matches the number 3 and
         ``"true"`` the boolean). Each is folded with its experiment for its outcome, calls
         and tokens."""
-        chosen = select_runs(
-            self._store.list_runs(), experiment=experiment, status=status, labels=labels
-        )
+        infos, problems = hashed_runs(self._store)
+        for problem in problems:
+            warnings.warn(problem, stacklevel=2)
+        chosen = select_runs(infos, experiment=experiment, status=status, labels=labels)
         return [self._record(info) for info in chosen]
 
-    def run(self, run_id: str) -> Run:
+    def run(self, run_id: str, *, check: bool = True) -> Run:
         """The run with this id, or the only run whose id starts with it. The run's events up
         to its head seq are read now: the :class:`Run` is a snapshot, usable after the ledger
-        is closed.
+        is closed. Its experiment, config and labels are those of its hashed ``run.started``.
+
+        Its hash chain is checked first: a broken one raises :class:`ChainBrokenError`
+        naming the first bad seq, unless ``check=False`` (forensics), which reads it anyway
+        with a warning.
 
         :raises RunNotFoundError: no such run; :class:`AmbiguousRunIdError` (a subclass) when
             a prefix matches several.
         :raises UnknownExperimentError: the run's experiment is not installed.
         """
         info = self._store.get_run(run_id)
+        chain = self._store.verify_chain(info.run_id)
+        if not chain.ok:
+            if check:
+                raise ChainBrokenError(info.run_id, chain.first_bad_seq or 0, chain.reason or "")
+            warnings.warn(
+                f"run {info.run_id}: hash chain broken at seq {chain.first_bad_seq}: "
+                f"{chain.reason}; read anyway (check=False)",
+                stacklevel=2,
+            )
+        info, problem = _hashed(self._store, info)
+        if problem is not None:
+            warnings.warn(problem, stacklevel=2)
         try:
             experiment = experiments.get(info.kind)
         except UnknownExperimentError as exc:
@@ -174,26 +211,50 @@ class Ledger:
         return Run(info, experiment, _read_to_head(self._store, info))
 
     def _record(self, info: RunInfo) -> RunRecord:
-        summary: Summary | None = None
+        return run_record(self._store, info)
+
+
+def run_record(store: EventStore, info: RunInfo) -> RunRecord:
+    """One run's record: its row, its summary folded with its experiment (none when the
+    experiment is not installed or an event cannot be read: a listing never fails on one
+    run), its config's name, models and seed, its cost and duration."""
+    from maai.runtime.study import run_cost
+
+    summary: Summary | None = None
+    config: Any = None
+    try:
+        experiment = experiments.get(info.kind)
+    except UnknownExperimentError:
+        experiment = None
+    if experiment is not None:
         try:
-            experiment = experiments.get(info.kind)
-        except UnknownExperimentError:
-            experiment = None
-        if experiment is not None:
-            summary = _folded_summary(self._store, info, experiment)
-        return RunRecord(
-            id=info.run_id,
-            experiment=info.kind,
-            labels=labels_of(info),
-            status=info.status,
-            head_seq=info.head_seq,
-            created_at=info.created_at,
-            updated_at=info.updated_at,
-            outcome=None if summary is None else summary.outcome,
-            calls=None if summary is None else summary.calls,
-            input_tokens=None if summary is None else summary.input_tokens,
-            output_tokens=None if summary is None else summary.output_tokens,
-        )
+            summary = _folded_summary(store, info, experiment)
+        except UnreadableEventError:
+            summary = None  # an event this version cannot read: the outcome stays unknown
+        try:
+            config = experiment.config_model.model_validate(info.config)
+        except ValueError:
+            config = None  # a config this version cannot read: its facts stay unknown
+    models = tuple(dict.fromkeys(user.model for user in config.model_users())) if config else ()
+    prices = config.prices if config is not None else {}
+    return RunRecord(
+        id=info.run_id,
+        experiment=info.kind,
+        labels=labels_of(info),
+        status=info.status,
+        head_seq=info.head_seq,
+        created_at=info.created_at,
+        updated_at=info.updated_at,
+        outcome=None if summary is None else summary.outcome,
+        calls=None if summary is None else summary.calls,
+        input_tokens=None if summary is None else summary.input_tokens,
+        output_tokens=None if summary is None else summary.output_tokens,
+        name=(config.name or None) if config is not None else None,
+        models=models,
+        seed=config.seed if config is not None else None,
+        cost_usd=run_cost(store, info.run_id, prices),
+        duration_s=round((info.updated_at - info.created_at).total_seconds(), 3),
+    )
 
 
 class Run:
@@ -221,7 +282,8 @@ class Run:
 
     @property
     def config(self) -> dict[str, Any]:
-        """The config the run was started with, as stored (plain JSON data)."""
+        """The config the run was started with, as its hashed ``run.started`` records it
+        (plain JSON data; empty for a run with no events)."""
         return self._info.config
 
     @property
@@ -349,6 +411,38 @@ def _read_to_head(store: EventStore, info: RunInfo) -> list[StoredEvent]:
 
 # --------------------------------------------------------------------------- filters
 # Shared with ``maai runs`` (``--experiment``, ``--status``, ``--label``).
+
+
+def hashed_runs(store: EventStore) -> tuple[list[RunInfo], list[str]]:
+    """Every run, oldest first, with its experiment and config as its hashed ``run.started``
+    records them: the ``runs`` row is a cache that whoever can write to the ledger can edit
+    unseen. A run whose ``run.started`` does not hold to its hash, or that has no events, is
+    listed with no config (so no labels); the second list says which, one line each."""
+    infos: list[RunInfo] = []
+    problems: list[str] = []
+    for info in store.list_runs():
+        hashed, problem = _hashed(store, info)
+        infos.append(hashed)
+        if problem is not None:
+            problems.append(problem)
+    return infos, problems
+
+
+def _hashed(store: EventStore, info: RunInfo) -> tuple[RunInfo, str | None]:
+    first = store.read_one(info.run_id, 1) if info.head_seq > 0 else None
+    if first is None or first.type != "run.started":
+        return info.model_copy(update={"config": {}}), None
+    if not first.hash_holds():
+        problem = (
+            f"run {info.run_id}: its run.started does not hold to its hash (maai verify "
+            "tells more); its config and labels are not used"
+        )
+        return info.model_copy(update={"config": {}}), problem
+    payload = first.payload
+    config = payload.get("config")
+    update = {"kind": str(payload.get("experiment", info.kind))}
+    update["config"] = dict(config) if isinstance(config, dict) else {}  # type: ignore[assignment]
+    return info.model_copy(update=update), None
 
 
 def labels_of(info: RunInfo) -> dict[str, Any]:

@@ -118,8 +118,9 @@ def lifecycle(history: History) -> Iterator[Violation]:
 
 
 CALLS_PAIRED = (
-    "every model.completed follows a model.requested with the same address and request hash, "
-    "and each recorded hash is the hash of its request"
+    "every model.completed follows a model.requested with the same address, agent and request "
+    "hash, each recorded hash is the hash of its request, and a request is attempt 1, or 2 "
+    "when a resumed run asks again a call that never answered"
 )
 
 
@@ -135,6 +136,7 @@ class CallsPaired:
 
     def __init__(self) -> None:
         self.requested: dict[str, str] = {}
+        self.agents: dict[str, str] = {}
         self.completed: set[str] = set()
         self.memo: Memo = {}  # requests rebuilt from the ledger share their history items
 
@@ -151,13 +153,22 @@ class CallsPaired:
             if recomputed != event.request_hash:
                 detail = f"{event.request.address}: recorded hash is not the request's"
                 yield Violation("calls_paired", entry.seq, detail)
-            requested[event.request.address] = event.request_hash
+            address = request.address
+            due = 2 if address in requested else 1
+            if event.attempt != due:
+                detail = f"{address}: attempt {event.attempt} where {due} was due"
+                yield Violation("calls_paired", entry.seq, detail)
+            requested[address] = event.request_hash
+            self.agents[address] = request.agent
         elif isinstance(event, ModelCallCompleted):
             if event.address not in requested:
                 detail = f"{event.address}: completed without a request"
                 yield Violation("calls_paired", entry.seq, detail)
             elif requested[event.address] != event.request_hash:
                 detail = f"{event.address}: answer is for another request hash"
+                yield Violation("calls_paired", entry.seq, detail)
+            elif self.agents[event.address] != event.agent:
+                detail = f"{event.address}: answered by {event.agent!r}, asked of another agent"
                 yield Violation("calls_paired", entry.seq, detail)
             if event.address in completed:
                 yield Violation("calls_paired", entry.seq, f"{event.address}: completed twice")

@@ -26,6 +26,8 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, Protocol, TypeVar, overload
 
+from pydantic import ValidationError
+
 from maai.domain import experiments
 from maai.domain.config import ExperimentConfig
 from maai.domain.events import (
@@ -274,9 +276,18 @@ def _decoded(
                 experiment = experiments.get(event.experiment)
                 registry = experiment.registry
         except (UnknownEventError, ValueError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UnreadableEventError(f"seq {record.seq} ({record.type}): {first}") from None
+            raise UnreadableEventError(f"seq {record.seq} ({record.type}): {_why(exc)}") from None
         yield record, decoded_by, event
+
+
+def _why(exc: Exception) -> str:
+    """Why an event cannot be read, in one line: a validation error names its field."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "the payload"
+        return f"{field}: {first['msg']}"
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 RAW_NOT_HELD: dict[str, Any] = {"not_held": PROMPT_NOT_HELD}

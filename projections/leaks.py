@@ -3,7 +3,7 @@ particular, such as a table not yet public) found in another agent's prompt."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -46,18 +46,34 @@ class LeakReport:
     prompts_checked: int
     items_checked: int
     leaks: tuple[Leak, ...]
+    unchecked: str | None = None  # why the run could not be checked (an edited history)
 
     @property
     def ok(self) -> bool:
-        return not self.leaks
+        return not self.leaks and self.unchecked is None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "run_id": self.run_id,
             "prompts_checked": self.prompts_checked,
             "items_checked": self.items_checked,
             "leaks": [asdict(leak) for leak in self.leaks],
         }
+        if self.unchecked is not None:
+            out["unchecked"] = self.unchecked
+        return out
+
+
+def guarded(audit: Callable[[Any], LeakReport], history: Any) -> LeakReport:
+    """``audit(history)``, or, where the history holds what no run could have recorded (a
+    table short of a class, a name no agent has) and the audit cannot go on, a report that
+    says so: it fails, and never with a traceback."""
+    try:
+        return audit(history)
+    except Exception as exc:
+        lines = str(exc).strip().splitlines() or [""]
+        detail = f"could not be checked: {type(exc).__name__}: {lines[0]}"
+        return LeakReport(history.run_id, 0, 0, (), detail)
 
 
 class TextIndex:

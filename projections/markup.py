@@ -8,23 +8,33 @@ participant wrote can become markup: a statement holding ``<script>`` shows as t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from html import escape
 
 
 class Markup(str):
-    """Text that is already HTML (built here or by the plots), put in a page as it is."""
+    """Text that is already HTML (built here or by the plots), put in a page as it is; the
+    page template (``page.html.j2``, autoescaped) takes it as it is through ``__html__``."""
+
+    def __html__(self) -> str:
+        return str(self)
 
 
 Cell = str | int | float | None | Markup
 
 
 def text(value: Cell) -> str:
-    """A value as escaped text (``None`` as an empty string); :class:`Markup` as it is."""
+    """A value as escaped text (``None`` as an empty string, a boolean as yes/no, a mapping or
+    list as JSON, never as Python writes it); :class:`Markup` as it is."""
     if isinstance(value, Markup):
         return value
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict | list | tuple):
+        return escape(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
     return escape(str(value))
 
 

@@ -16,9 +16,14 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from html import escape
+from importlib.resources import files
 from typing import Any
 
+from maai.domain.costs import usage_of
+from maai.domain.events import RunFailed
+from maai.projections.build import build_of
 from maai.projections.history import History
 from maai.projections.markup import Markup, details, facts, table
 
@@ -62,7 +67,17 @@ def run_section(history: History) -> Section:
         ("seed", getattr(config, "seed", None)),
         ("labels", ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"),
         ("events", len(history.entries)),
+        ("build", build_of(started)),
     ]
+    failure = failure_words(history)
+    if failure is not None:
+        pairs.append(("failure", failure))
+    prices = getattr(config, "prices", None) or {}
+    if prices:
+        cost = usage_of(entry.event for entry in history.entries).cost_usd(prices)
+        pairs.append(
+            ("cost", "a model used has no price" if cost is None else f"${cost:,.4f} (US dollars)")
+        )
     if experiment is not None:
         pairs.append(("rules", experiment.docs))
     body = [facts(pairs)]
@@ -79,6 +94,25 @@ def run_section(history: History) -> Section:
     return Section("The run", Markup("".join(body)))
 
 
+def failure_words(history: History) -> str | None:
+    """Why a failed run stopped, from its last ``run.failed`` event: the reason, where
+    (the call's address, the agent) and the event's seq; ``None`` unless it failed."""
+    failed = history.of(RunFailed)
+    if history.status != "failed" or not failed:
+        return None
+    entry, event = failed[-1]
+    where = ", ".join(
+        part
+        for part in (
+            f"call {event.address}" if event.address else "",
+            f"agent {event.agent}" if event.agent else "",
+            f"seq {entry.seq}",
+        )
+        if part
+    )
+    return f"{event.reason} ({where}; maai resume {history.run_id} asks again)"
+
+
 def _pre(words: str) -> str:
     return f"<pre>{escape(words)}</pre>"
 
@@ -93,35 +127,56 @@ def render_page(history: History, sections: Sequence[Section]) -> str:
     name = experiment.title if experiment else "maai run"
     return page_shell(
         f"{name}: run {history.run_id}",
-        f"status: <strong>{escape(history.status)}</strong>",
+        Markup(f"status: <strong>{escape(history.status)}</strong>"),
         sections,
-        "Written by <code>maai report</code> from the run's events alone; "
-        "the same events give the same page.",
+        Markup(
+            "Written by <code>maai report</code> from the run's events alone; "
+            "the same events give the same page."
+        ),
     )
 
 
 def page_shell(title: str, status: str, sections: Sequence[Section], footer: str) -> str:
-    """A whole page: the title, a status line and a contents list, the sections, a footer.
-    ``status`` and ``footer`` are markup (the caller escapes what they quote)."""
-    anchors = [_anchor(section.title, i) for i, section in enumerate(sections, 1)]
-    contents = "".join(
-        f'<li><a href="#{a}">{escape(s.title)}</a></li>'
-        for a, s in zip(anchors, sections, strict=True)
+    """A whole page: the title, a status line and a contents list, the sections, a footer,
+    rendered by the packaged template ``page.html.j2`` (Jinja2, autoescaped). ``status`` and
+    ``footer`` are markup (the caller escapes what they quote); a section's body is
+    :class:`Markup`."""
+    anchored = [
+        {"anchor": _anchor(section.title, i), "title": section.title, "body": section.body}
+        for i, section in enumerate(sections, 1)
+    ]
+    for part in (status, footer, *(section.body for section in sections)):
+        if not isinstance(part, Markup):
+            raise TypeError(f"page parts must be Markup, not {type(part).__name__}")
+    return _template().render(
+        generator=FORMAT,
+        title=title,
+        status=status,
+        footer=footer,
+        sections=anchored,
+        style=Markup(STYLE),
     )
-    body = "".join(
-        f'<section id="{a}"><h2>{escape(s.title)}</h2>{s.body}</section>'
-        for a, s in zip(anchors, sections, strict=True)
+
+
+@cache
+def _template() -> Any:
+    """The page template, with autoescaping on and nothing left to chance: an undefined name
+    is an error, and a value that is not text, a number or markup cannot reach the page."""
+    import jinja2
+
+    def finalize(value: Any) -> Any:
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            return value
+        raise TypeError(f"{type(value).__name__} would reach the page unformatted: {value!r}")
+
+    environment = jinja2.Environment(
+        autoescape=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        finalize=finalize,
     )
-    return (
-        "<!DOCTYPE html>\n"
-        f'<html lang="en"><head><meta charset="utf-8">'
-        f'<meta name="generator" content="{FORMAT}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
-        f'<body><header><h1>{escape(title)}</h1><p class="status">{status}</p>'
-        f"<nav><ol>{contents}</ol></nav></header>\n<main>{body}</main>\n"
-        f"<footer><p>{footer}</p></footer></body></html>\n"
-    )
+    source = files("maai.projections").joinpath("page.html.j2").read_text(encoding="utf-8")
+    return environment.from_string(source)
 
 
 STYLE = """

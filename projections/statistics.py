@@ -1,25 +1,35 @@
-"""The statistics of the study report (docs/studies.md, "Report"): pure functions over counts.
+"""The statistics of the study report (docs/studies.md, "Statistics"): pure functions over
+counts and values. Each test returns a :class:`TestResult` with its name, n, the assumptions
+it rests on, and either its p-value or the reason it gives none.
 
-- :func:`wilson_interval`: the Wilson score interval of a proportion; the normal quantile
-  comes from the standard library (``statistics.NormalDist``), so it needs nothing installed.
-- :func:`chi_square_test`: Pearson's χ² goodness-of-fit test of observed counts against a
-  reference distribution, by ``scipy.stats.chisquare`` (the ``analysis`` extra, imported only
-  here, on use). Without scipy the result says so instead of failing.
-- :func:`mean_interval`: a mean with Student's t interval; the t quantile comes from scipy,
-  and without it the mean comes with no interval and a note saying why.
-"""
+The test is chosen by rule (:func:`goodness_of_fit`, :func:`independence`): Pearson's χ² only
+when every expected count is at least ``SMALL_EXPECTED``; otherwise an exact test (the exact
+multinomial test against a reference; Fisher–Freeman–Halton for a table of conditions ×
+outcomes). An exact test at an n too small for any outcome to reach ``ALPHA`` gives no
+p-value and says so. Intervals: Wilson and Clopper–Pearson for rates, Student's t for means,
+Newcombe's hybrid score interval for a difference of rates, Welch's for a difference of
+means. Several comparisons are corrected by Holm's step-down method.
+
+scipy (the ``analysis`` extra) is imported only here, on use; without it a result says so."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from statistics import NormalDist
 
 NO_SCIPY = "install maai[analysis] for the tests (scipy)"
 SMALL_EXPECTED = 5.0
-"""Below this expected count in some category the χ² approximation is rough (Cochran's rule);
-the test is still reported, with a note."""
+"""χ² only when every expected count is at least this (Cochran's rule); else an exact test."""
+ALPHA = 0.05
+"""The level below which no outcome of an exact test could fall marks a sample too small."""
+ENUMERATION_LIMIT = 2_000_000
+"""Above this many possible tables an exact test draws ``MONTE_CARLO_DRAWS`` random ones."""
+MONTE_CARLO_DRAWS = 20_000
+MONTE_CARLO_SEED = 20_260_101
+TIE = 1 + 1e-7
+"""Outcomes this close in probability to the observed one count as extreme (as R does)."""
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -27,8 +37,7 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
     (p̂ + z²/2n ± z·√(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n), z the normal quantile at
     1 − (1 − confidence)/2. Unlike p̂ ± z·√(p̂(1−p̂)/n) it stays within [0, 1] and is not
     empty at 0 or n successes. ``trials`` must be positive."""
-    if trials <= 0 or not 0 <= successes <= trials:
-        raise ValueError(f"need 0 <= successes <= trials and trials > 0, not {successes}/{trials}")
+    _check_rate(successes, trials)
     z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
     share = successes / trials
     scale = 1 + z * z / trials
@@ -40,74 +49,366 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
     return low, high
 
 
+def clopper_pearson_interval(
+    successes: int, trials: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval: the β quantiles at (1 − confidence)/2 of
+    Beta(k, n − k + 1) and at 1 − (1 − confidence)/2 of Beta(k + 1, n − k) (scipy)."""
+    from scipy.stats import beta
+
+    _check_rate(successes, trials)
+    tail = (1 - confidence) / 2
+    low = 0.0 if successes == 0 else float(beta.ppf(tail, successes, trials - successes + 1))
+    high = (
+        1.0 if successes == trials else float(beta.ppf(1 - tail, successes + 1, trials - successes))
+    )
+    return low, high
+
+
+def _check_rate(successes: int, trials: int) -> None:
+    if trials <= 0 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials > 0, not {successes}/{trials}")
+
+
 @dataclass(frozen=True)
-class ChiSquare:
-    """A χ² goodness-of-fit test, or why it was not made (``statistic`` is then ``None``).
+class TestResult:
+    """A test, made or not. ``p_value`` is ``None`` exactly when ``not_applicable`` says why
+    (no data, a sample too small, scipy missing). ``effect`` is an effect size by name
+    (``Cramér's V``) where the test has one."""
 
-    ``categories`` are those tested: a category the reference gives probability 0 and that
-    was never observed is left out (it adds nothing to χ² and no degree of freedom)."""
+    __test__ = False  # not a pytest class
 
-    observed: dict[str, int]
-    expected: dict[str, float]  # counts: n × the reference probability
-    categories: tuple[str, ...]
+    name: str
+    n: int
+    assumptions: str
     statistic: float | None = None
     dof: int | None = None
     p_value: float | None = None
     not_applicable: str | None = None
     note: str | None = None
+    effect: tuple[str, float] | None = None
+    expected: dict[str, float] = field(default_factory=dict)
 
-    @property
-    def n(self) -> int:
-        return sum(self.observed.values())
+    def without(self, reason: str) -> TestResult:
+        return replace(self, statistic=None, dof=None, p_value=None, not_applicable=reason)
 
 
-def chi_square_test(observed: Mapping[str, int], reference: Mapping[str, float]) -> ChiSquare:
-    """Pearson's χ² = Σ (O − E)² / E over the categories, E = n × the reference probability,
-    with (categories − 1) degrees of freedom; p from the χ² distribution (scipy). Categories
-    are the reference's (an observed category it lacks has probability 0).
+CHI_SQUARE = "Pearson's χ² test"
+EXACT_MULTINOMIAL = "exact multinomial test"
+FFH = "Fisher–Freeman–Halton exact test"
+FISHER = "Fisher's exact test"
+CHI_ASSUMES = "independent observations; every expected count at least 5"
+EXACT_ASSUMES = "independent observations; no large-sample approximation"
 
-    Not applicable (never an error): no observation; fewer than two categories with a
-    positive probability; a category observed although the reference gives it probability 0
-    (the reference rules it out, whatever χ² says); scipy missing."""
+
+def goodness_of_fit(observed: Mapping[str, int], reference: Mapping[str, float]) -> TestResult:
+    """The observed counts against a reference distribution (category → probability): χ²
+    with (categories − 1) degrees of freedom when every expected count n·p is at least
+    ``SMALL_EXPECTED``, else the exact multinomial test (p: the total probability, under the
+    reference, of the outcomes no more probable than the one observed). A category the
+    reference gives probability 0 is left out when unobserved; observed, it makes the test
+    not applicable (the reference rules it out)."""
     names = list(reference) + sorted(set(observed) - set(reference))
     counts = {name: int(observed.get(name, 0)) for name in names}
     n = sum(counts.values())
     expected = {name: n * float(reference.get(name, 0.0)) for name in names}
-    tested = tuple(name for name in names if reference.get(name, 0.0) > 0)
-    result = ChiSquare(counts, expected, tested)
-
-    def without(reason: str) -> ChiSquare:
-        return ChiSquare(counts, expected, tested, not_applicable=reason)
-
+    tested = [name for name in names if reference.get(name, 0.0) > 0]
+    chi = n > 0 and all(expected[name] >= SMALL_EXPECTED for name in tested)
+    result = TestResult(
+        CHI_SQUARE if chi else EXACT_MULTINOMIAL,
+        n,
+        CHI_ASSUMES if chi else EXACT_ASSUMES,
+        expected=expected,
+    )
     if n == 0:
-        return without("no observation")
+        return result.without("no observation")
     impossible = [name for name in names if reference.get(name, 0.0) == 0 and counts[name]]
     if impossible:
         listed = ", ".join(f"{name} ({counts[name]})" for name in impossible)
-        return without(f"observed where the reference gives probability 0: {listed}")
+        return result.without(f"observed where the reference gives probability 0: {listed}")
     if len(tested) < 2:
-        return without("fewer than two categories with a positive probability")
+        return result.without("fewer than two categories with a positive probability")
     try:
         from scipy.stats import chisquare
     except ImportError:
-        return without(NO_SCIPY)
-    fitted = chisquare([counts[name] for name in tested], [expected[name] for name in tested])
-    small = [name for name in tested if expected[name] < SMALL_EXPECTED]
+        return result.without(NO_SCIPY)
+    values = [counts[name] for name in tested]
+    fitted = chisquare(values, [expected[name] for name in tested])
+    statistic = float(fitted.statistic)
+    if chi:
+        return replace(
+            result, statistic=statistic, dof=len(tested) - 1, p_value=float(fitted.pvalue)
+        )
+    probabilities = [reference[name] for name in tested]
+    p, smallest = _exact_multinomial(values, probabilities)
+    if smallest > ALPHA:
+        return result.without(_too_small(n, smallest))
+    return replace(result, statistic=statistic, p_value=p)
+
+
+def _too_small(n: int, smallest: float) -> str:
+    return (
+        f"too small for a test: at n = {n} no outcome could give p < {ALPHA:g} "
+        f"(the smallest attainable p is {smallest:.3g})"
+    )
+
+
+def _compositions(n: int, parts: int) -> Iterator[tuple[int, ...]]:
+    if parts == 1:
+        yield (n,)
+        return
+    for first in range(n + 1):
+        for rest in _compositions(n - first, parts - 1):
+            yield (first, *rest)
+
+
+def _exact_multinomial(
+    counts: Sequence[int], probabilities: Sequence[float]
+) -> tuple[float, float]:
+    """(p, the smallest p any outcome could give) by enumerating every outcome of n draws;
+    over ``MONTE_CARLO_DRAWS`` seeded random outcomes where there are too many (the smallest
+    p is then not known: 0)."""
+    n = sum(counts)
+    if math.comb(n + len(counts) - 1, len(counts) - 1) > ENUMERATION_LIMIT:
+        return _drawn_multinomial(counts, probabilities), 0.0
+    logs = [math.log(p) for p in probabilities]
+    log_n = math.lgamma(n + 1)
+
+    def log_probability(outcome: Sequence[int]) -> float:
+        return log_n + sum(k * lp - math.lgamma(k + 1) for k, lp in zip(outcome, logs, strict=True))
+
+    observed = log_probability(counts)
+    p = 0.0
+    lowest = math.inf
+    probabilities_seen: list[float] = []
+    for outcome in _compositions(n, len(counts)):
+        value = log_probability(outcome)
+        if value <= observed + math.log(TIE):
+            p += math.exp(value)
+        probabilities_seen.append(value)
+        lowest = min(lowest, value)
+    smallest = math.fsum(math.exp(v) for v in probabilities_seen if v <= lowest + math.log(TIE))
+    return min(1.0, p), smallest
+
+
+def _drawn_multinomial(counts: Sequence[int], probabilities: Sequence[float]) -> float:
+    import numpy as np
+    from scipy.special import gammaln
+
+    rng = np.random.default_rng(MONTE_CARLO_SEED)
+    logs = np.log(np.asarray(probabilities))
+    draws = rng.multinomial(sum(counts), probabilities, size=MONTE_CARLO_DRAWS)
+
+    def log_probability(outcomes: np.ndarray) -> np.ndarray:
+        return (outcomes * logs - gammaln(outcomes + 1)).sum(axis=-1)
+
+    observed = float(log_probability(np.asarray([counts]))[0]) + math.log(TIE)
+    extreme = int((log_probability(draws) <= observed).sum())
+    return (1 + extreme) / (1 + MONTE_CARLO_DRAWS)
+
+
+def independence(table: Mapping[str, Mapping[str, int]]) -> TestResult:
+    """Are the outcomes independent of the condition? ``table``: condition → outcome → count.
+    χ² on the (r − 1)(c − 1) degrees of freedom when every expected count is at least
+    ``SMALL_EXPECTED``; otherwise the Fisher–Freeman–Halton exact test (p: the probability,
+    with every margin fixed, of the tables no more probable than the one observed),
+    enumerated, or over ``MONTE_CARLO_DRAWS`` seeded random tables where there are too many.
+    Conditions and outcomes with no observation are left out. The effect size is Cramér's V
+    = √(χ² / (n·(min(r, c) − 1)))."""
+    rows = [r for r in table if sum(table[r].values()) > 0]
+    columns = sorted({c for r in rows for c, k in table[r].items() if k > 0})
+    cells = [[int(table[r].get(c, 0)) for c in columns] for r in rows]
+    n = sum(map(sum, cells))
+    row_sums = [sum(row) for row in cells]
+    column_sums = [sum(row[j] for row in cells) for j in range(len(columns))]
+    expected = [[rs * cs / n for cs in column_sums] for rs in row_sums] if n else []
+    chi = bool(expected) and all(e >= SMALL_EXPECTED for row in expected for e in row)
+    result = TestResult(CHI_SQUARE if chi else FFH, n, CHI_ASSUMES if chi else EXACT_ASSUMES)
+    if len(rows) < 2:
+        return result.without("fewer than two conditions with an observation")
+    if len(columns) < 2:
+        return result.without("every observation has the same outcome: nothing to compare")
+    statistic = sum(
+        (cells[i][j] - expected[i][j]) ** 2 / expected[i][j]
+        for i in range(len(rows))
+        for j in range(len(columns))
+    )
+    effect = ("Cramér's V", math.sqrt(statistic / (n * (min(len(rows), len(columns)) - 1))))
+    dof = (len(rows) - 1) * (len(columns) - 1)
+    result = replace(result, statistic=statistic, effect=effect)
+    if chi:
+        try:
+            from scipy.stats import chi2
+        except ImportError:
+            return result.without(NO_SCIPY)
+        return replace(result, dof=dof, p_value=float(chi2.sf(statistic, dof)))
+    best = separated_p(row_sums, len(columns))
+    if best is not None and best > ALPHA:
+        return result.without(_too_small_groups(row_sums, best))
+    exact = freeman_halton(cells)
     note = (
-        f"expected count below {SMALL_EXPECTED:g} in {', '.join(small)}: the χ² "
-        "approximation is rough at this size"
-        if small
+        f"p from {MONTE_CARLO_DRAWS:,} random tables with these margins (seed {MONTE_CARLO_SEED})"
+        if exact.drawn
         else None
     )
-    return ChiSquare(
-        result.observed,
-        result.expected,
-        tested,
-        statistic=float(fitted.statistic),
-        dof=len(tested) - 1,
-        p_value=float(fitted.pvalue),
-        note=note,
+    return replace(result, p_value=exact.p_value, note=note)
+
+
+def separated_p(row_sums: Sequence[int], outcomes: int) -> float | None:
+    """The exact p of the most telling data these group sizes allow: each group's runs all
+    in an outcome of their own (the last outcome shared when there are more groups than
+    outcomes). ``None`` where that table has too many neighbours to enumerate."""
+    table = [[0] * outcomes for _ in row_sums]
+    for i, total in enumerate(row_sums):
+        table[i][min(i, outcomes - 1)] = total
+    column_sums = [sum(row[j] for row in table) for j in range(outcomes)]
+    if _table_count_above(row_sums, column_sums, ENUMERATION_LIMIT):
+        return None
+    return freeman_halton(table).p_value
+
+
+def _too_small_groups(row_sums: Sequence[int], best: float) -> str:
+    sizes = ", ".join(str(k) for k in row_sums)
+    return (
+        f"too small for a test: with groups of {sizes} runs even outcomes wholly separated by "
+        f"group would give p = {best:.3g}, not below {ALPHA:g}"
     )
+
+
+@dataclass(frozen=True)
+class ExactP:
+    p_value: float
+    drawn: bool  # from random tables, not every one
+
+
+def freeman_halton(cells: Sequence[Sequence[int]]) -> ExactP:
+    """The Fisher–Freeman–Halton p of an r × c table: every table with its margins, each with
+    its probability ∏ row! ∏ column! / (n! ∏ cell!); p sums those no more probable than the
+    observed one."""
+    row_sums = [sum(row) for row in cells]
+    column_sums = [sum(row[j] for row in cells) for j in range(len(cells[0]))]
+    n = sum(row_sums)
+    constant = (
+        sum(math.lgamma(k + 1) for k in row_sums)
+        + sum(math.lgamma(k + 1) for k in column_sums)
+        - math.lgamma(n + 1)
+    )
+
+    def log_probability(table: Sequence[Sequence[int]]) -> float:
+        return constant - sum(math.lgamma(k + 1) for row in table for k in row)
+
+    observed = log_probability(cells) + math.log(TIE)
+    if _table_count_above(row_sums, column_sums, ENUMERATION_LIMIT):
+        return _drawn(cells, row_sums, observed, log_probability)
+    p = 0.0
+    for table in _tables(row_sums, column_sums):
+        value = log_probability(table)
+        if value <= observed:
+            p += math.exp(value)
+    return ExactP(min(1.0, p), drawn=False)
+
+
+def _tables(row_sums: Sequence[int], column_sums: Sequence[int]) -> Iterator[list[list[int]]]:
+    """Every table of non-negative counts with these margins, row by row."""
+    if len(row_sums) == 1:
+        yield [list(column_sums)]
+        return
+    first, rest = row_sums[0], row_sums[1:]
+    for row in _bounded(first, column_sums):
+        remaining = [c - k for c, k in zip(column_sums, row, strict=True)]
+        for tail in _tables(rest, remaining):
+            yield [list(row), *tail]
+
+
+def _bounded(total: int, bounds: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    if len(bounds) == 1:
+        if total <= bounds[0]:
+            yield (total,)
+        return
+    room = sum(bounds[1:])
+    for first in range(max(0, total - room), min(total, bounds[0]) + 1):
+        for rest in _bounded(total - first, bounds[1:]):
+            yield (first, *rest)
+
+
+def _table_count_above(row_sums: Sequence[int], column_sums: Sequence[int], limit: int) -> bool:
+    """Whether there are more than ``limit`` tables, bounded without enumerating: each row but
+    the last is one of at most C(row + c − 1, c − 1) compositions."""
+    bound = 1
+    for total in row_sums[:-1]:
+        bound *= math.comb(total + len(column_sums) - 1, len(column_sums) - 1)
+        if bound > limit:
+            return True
+    return False
+
+
+def _drawn(
+    cells: Sequence[Sequence[int]],
+    row_sums: Sequence[int],
+    observed: float,
+    log_probability: Callable[[Sequence[Sequence[int]]], float],
+) -> ExactP:
+    """Monte Carlo: shuffle the outcomes over the observations (margins kept), seeded; p =
+    (1 + tables as extreme) / (1 + draws)."""
+    import numpy as np
+
+    rng = np.random.default_rng(MONTE_CARLO_SEED)
+    outcomes = np.repeat(np.arange(len(cells[0])), [sum(col) for col in zip(*cells, strict=True)])
+    groups = np.repeat(np.arange(len(cells)), row_sums)
+    extreme = 0
+    for _ in range(MONTE_CARLO_DRAWS):
+        shuffled = rng.permutation(outcomes)
+        table = np.zeros((len(cells), len(cells[0])), dtype=int)
+        np.add.at(table, (groups, shuffled), 1)
+        if log_probability(table.tolist()) <= observed:
+            extreme += 1
+    return ExactP((1 + extreme) / (1 + MONTE_CARLO_DRAWS), drawn=True)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A comparison of one level with the reference level: the difference (of rates or
+    means) with its interval, a test's p and the p after Holm's correction."""
+
+    level: str
+    reference: str
+    difference: float
+    low: float | None
+    high: float | None
+    test: TestResult
+    adjusted_p: float | None = None
+
+
+def newcombe_interval(
+    a: int, n_a: int, b: int, n_b: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Newcombe's hybrid score interval for p_a − p_b (his method 10), from the two Wilson
+    intervals: p_a − p_b − √((p_a − l_a)² + (u_b − p_b)²) to
+    p_a − p_b + √((u_a − p_a)² + (p_b − l_b)²)."""
+    low_a, high_a = wilson_interval(a, n_a, confidence)
+    low_b, high_b = wilson_interval(b, n_b, confidence)
+    pa, pb = a / n_a, b / n_b
+    return (
+        pa - pb - math.sqrt((pa - low_a) ** 2 + (high_b - pb) ** 2),
+        pa - pb + math.sqrt((high_a - pa) ** 2 + (pb - low_b) ** 2),
+    )
+
+
+def rate_difference(level: str, a: int, n_a: int, reference: str, b: int, n_b: int) -> Difference:
+    """The risk difference a/n_a − b/n_b with Newcombe's interval, tested by Fisher's exact
+    test of the 2 × 2 table (the Fisher–Freeman–Halton test at r = c = 2; exact even where
+    χ² would be allowed, as a pair of levels is a small sample)."""
+    test = TestResult(FISHER, n_a + n_b, EXACT_ASSUMES)
+    if a + b in (0, n_a + n_b):
+        test = test.without("every run has the same outcome: nothing to test")
+    else:
+        best = separated_p([n_a, n_b], 2)
+        if best is not None and best > ALPHA:
+            test = test.without(_too_small_groups([n_a, n_b], best))
+        else:
+            test = replace(test, p_value=freeman_halton([[a, n_a - a], [b, n_b - b]]).p_value)
+    low, high = newcombe_interval(a, n_a, b, n_b)
+    return Difference(level, reference, a / n_a - b / n_b, low, high, test)
 
 
 @dataclass(frozen=True)
@@ -120,6 +421,8 @@ class MeanInterval:
     low: float | None = None
     high: float | None = None
     note: str | None = None
+    name: str = "Student's t interval"
+    assumptions: str = "independent values; their mean roughly normal"
 
 
 def mean_interval(values: Sequence[float], confidence: float = 0.95) -> MeanInterval:
@@ -140,3 +443,62 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> MeanInte
     spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     half = float(t.ppf(1 - (1 - confidence) / 2, n - 1)) * spread / math.sqrt(n)
     return MeanInterval(n, mean, mean - half, mean + half)
+
+
+WELCH = "Welch's t test"
+WELCH_ASSUMES = "independent runs; each level's mean roughly normal (no equal variances assumed)"
+
+
+def mean_difference(
+    level: str, values: Sequence[float], reference: str, reference_values: Sequence[float]
+) -> Difference:
+    """x̄ − ȳ with Welch's interval and test: t = (x̄ − ȳ) / √(s²ₓ/n + s²ᵧ/m), on the
+    Welch–Satterthwaite degrees of freedom. Needs two values on each side and some spread."""
+    n, m = len(values), len(reference_values)
+    test = TestResult(WELCH, n + m, WELCH_ASSUMES)
+    mean_x = math.fsum(values) / n if n else math.nan
+    mean_y = math.fsum(reference_values) / m if m else math.nan
+    if n < 2 or m < 2:
+        return Difference(
+            level,
+            reference,
+            mean_x - mean_y,
+            None,
+            None,
+            test.without("fewer than two runs on a side"),
+        )
+    var_x = math.fsum((v - mean_x) ** 2 for v in values) / (n - 1)
+    var_y = math.fsum((v - mean_y) ** 2 for v in reference_values) / (m - 1)
+    error = math.sqrt(var_x / n + var_y / m)
+    if error == 0:
+        reason = "no spread on either side: no test"
+        return Difference(level, reference, mean_x - mean_y, None, None, test.without(reason))
+    try:
+        from scipy.stats import t
+    except ImportError:
+        return Difference(level, reference, mean_x - mean_y, None, None, test.without(NO_SCIPY))
+    dof = (var_x / n + var_y / m) ** 2 / ((var_x / n) ** 2 / (n - 1) + (var_y / m) ** 2 / (m - 1))
+    statistic = (mean_x - mean_y) / error
+    half = float(t.ppf(0.975, dof)) * error
+    made = replace(test, statistic=statistic, p_value=float(2 * t.sf(abs(statistic), dof)))
+    difference = mean_x - mean_y
+    return Difference(level, reference, difference, difference - half, difference + half, made)
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down correction: the i-th smallest of m p-values times (m − i + 1), each
+    at least the one before, at most 1. ``None`` (no test) stays ``None`` and does not count
+    in m."""
+    known = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(known):
+        running = max(running, min(1.0, p * (len(known) - rank)))
+        adjusted[i] = running
+    return adjusted
+
+
+def corrected(differences: Sequence[Difference]) -> list[Difference]:
+    """The differences with their Holm-adjusted p-values."""
+    adjusted = holm([d.test.p_value for d in differences])
+    return [replace(d, adjusted_p=p) for d, p in zip(differences, adjusted, strict=True)]

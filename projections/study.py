@@ -10,7 +10,18 @@ from datetime import datetime
 from typing import Any
 
 from maai.domain.costs import usage_of
+from maai.domain.events import RunClaimed
 from maai.projections.history import History
+from maai.projections.schema import (
+    CATEGORY,
+    COMMON,
+    COUNT,
+    SCHEMA_VERSION,
+    TEXT,
+    ColumnType,
+    col,
+    label_type,
+)
 from maai.projections.tables import label_columns, labels_of
 
 RUN_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -33,12 +44,30 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("wall_s", "Seconds between the two."),
     (
         "worker",
-        "The `maai worker` that started the run (its `--name`, else HOST:PID); empty for a run"
-        " started by `maai study run`.",
+        "The `maai worker` that took the run first (its `--name`, else HOST:PID), from the"
+        " run's first `run.claimed` event; empty for a run no worker took (`maai study run`).",
     ),
     ("host", "The machine that worker ran on."),
 )
 """The runs table's columns after the labels, with their meaning (``run_row`` builds a row)."""
+
+RUN_TYPES: dict[str, ColumnType] = {
+    "experiment": CATEGORY,
+    "status": CATEGORY,
+    "outcome": TEXT,
+    "rounds": col("int64", "rounds or exchanges"),
+    "events": COUNT,
+    "calls": COUNT,
+    "input_tokens": col("int64", "tokens"),
+    "output_tokens": col("int64", "tokens"),
+    "cost_usd": col("float64", "US dollars"),
+    "started_at": col("timestamp", "UTC"),
+    "ended_at": col("timestamp", "UTC"),
+    "wall_s": col("float64", "s"),
+    "worker": TEXT,
+    "host": TEXT,
+}
+"""The runs table's declared types (``projections/schema.py``); labels are typed by value."""
 
 
 def run_row(history: History) -> dict[str, Any]:
@@ -52,9 +81,9 @@ def run_row(history: History) -> dict[str, Any]:
         row["started_at"], row["ended_at"] = first, last
         seconds = (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
         row["wall_s"] = round(seconds, 3)
-    worker = worker_of(history)
-    if worker is not None:
-        row["worker"], row["host"] = worker.get("id"), worker.get("host")
+    claimed = worker_of(history)
+    if claimed is not None:
+        row["worker"], row["host"] = claimed.worker, claimed.host
     if experiment is not None and history.entries:
         state = experiment.fold([entry.event for entry in history.entries])
         summary = experiment.summarize(history.run_id, state, history.stored_status)
@@ -69,11 +98,10 @@ def run_row(history: History) -> dict[str, Any]:
     return row
 
 
-def worker_of(history: History) -> dict[str, Any] | None:
-    """Who started the run, as its ``run.started`` records it (a study's worker), or None."""
-    started = history.started
-    worker = (started.provenance or {}).get("worker") if started is not None else None
-    return worker if isinstance(worker, dict) else None
+def worker_of(history: History) -> RunClaimed | None:
+    """The first worker that took the run (its first ``run.claimed``), or None."""
+    claims = history.of(RunClaimed)
+    return claims[0][1] if claims else None
 
 
 def study_tables(histories: Sequence[History]) -> dict[str, list[dict[str, Any]] | str]:
@@ -97,6 +125,32 @@ def study_tables(histories: Sequence[History]) -> dict[str, list[dict[str, Any]]
     return files
 
 
+def study_table_types(histories: Sequence[History]) -> dict[str, dict[str, ColumnType]]:
+    """File name → each column's declared type, for every ``.csv`` file of
+    :func:`study_tables` whose experiment declares its columns' types."""
+    labels = label_columns(histories)
+    runs = {**COMMON, **RUN_TYPES}
+    for key in labels:
+        if key not in COMMON:  # a study's own labels have their declared type
+            runs[key] = label_type([labels_of(h).get(key) for h in histories])
+    found: dict[str, dict[str, ColumnType]] = {"runs.csv": runs}
+    groups: dict[str, list[History]] = {}
+    for history in histories:
+        if history.experiment is not None:
+            groups.setdefault(history.experiment.name, []).append(history)
+    for name, group in sorted(groups.items()):
+        prefix = "" if len(groups) == 1 else f"{name}/"
+        assert group[0].experiment is not None
+        rendered = group[0].experiment.views().tables(group)
+        typed = getattr(rendered, "column_types", None)
+        if typed is None:
+            continue
+        for file_name in rendered:
+            if file_name.endswith(".csv"):
+                found[prefix + file_name] = typed(file_name)
+    return found
+
+
 def runs_dictionary(labels: Sequence[str]) -> str:
     lines = [
         "# The runs table",
@@ -106,11 +160,16 @@ def runs_dictionary(labels: Sequence[str]) -> str:
         "(from 1) and one column per factor, named by its config path, holding the run's value",
         "(a value that is not a plain number, text or boolean is written as JSON).",
         "",
-        "| column | meaning |",
-        "|---|---|",
-        "| `run_id` | " + RUN_COLUMNS[0][1] + " |",
-        *(f"| `{label}` | label (a factor, or the study's own) |" for label in labels),
-        *(f"| `{name}` | {meaning} |" for name, meaning in RUN_COLUMNS[1:]),
+        f"Types are the schema `{SCHEMA_VERSION}` (the Parquet files' `maai.schema`).",
+        "",
+        "| column | type | unit | meaning |",
+        "|---|---|---|---|",
+        "| `run_id` | category | | " + RUN_COLUMNS[0][1] + " |",
+        *(f"| `{label}` | by value | | label (a factor, or the study's own) |" for label in labels),
+        *(
+            f"| `{name}` | {RUN_TYPES[name].dtype} | {RUN_TYPES[name].unit} | {meaning} |"
+            for name, meaning in RUN_COLUMNS[1:]
+        ),
         "",
         "The experiment's own tables are stacked over the study's runs, each with the same",
         "label columns; see `data_dictionary.md`.",
@@ -119,4 +178,12 @@ def runs_dictionary(labels: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["RUN_COLUMNS", "run_row", "runs_dictionary", "study_tables", "worker_of"]
+__all__ = [
+    "RUN_COLUMNS",
+    "RUN_TYPES",
+    "run_row",
+    "runs_dictionary",
+    "study_table_types",
+    "study_tables",
+    "worker_of",
+]

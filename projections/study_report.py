@@ -72,7 +72,12 @@ def study_runs(histories: Sequence[History], factors: Sequence[str]) -> list[Stu
         values = {factor: labels.get(factor) for factor in factors}
         cell = labels.get("cell")
         condition = ", ".join(f"{k}={value_text(v)}" for k, v in values.items()) or "one cell"
-        short = value_text(next(iter(values.values()))) if len(values) == 1 else f"cell {cell}"
+        if not values:
+            short = "all runs"  # no factor: one cell, whatever the runs' labels say
+        elif len(values) == 1:
+            short = value_text(next(iter(values.values())))
+        else:
+            short = f"cell {cell}" if isinstance(cell, int) else "no cell label"
         runs.append(
             StudyRun(history, cell if isinstance(cell, int) else 0, values, condition, short)
         )
@@ -96,15 +101,18 @@ def study_report(
     reference = study.reference if study is not None else None
     sections = [study_section(name, runs, factors, study, source)]
     sections += experiment_sections(runs, reference)
+    sections += comparison_sections(runs, factors, study.confounds if study is not None else [])
     statuses = _by_status(runs)
     status = ", ".join(f"{n} {s}" for s, n in statuses.items() if n) or "no runs"
     return page_shell(
         f"Study {name}",
-        f"runs: <strong>{escape(status)}</strong>",
+        Markup(f"runs: <strong>{escape(status)}</strong>"),
         sections,
-        "Written by <code>maai study report</code> from the runs' events and the study file "
-        "alone; the same events give the same page. Each run's own page: "
-        "<code>maai report RUN_ID</code>.",
+        Markup(
+            "Written by <code>maai study report</code> from the runs' events and the study file "
+            "alone; the same events give the same page. Each run's own page: "
+            "<code>maai report RUN_ID</code>."
+        ),
     )
 
 
@@ -123,6 +131,39 @@ def experiment_sections(runs: Sequence[StudyRun], reference: Reference | None) -
         if build is not None:
             sections += build(group, reference)
     return sections
+
+
+def comparison_sections(
+    runs: Sequence[StudyRun], factors: dict[str, list[Any]], confounds: Sequence[str]
+) -> list[Section]:
+    """For each experiment whose views name ``study_outcomes``, its outcomes compared between
+    each factor's levels (``projections/comparison.py``), the study file's confounds first."""
+    from maai.projections.comparison import comparison_section
+
+    sections = []
+    for group in _by_experiment(runs):
+        experiment = group[0].history.experiment
+        assert experiment is not None
+        outcomes = getattr(experiment.views(), "study_outcomes", None)
+        if outcomes is None:
+            continue
+        section = comparison_section(group, factors, outcomes())
+        if confounds:
+            said = paragraph(
+                "Confounded by design (the study file's confounds): " + " ".join(confounds),
+                "flag",
+            )
+            section = Section(section.title, join([said, section.body]))
+        sections.append(section)
+    return sections
+
+
+def _by_experiment(runs: Sequence[StudyRun]) -> list[list[StudyRun]]:
+    groups: dict[str, list[StudyRun]] = {}
+    for run in runs:
+        if run.history.experiment is not None:
+            groups.setdefault(run.history.experiment.name, []).append(run)
+    return [groups[name] for name in sorted(groups)]
 
 
 def _by_status(runs: Sequence[StudyRun]) -> dict[str, int]:
@@ -162,6 +203,10 @@ def study_section(
         ("input tokens", f"{sum(row.get('input_tokens') or 0 for row in rows):,}"),
         ("output tokens", f"{sum(row.get('output_tokens') or 0 for row in rows):,}"),
         ("reference", _reference_words(study)),
+        (
+            "confounds",
+            " ".join(study.confounds) if study is not None and study.confounds else "none declared",
+        ),
     ]
     cells: dict[int, list[StudyRun]] = {}
     for run in runs:
@@ -192,6 +237,10 @@ def study_section(
     )
     if not runs:
         body = join([body, paragraph("No run of this study is in the ledger yet.", "no-data")])
+    if study is not None and study.confounds:
+        # First thing on the page: every result below is read in its light.
+        said = "Confounded by design (the study file's confounds): " + " ".join(study.confounds)
+        body = join([paragraph(said, "flag"), body])
     return Section("The study", body)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from maai.projections.history import History
+from maai.projections.schema import COMMON, SCHEMA_VERSION, ColumnType, label_type
 
 Row = dict[str, Any]
 
@@ -90,11 +91,16 @@ def write_csv(handle: TextIO, columns: Sequence[str], table_rows: Iterable[Row])
 
 
 def render_tables(
-    tables: Sequence[Table], histories: Sequence[History], units: str | None = None
+    tables: Sequence[Table],
+    histories: Sequence[History],
+    units: str | None = None,
+    *,
+    types: Mapping[str, ColumnType] | None = None,
 ) -> RenderedTables:
     """File name → content for every table and the data dictionary; ``units`` is the
-    experiment's sentence on units (e.g. money), if any."""
-    return RenderedTables(tables, histories, units)
+    experiment's sentence on units (e.g. money), if any; ``types`` its columns' declared
+    types beyond the shared ones (``projections/schema.py``)."""
+    return RenderedTables(tables, histories, units, types or {})
 
 
 DICTIONARY = "data_dictionary.md"
@@ -106,12 +112,31 @@ class RenderedTables(Mapping[str, str]):
     and text of all (the rows of a long run's tables are most of what it holds)."""
 
     def __init__(
-        self, tables: Sequence[Table], histories: Sequence[History], units: str | None
+        self,
+        tables: Sequence[Table],
+        histories: Sequence[History],
+        units: str | None,
+        types: Mapping[str, ColumnType],
     ) -> None:
         self._tables = {table.filename: table for table in tables}
         self._histories = histories
         self._units = units
         self._labels = label_columns(histories)
+        self._types = types
+
+    def column_types(self, name: str) -> dict[str, ColumnType]:
+        """The declared type of every column of the file ``name`` (a ``.csv`` table): the
+        shared ones, the experiment's, and the labels' (typed by the runs' values)."""
+        table = self._tables[name]
+        types = {**COMMON, **self._types}
+        found = {c: types[c] for c in table.column_names if c in types}
+        for key in self._labels:
+            column = label_column(table, key)
+            if key in COMMON and column == key:  # a study's own labels: declared
+                found[column] = COMMON[key]
+                continue
+            found[column] = label_type([labels_of(h).get(key) for h in self._histories])
+        return found
 
     def __getitem__(self, name: str) -> str:
         buffer = io.StringIO()
@@ -122,7 +147,11 @@ class RenderedTables(Mapping[str, str]):
         """Write the file ``name`` to ``handle`` (opened without newline translation) as
         its rows come: the same text as ``self[name]``, never held whole."""
         if name == DICTIONARY:
-            handle.write(data_dictionary(list(self._tables.values()), self._labels, self._units))
+            handle.write(
+                data_dictionary(
+                    list(self._tables.values()), self._labels, self._units, types=self._types
+                )
+            )
             return
         table = self._tables[name]
         write_csv(handle, columns_of(table, self._labels), self._rows(table))
@@ -143,14 +172,25 @@ class RenderedTables(Mapping[str, str]):
 
 
 def data_dictionary(
-    tables: Sequence[Table], labels: Sequence[str] = (), units: str | None = None
+    tables: Sequence[Table],
+    labels: Sequence[str] = (),
+    units: str | None = None,
+    *,
+    types: Mapping[str, ColumnType] | None = None,
 ) -> str:
+    """The tables' columns with their meaning, and their declared type and unit (the
+    schema's version heads it): generated from the declarations, as the Parquet files are."""
+    declared = {**COMMON, **(types or {})}
     lines = [
         "# Data dictionary",
         "",
         "Tables written by `maai export --format tables`. Every table starts with `run_id`;",
         "exports of several runs stack their rows. Empty cells are missing values; booleans are",
         "`true`/`false`" + (f"; {units}" if units else "."),
+        "",
+        f"Column types are the schema `{SCHEMA_VERSION}` (the Parquet files' `maai.schema`):",
+        "`category` is text from a small set, `int64` a whole number, `float64` a number,",
+        "`bool` true or false, `string` any text, `timestamp` a UTC time (ISO 8601 in CSV).",
         "",
     ]
     if labels:
@@ -162,8 +202,11 @@ def data_dictionary(
             "",
         ]
     for table in tables:
-        lines += [f"## {table.filename}", "", table.description, "", "| column | meaning |"]
-        lines.append("|---|---|")
-        lines += [f"| `{name}` | {text} |" for name, text in table.columns]
+        lines += [f"## {table.filename}", "", table.description, ""]
+        lines += ["| column | type | unit | meaning |", "|---|---|---|---|"]
+        for name, text in table.columns:
+            kind = declared.get(name)
+            dtype, unit = (kind.dtype, kind.unit) if kind else ("undeclared", "")
+            lines.append(f"| `{name}` | {dtype} | {unit} | {text} |")
         lines.append("")
     return "\n".join(lines)

@@ -3,11 +3,18 @@ against them (``maai verify``, ``maai receipt``, ``maai verify --receipt``)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from maai.domain.events import RunSigned
+from maai.domain.registry import COMMON_REGISTRY
 from maai.ledger import Checkpoint, EventStore
+from maai.ledger.errors import StoreBusyError
 from maai.runtime import signing
+
+T = TypeVar("T")
 
 CHECKPOINT_EVERY = 500
 """A running run's head is signed every this many events, and whenever the run stops."""
@@ -18,6 +25,26 @@ PREFIX = 8  # hex digits of each event's hash kept in a receipt: enough to name 
 
 class ReceiptError(ValueError):
     """A receipt file that cannot be used; the message says why."""
+
+
+SIGN_ATTEMPTS = 3
+"""How often a signature's write is tried while the store stays locked: each try waits for
+the lock up to the store's busy timeout, and a run that ended is not marked ended unsigned."""
+
+
+def retry_while_busy(
+    write: Callable[[], T], attempts: int = SIGN_ATTEMPTS, pause_s: float = 0.2
+) -> T:
+    """``write()``, tried again (after a short pause) while it raises
+    :class:`~ledger.errors.StoreBusyError`; the last try's error is raised as it is."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return write()
+        except StoreBusyError:
+            if attempt == attempts:
+                raise
+            time.sleep(pause_s * attempt)
+    raise AssertionError("unreachable")  # attempts >= 1
 
 
 def sign_head(store: EventStore, run_id: str, signer: signing.Signer) -> Checkpoint | None:
@@ -34,31 +61,61 @@ def sign_head(store: EventStore, run_id: str, signer: signing.Signer) -> Checkpo
     )
 
 
+MISSING = "signing evidence missing"
+"""How every problem that signing evidence is gone begins (``maai verify`` prints it)."""
+
+_STOPPED = ("completed", "failed", "interrupted")
+"""Statuses a run is given only once its head is signed (docs/ledger.md)."""
+
+
 @dataclass
 class CheckpointReport:
     checked: int = 0
     keys: dict[str, int] = field(default_factory=dict)  # fingerprint -> checkpoints signed
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unsigned_tail: tuple[int, int] | None = None  # (first, last) seq no checkpoint covers
+    unsigned_head_problem: str | None = None  # the problem of a stopped run's unsigned head
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
+def recorded_signatures(store: EventStore, run_id: str) -> list[tuple[int, RunSigned]]:
+    """The checkpoints the chain itself names: each ``run.signed`` event with its seq."""
+    found: list[tuple[int, RunSigned]] = []
+    for seq in store.seqs_of_type(run_id, RunSigned.TYPE):
+        record = store.read_one(run_id, seq)
+        assert record is not None  # just listed; events are never deleted by maai
+        event = COMMON_REGISTRY.decode(record.type, record.schema_version, record.payload)
+        assert isinstance(event, RunSigned)
+        found.append((record.seq, event))
+    return found
+
+
+def signing_era(started: dict[str, Any] | None) -> bool:
+    """Whether a run.started payload was written by a maai that signs its runs. Runs from
+    before have neither provenance nor a request hash version; a writer who strips one of
+    them from the hashed event must re-hash the whole chain, and the other still says."""
+    return started is not None and ("provenance" in started or "request_hash_version" in started)
+
+
 def check_checkpoints(
     store: EventStore, run_id: str, local_key: str | None = None
 ) -> CheckpointReport:
     """Every checkpoint's signature holds and names an event the ledger has with that hash;
-    a stopped run's last checkpoint covers its head."""
+    every checkpoint the chain names (``run.signed``) is still in the ledger; a stopped run's
+    last checkpoint covers its head."""
     report = CheckpointReport()
     hashes = dict(store.event_hashes(run_id))
-    first = next(iter(store.read(run_id)), None) if hashes else None
-    # Runs recorded before checkpoints were kept have no provenance in run.started either.
-    signs = first is not None and first.type == "run.started" and "provenance" in first.payload
     head = max(hashes, default=0)
+    first = store.read_one(run_id, 1) if hashes else None
+    started = first.payload if first is not None and first.type == "run.started" else None
+    named = recorded_signatures(store, run_id)
     info = store.get_run(run_id)
     found = store.checkpoints(run_id)
+    signs = signing_era(started) or bool(named) or bool(found)
     for cp in found:
         report.checked += 1
         name = signing.fingerprint(cp.public_key)
@@ -68,17 +125,38 @@ def check_checkpoints(
         elif hashes.get(cp.seq) != cp.hash:
             what = "is missing" if cp.seq not in hashes else "has another hash than was signed"
             report.problems.append(f"event {cp.seq} {what} (signed at {cp.signed_at:%Y-%m-%d})")
+    rows = {(cp.seq, cp.hash, cp.public_key, cp.signature) for cp in found}
+    for at, named_cp in named:
+        where = f"run.signed at seq {at}"
+        if named_cp.seq >= at or not signing.valid(
+            named_cp.public_key, named_cp.signature, run_id, named_cp.seq, named_cp.hash
+        ):
+            report.problems.append(f"{where}: the signature it records does not hold")
+        elif hashes.get(named_cp.seq) != named_cp.hash:
+            report.problems.append(f"{where}: event {named_cp.seq} has another hash than signed")
+        key = (named_cp.seq, named_cp.hash, named_cp.public_key, named_cp.signature)
+        if key not in rows:
+            report.problems.append(
+                f"{MISSING}: the chain records ({where}) a checkpoint of seq {named_cp.seq} "
+                "that the checkpoints table no longer holds"
+            )
     covered = max((cp.seq for cp in found), default=0)
     if covered < head:
+        report.unsigned_tail = (covered + 1, head)
         text = (
             f"the last signed checkpoint covers seq {covered}, the head is seq {head}"
             if found
             else f"no signed checkpoint (head seq {head})"
         )
-        if not found and not signs:
+        if not signs:
             report.notes.append("recorded before maai signed checkpoints: none to check")
-        elif info.status in ("completed", "failed"):
-            report.problems.append(text)
+        elif info.status in _STOPPED:
+            # A run is marked stopped only once its head is signed: a stopped run whose head
+            # is not was cut, re-marked or stripped of its checkpoints (or its signing failed
+            # on a full disk: resuming it signs it). A run that ends with run.completed but is
+            # still "running" was killed between the two: its resume signs it.
+            report.unsigned_head_problem = f"{MISSING}: {text}, yet the run is {info.status}"
+            report.problems.append(report.unsigned_head_problem)
         else:
             report.notes.append(
                 f"{text}: the run is {info.status}, its head is signed when it stops"

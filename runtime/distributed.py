@@ -15,23 +15,26 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from procrastinate import App, PsycopgConnector, RetryStrategy
 from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.jobs import Job
+from procrastinate.retry import RetryDecision
 from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from maai.domain.config import Price
-from maai.domain.events import ModelCallCompleted, RunCompleted, RunTakenOver
-from maai.ledger import EventStore
+from maai.domain.events import ModelCallCompleted, RunClaimed, RunSigned
+from maai.ledger import EventStore, LedgerError
 from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
-from maai.runtime.engine import Engine, RunFailedError, to_new_event
-from maai.runtime.runs import config_snapshot, ensure_started, stored_config
+from maai.runtime.engine import Engine, RunFailedError
+from maai.runtime.plans import JobRefused, check_job, make_plan, sign_plan
+from maai.runtime.runs import ensure_started, start_run, stored_config
 from maai.runtime.signing import Signer
 from maai.runtime.study import DONE, Study, recorded_usage, stored_status, study_runs_in_ledger
 
@@ -84,17 +87,26 @@ class Submitted:
     completed: list[str]
 
 
-def submit_study(store: EventStore, study: Study) -> Submitted:
-    """Create the study's runs that do not exist yet and enqueue a job for each run that is
-    not completed (a run already queued is not queued twice). A run is created without its
-    first event: the worker that takes it records ``run.started``, naming itself."""
+def submit_study(store: EventStore, study: Study, signer: Signer) -> Submitted:
+    """Create the study's runs that do not exist yet, sign the study's plan (runtime.plans)
+    and enqueue a job carrying it for each run that is not completed (a run already queued
+    is not queued twice)."""
     dsn = libpq_dsn(store.location)
     ensure_queue_schema(store.location)
     with named_lock(store.location, f"study-{study.file.study}", f"study {study.file.study}"):
         statuses = stored_status(store, study.runs)
         for run in study.runs:
             if statuses[run.run_id] is None:
-                store.create_run(run.run_id, run.config.experiment, config_snapshot(run.config))
+                start_run(store, run.config, run_id=run.run_id, signer=signer)
+            else:  # a submit killed between a run's two creation writes: from the study file
+                ensure_started(store, run.run_id, run.config)
+        plan = make_plan(
+            store,
+            study.file.study,
+            study.file.budget_usd,
+            {run.run_id: run.config for run in study.runs},
+        )
+    signed = sign_plan(plan, signer)
     result = Submitted([], [], [r for r, s in statuses.items() if s == DONE])
     app = App(connector=PsycopgConnector(conninfo=dsn))
     task = app.task(name=TASK, queue=QUEUE)(_placeholder)
@@ -104,7 +116,10 @@ def submit_study(store: EventStore, study: Study) -> Submitted:
                 continue
             try:
                 task.configure(queueing_lock=run.run_id).defer(
-                    run_id=run.run_id, study=study.file.study, budget_usd=study.file.budget_usd
+                    run_id=run.run_id,
+                    study=study.file.study,
+                    budget_usd=study.file.budget_usd,
+                    plan=signed,
                 )
             except AlreadyEnqueued:
                 result.already_queued.append(run.run_id)
@@ -141,9 +156,6 @@ class WorkerIdentity:
         host, pid = socket.gethostname(), os.getpid()
         return cls(name or f"{host}:{pid}", host, pid)
 
-    def provenance(self) -> dict[str, Any]:
-        """As kept in the ``run.started`` of each run this worker starts."""
-        return {"id": self.id, "host": self.host, "pid": self.pid}
 
 
 @dataclass
@@ -154,20 +166,50 @@ class WorkerOptions:
     burst: bool = False  # stop when the queue is empty instead of waiting for more
 
 
+class _RetryUnlessRefused(RetryStrategy):
+    """Retry a job that failed (a worker's crash, a busy store), never one that was refused:
+    it would be refused again."""
+
+    def get_retry_decision(self, *, exception: BaseException, job: Job) -> RetryDecision | None:
+        if isinstance(exception, JobRefused):
+            return None
+        return super().get_retry_decision(exception=exception, job=job)
+
+
 def build_worker_app(
     store: EventStore,
     signer: Signer | None,
     on_run: Callable[[str, str], None],
     identity: WorkerIdentity | None = None,
+    trusted_keys: Sequence[str] = (),
+    allowed_hosts: Sequence[str] | None = None,
 ) -> App:
+    """``trusted_keys``: the public keys whose signed plans are run (the worker's own key
+    when empty); ``allowed_hosts``: the provider hosts it sends to (each plan's own when
+    ``None``)."""
     from maai.runtime.executors import LiveExecutor
 
     app = App(connector=PsycopgConnector(conninfo=libpq_dsn(store.location)))
+    trusted = list(trusted_keys) or ([signer.public_key] if signer is not None else [])
 
-    @app.task(name=TASK, queue=QUEUE, retry=RetryStrategy(max_attempts=5, wait=2))
+    @app.task(name=TASK, queue=QUEUE, retry=_RetryUnlessRefused(max_attempts=5, wait=2))
     async def run_job(
-        run_id: str, study: str | None = None, budget_usd: float | None = None
+        run_id: str,
+        study: str | None = None,
+        budget_usd: float | None = None,
+        plan: dict[str, Any] | None = None,
     ) -> None:
+        # Before anything else, and before any request: the job's signed plan, the run's
+        # chain and signatures (runtime.plans). What the job says besides is not trusted.
+        try:
+            # In a thread: reading the run's chain must not hold up the worker's heartbeat.
+            checked = await asyncio.to_thread(
+                check_job, store, run_id, plan, trusted, allowed_hosts
+            )
+        except JobRefused as exc:
+            on_run(run_id, f"refused: {exc}")
+            raise
+        study, budget_usd = checked.get("study"), checked.get("budget_usd")
         info = store.get_run(run_id)
         if info.status == DONE:
             on_run(run_id, "already completed")
@@ -182,16 +224,11 @@ def build_worker_app(
                 return
         experiment, config = stored_config(store, run_id)
         me = identity or WorkerIdentity.of_this_process()
-        if not ensure_started(store, run_id, config, worker=me.provenance()):
-            # Begun before (by a worker that stopped answering, ...): who continues it is
-            # recorded too, as a fact under the hash chain.
-            head = store.head(run_id)
-            last = next(iter(store.read(run_id, from_seq=head - 1)))
-            # A run whose history ended (its worker was killed before marking it completed)
-            # only has its status set: nothing is continued, and run.completed stays last.
-            if last.type != RunCompleted.TYPE:
-                taken = RunTakenOver(worker=me.id, host=me.host, pid=me.pid)
-                store.append(run_id, head, [to_new_event(taken)])
+        head = store.head(run_id)
+        # Begun before (by a worker that stopped answering, by `maai study run`, or by this
+        # worker's earlier try): anything beyond run.started and its signing evidence.
+        continues = head > 1 + len(store.seqs_of_type(run_id, RunSigned.TYPE))
+        if continues:
             on_run(run_id, f"continuing from event {head}")
         on_run(run_id, "started")
         calls = [0]
@@ -206,12 +243,21 @@ def build_worker_app(
             experiment=experiment,
             on_event=count,
             signer=signer,
+            opening=[RunClaimed(worker=me.id, host=me.host, pid=me.pid, continues=continues)],
         )
         began = time.monotonic()
         try:
             await engine.run()
         except RunFailedError as exc:
             on_run(run_id, f"failed after {calls[0]} model call(s): {exc}")
+            raise
+        except LedgerError as exc:
+            # The store refused a write (full, locked): the run is left interrupted, never
+            # running, and the job fails with the reason (procrastinate retries it).
+            with contextlib.suppress(LedgerError):
+                if store.get_run(run_id).status in ("running", "created"):
+                    store.set_status(run_id, "interrupted")
+            on_run(run_id, f"stopped: {exc}")
             raise
         on_run(run_id, f"{calls[0]} model call(s) in {time.monotonic() - began:.1f} s")
         on_run(run_id, "completed")
@@ -245,9 +291,11 @@ async def run_worker(
     on_run: Callable[[str, str], None] = lambda run_id, what: None,
     on_revive: Callable[[int], None] = lambda job_id: None,
     identity: WorkerIdentity | None = None,
+    trusted_keys: Sequence[str] = (),
+    allowed_hosts: Sequence[str] | None = None,
 ) -> None:
     ensure_queue_schema(store.location)
-    app = build_worker_app(store, signer, on_run, identity)
+    app = build_worker_app(store, signer, on_run, identity, trusted_keys, allowed_hosts)
     async with app.open_async():
         reviver = asyncio.create_task(_revive_stalled(app, options, on_revive))
         try:

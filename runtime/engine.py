@@ -23,14 +23,17 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunCompleted,
     RunFailed,
+    RunSigned,
 )
 from maai.domain.experiment import Experiment
 from maai.domain.registry import UnknownEventError, encode
 from maai.domain.walk import Decision
-from maai.ledger import EventStore, NewEvent, StoredEvent
-from maai.runtime.checkpoints import CHECKPOINT_EVERY, sign_head
+from maai.ledger import Checkpoint, ConcurrencyError, EventStore, NewEvent, StoredEvent
+from maai.runtime.checkpoints import CHECKPOINT_EVERY, retry_while_busy, sign_head
 from maai.runtime.signing import Signer, load_signer
+from maai.runtime.trust import UntrustedRunError, require_trusted, started_of
 
 
 class AttemptReport(Protocol):
@@ -291,9 +294,10 @@ class _Writer:
         head: int,
         pool: ThreadPoolExecutor,
         *,
-        checkpoint: Callable[[int, str], None] | None = None,
+        checkpoint: Callable[[int, str], Checkpoint | None] | None = None,
         checkpoint_every: int = 500,
         signed_upto: int = 0,
+        evidence: Sequence[RunSigned] = (),
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -303,6 +307,9 @@ class _Writer:
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.signed_upto = signed_upto
+        # Checkpoints signed and not yet named in the chain: the next append names them
+        # first (docs/ledger.md, "Signing evidence in the chain").
+        self.evidence: list[RunSigned] = list(evidence)
         self._queued: list[tuple[tuple[Event, ...], Future[object]]] = []
         self._lock = threading.Lock()
 
@@ -327,8 +334,11 @@ class _Writer:
         try:
             if self.failed is not None:
                 raise self.failed
-            records = [to_new_event(e) for events, _ in taken for e in events]
+            named = [to_new_event(e) for e in self.evidence]
+            records = named + [to_new_event(e) for events, _ in taken for e in events]
             receipts = self.store.append(self.run_id, self.head, records)
+            self.evidence = []
+            receipts = receipts[len(named) :] if named else receipts
         except BaseException as exc:  # noqa: BLE001 -- handed to every batch's future
             self.failed = self.failed or exc
             for _, future in taken:
@@ -347,12 +357,27 @@ class _Writer:
                         following is None or following.seq // every > receipt.seq // every
                     ):
                         self.signed_upto = receipt.seq
-                        self.checkpoint(receipt.seq, receipt.hash)
+                        try:
+                            signed = self.checkpoint(receipt.seq, receipt.hash)
+                        except BaseException as exc:  # noqa: BLE001 -- handed to the futures
+                            # The events are stored; the run stops here unsigned, and the
+                            # resume that continues it signs its head.
+                            self.failed = exc
+                            for _, future in taken:
+                                with contextlib.suppress(InvalidStateError):
+                                    future.set_exception(exc)
+                            return
+                        if signed is not None:
+                            self.evidence.append(_named(signed))
         for _, future in taken:
             # A batch whose waiter gave up (the engine was cancelled: its future is cancelled)
             # is stored all the same: the batches after it are stored on top of it.
             with contextlib.suppress(InvalidStateError):
                 future.set_result(receipts)
+
+
+def _named(cp: Checkpoint) -> RunSigned:
+    return RunSigned(seq=cp.seq, hash=cp.hash, public_key=cp.public_key, signature=cp.signature)
 
 
 class Engine:
@@ -369,38 +394,57 @@ class Engine:
         on_event: Callable[[Event, State], None] | None = None,
         signer: Signer | None | Literal["local"] = "local",
         checkpoint_every: int = CHECKPOINT_EVERY,
+        opening: Sequence[Event] = (),
     ) -> None:
         self.store = store
         self.run_id = run_id
         self.executor = executor
-        # Named by the caller, or the one the stored run names.
-        self.experiment = experiment or experiments.get(store.get_run(run_id).kind)
+        # Named by the caller, or the one the run's hashed first event names (never the row).
+        self.experiment = experiment or experiments.get(started_of(store, run_id).experiment)
         self.on_event = on_event or (lambda event, state: None)
         # The head is signed every ``checkpoint_every`` events and when the run stops
         # (maai.runtime.checkpoints): with the local key by default (created on first use;
         # a key that cannot be had stops the run before it starts), with ``signer``, or not
-        # at all (None). A checkpoint that cannot be written is a warning, never a failure.
+        # at all (None). A signature that cannot be written, after the store stayed locked
+        # through SIGN_ATTEMPTS tries, stops the run with the store's error: its events are
+        # kept, it is not marked ended, and the resume that continues it signs its head.
         self.signer = load_signer() if signer == "local" else signer
         self.checkpoint_every = checkpoint_every
+        # Observed facts recorded first, once the run is trusted (a study's worker says who
+        # takes the run, run.claimed): never after run.completed, so a run whose history
+        # ended only has its status set.
+        self.opening = tuple(opening)
         self.warnings: list[str] = []
+        self._signing_failed = False
+        # Nothing is signed, and no request sent, for a run whose chain and signatures were
+        # not checked first (runtime.trust): a forged head is never signed with this key.
+        self._trusted = False
 
-    def _checkpoint(self, seq: int, head_hash: str) -> None:
+    def _checkpoint(self, seq: int, head_hash: str) -> Checkpoint | None:
         """On the writer thread, right after the append that reached ``seq``."""
         signer = self.signer
         assert signer is not None
-        try:
-            self.store.add_checkpoint(
-                self.run_id,
-                seq,
-                head_hash,
-                signer.public_key,
-                signer.sign(self.run_id, seq, head_hash),
+        signature = signer.sign(self.run_id, seq, head_hash)
+        return retry_while_busy(
+            lambda: self.store.add_checkpoint(
+                self.run_id, seq, head_hash, signer.public_key, signature
             )
-        except Exception as exc:  # noqa: BLE001 -- never stop a run for a checkpoint
-            self.warnings.append(f"checkpoint at seq {seq}: {exc}")
+        )
+
+    def _sign_ended_head(self) -> None:
+        """Sign the head of a run that ended; raises what kept it from being signed."""
+        signer = self.signer
+        if signer is None or not self._trusted:
+            return
+        try:
+            retry_while_busy(lambda: sign_head(self.store, self.run_id, signer))
+        except BaseException:
+            self._signing_failed = True
+            raise
 
     def _sign_head(self) -> None:
-        if self.signer is not None:
+        """Best effort, for a run that stopped before its end: the resume signs it."""
+        if self.signer is not None and self._trusted and not self._signing_failed:
             try:
                 sign_head(self.store, self.run_id, self.signer)
             except Exception as exc:  # noqa: BLE001 -- reported; the history is safe
@@ -409,9 +453,10 @@ class Engine:
     async def _end(self, pool: ThreadPoolExecutor, status: Literal["completed", "failed"]) -> None:
         """Sign the head, then mark the run ended. In this order a kill between the two
         leaves a run still "running", which the next resume ends and signs; the other order
-        could leave a completed run that nobody would sign, and that verify then refuses."""
+        could leave a completed run that nobody would sign, and that verify then refuses.
+        A head that cannot be signed raises here: the run is never marked ended unsigned."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(pool, self._sign_head)
+        await loop.run_in_executor(pool, self._sign_ended_head)
         await loop.run_in_executor(pool, self.store.set_status, self.run_id, status)
 
     async def run(self) -> State:
@@ -430,15 +475,31 @@ class Engine:
     async def _run(self, pool: ThreadPoolExecutor) -> State:
         experiment = self.experiment
         evolve, decide = experiment.evolve, experiment.decide
-        state, head = await asyncio.get_running_loop().run_in_executor(
+        loop = asyncio.get_running_loop()
+        trusted = await loop.run_in_executor(pool, require_trusted, self.store, self.run_id)
+        if trusted.started.experiment != experiment.name:
+            raise UntrustedRunError(
+                f"run {self.run_id}: run.started names experiment {trusted.started.experiment!r},"
+                f" not {experiment.name!r}; nothing was sent"
+            )
+        self.warnings.extend(trusted.warnings)
+        state, head = await loop.run_in_executor(
             pool, load_state, self.store, self.run_id, experiment
         )
+        if head != trusted.head:
+            # Another writer appended while the run was checked: it owns the run now, as
+            # when it wins an append.
+            raise ConcurrencyError(self.run_id, trusted.head, head)
+        self._trusted = True
         # Everything alive now (the imported libraries, the folded history) lives for the
         # whole run. Left in the collector's care, it makes every full collection a pause of
         # 100 ms or more on the loop, which delays every answer waiting to be handled.
         gc.freeze()
         # Shown by `maai runs` while this process works; a hard kill leaves it "running"
         # until the next resume, which is why any status but "completed" can be resumed.
+        # On SQLite, room is kept beside the ledger so that a full disk still lets the run be
+        # left interrupted rather than running (ledger.reserve).
+        await asyncio.get_running_loop().run_in_executor(pool, self.store.keep_reserve)
         await asyncio.get_running_loop().run_in_executor(
             pool, self.store.set_status, self.run_id, "running"
         )
@@ -450,13 +511,13 @@ class Engine:
             checkpoint=self._checkpoint if self.signer is not None else None,
             checkpoint_every=self.checkpoint_every,
             signed_upto=head,
+            evidence=trusted.evidence() if self.signer is not None else (),
         )
         pending: list[Future[object]] = []
         unsent: list[Event] = []
         in_flight: dict[str, asyncio.Task[ModelAnswer]] = {}
         requests: dict[str, ModelRequest] = {}
         hashes: dict[str, str] = {}
-        loop = asyncio.get_running_loop()
 
         def record(events: Sequence[Event]) -> None:
             """Fold events into the state now; they are stored by the next ``send``."""
@@ -488,6 +549,10 @@ class Engine:
 
             loop.call_soon_threadsafe(store_now)
 
+        if self.opening:
+            last = await loop.run_in_executor(pool, self.store.read_one, self.run_id, head)
+            if last is not None and last.type != RunCompleted.TYPE:
+                record(self.opening)
         try:
             while True:
                 await _check_writes(pending)
@@ -544,13 +609,20 @@ class Engine:
                     if error is not None:
                         failure = failure or (request, error)
                         continue
+                    answer = task.result()
+                    if answer.usage.unreadable:
+                        self.warnings.append(
+                            f"{address}: the provider's usage has fields of the wrong type "
+                            f"({', '.join(answer.usage.unreadable)}), counted as 0; its "
+                            "usage is kept as sent in the answer's raw response"
+                        )
                     completed.append(
                         ModelCallCompleted(
                             address=address,
                             agent=request.agent,
                             request_hash=request_hash,
                             model=request.model,
-                            answer=task.result(),
+                            answer=answer,
                         )
                     )
                 record(completed)

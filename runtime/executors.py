@@ -14,7 +14,8 @@ from maai.domain.config import ExperimentConfig
 from maai.domain.events import ModelAttemptFailed
 from maai.domain.experiment import Experiment
 from maai.runtime import providers
-from maai.runtime.recording import AttemptFailure, Caller, ModelCaller
+from maai.runtime.recording import AttemptFailure, Caller, ErrorKind, ModelCaller, ModelCallError
+from maai.runtime.windows import WindowCheck
 
 
 def attempt_event(failure: AttemptFailure) -> ModelAttemptFailed:
@@ -48,6 +49,7 @@ class LiveExecutor:
         self.env = env
         self._models: dict[str, Model] = dict(models or {})
         self._users = {user.who: user for user in config.model_users()}
+        self._windows = WindowCheck(config)
 
     def model_for(self, who: str) -> Model:
         model = self._models.get(who)
@@ -82,6 +84,22 @@ class LiveExecutor:
         async def report(failure: AttemptFailure) -> None:
             on_attempt_failed(attempt_event(failure))
 
+        overflow = self._windows.overflow(request)
+        if overflow is not None:
+            # Not sent: the provider would refuse it, and asking again cannot help.
+            failure = AttemptFailure(
+                address=request.address,
+                agent=request.agent,
+                purpose=request.purpose,
+                model=request.model,
+                attempt=1,
+                max_attempts=1,
+                error_kind=ErrorKind.CONTEXT_WINDOW,
+                message=overflow.describe(request),
+                retryable=False,
+            )
+            await report(failure)
+            raise ModelCallError(request, [failure])
         return await self.caller.call(
             request, self.model_for(request.agent), on_attempt_failed=report
         )

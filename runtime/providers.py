@@ -26,10 +26,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from agents import Model
-from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
-from agents.models.openai_responses import OpenAIResponsesModel
+from agents import Model, ModelSettings
 from openai import AsyncOpenAI
+from openai.types.shared import Reasoning
 
 from maai.domain.config import UTILITY, ExperimentConfig, ProviderConfig
 from maai.domain.embeddings import EMBEDDER
@@ -114,17 +113,39 @@ def build_model(
             f"{describe_who(who)}: the simulated model is built from the experiment's policy, "
             "not by a provider"
         )
-    client = _client(route, _api_key(route, env, who=who, model=model), env, timeout_s)
+    client = build_client(route, _api_key(route, env, who=who, model=model), env, timeout_s)
     if who == EMBEDDER:
         from maai.runtime.embeddings import EmbeddingsModel
 
         return EmbeddingsModel(route.name, client)
-    if route.kind == "openai":
-        return OpenAIResponsesModel(model=route.name, openai_client=client)
-    return OpenAIChatCompletionsModel(model=route.name, openai_client=client)
+    from maai.runtime.usage import UsageKeepingChatModel, UsageKeepingResponsesModel
+
+    built = (
+        UsageKeepingResponsesModel(model=route.name, openai_client=client)
+        if route.kind == "openai"
+        else UsageKeepingChatModel(model=route.name, openai_client=client)
+    )
+    built.extra_settings = _settings(provider, route)
+    return built
 
 
-def _client(
+def _settings(provider: ProviderConfig | None, route: ModelRoute) -> ModelSettings | None:
+    """The provider block's answer length and reasoning effort as SDK settings: the SDK
+    sends ``max_tokens`` (Chat Completions) or ``max_output_tokens`` (Responses), and
+    ``reasoning_effort`` or ``reasoning.effort``. The Responses API is also asked for a
+    summary of the reasoning, which is recorded as the answer's private reasoning."""
+    if provider is None:
+        return None
+    reasoning = None
+    if provider.reasoning_effort is not None:
+        summary = "auto" if route.kind == "openai" else None
+        reasoning = Reasoning(effort=provider.reasoning_effort, summary=summary)
+    if provider.max_output_tokens is None and reasoning is None:
+        return None
+    return ModelSettings(max_tokens=provider.max_output_tokens, reasoning=reasoning)
+
+
+def build_client(
     route: ModelRoute, api_key: str, env: Mapping[str, str], timeout_s: float
 ) -> AsyncOpenAI:
     if route.kind == "openai":
@@ -214,14 +235,42 @@ def register_secret(value: str) -> None:
             _secrets.add(value)
 
 
+FRAGMENT_LEN = 8
+"""A fragment of a key: any run of at least this many consecutive characters of it. A server
+that echoes part of a key back ("Incorrect API key: sk-pr...3xYz9QwE") has it scrubbed like
+the whole key (docs/providers.md)."""
+
+
 def scrub(text: str, extra: Iterable[str] = ()) -> str:
-    """Remove every known key (and anything shaped like one) from ``text``."""
+    """Remove every known key, every fragment of one (:data:`FRAGMENT_LEN`), and anything
+    shaped like a key from ``text``."""
     with _secrets_lock:
         secrets = set(_secrets)
     secrets.update(s for s in extra if len(s) >= _MIN_SECRET_LEN)
     # Longest first, so a key that contains another is removed whole.
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(secret, "***")
+    for secret in secrets:
+        if len(secret) >= FRAGMENT_LEN:
+            text = _scrub_fragments(text, secret)
     for pattern, replacement in _KEY_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def _scrub_fragments(text: str, secret: str) -> str:
+    """``text`` with every longest run of characters that is a fragment of ``secret`` (at
+    least FRAGMENT_LEN of its consecutive characters) replaced by ``***``."""
+    grams = {secret[i : i + FRAGMENT_LEN] for i in range(len(secret) - FRAGMENT_LEN + 1)}
+    out: list[str] = []
+    i = 0
+    while i <= len(text) - FRAGMENT_LEN:
+        if text[i : i + FRAGMENT_LEN] not in grams:
+            i += 1
+            continue
+        end = i + FRAGMENT_LEN
+        while end < len(text) and text[i : end + 1] in secret:
+            end += 1
+        out.append(text[:i] + "***")
+        text, i = text[end:], 0
+    return "".join(out) + text

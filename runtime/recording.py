@@ -35,13 +35,19 @@ from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStrea
 from agents.strict_schema import ensure_strict_json_schema
 from agents.tool import Tool
 from agents.usage import Usage as SdkUsage
-from openai.types.responses import ResponseOutputMessage, ResponseOutputRefusal, ResponseOutputText
+from openai.types.responses import (
+    ResponseOutputMessage,
+    ResponseOutputRefusal,
+    ResponseOutputText,
+    ResponseReasoningItem,
+)
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from maai.domain.calls import ModelAnswer, ModelRequest, Usage
+from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.config import RetryConfig
 from maai.runtime.call_context import calling
 from maai.runtime.providers import describe_who, scrub
+from maai.runtime.usage import read_usage
 
 RAW_FORMAT = "agents.ModelResponse/1"
 _MAX_MESSAGE_CHARS = 500
@@ -75,6 +81,7 @@ class ErrorKind(StrEnum):
     BAD_RESPONSE = "bad_response"  # the server answered, but not with a usable response
     # (a 2xx whose body is malformed JSON or an HTML page, e.g. a proxy's error page:
     # transient, retried; a well-formed reply the SDK cannot use: not retried)
+    CONTEXT_WINDOW = "context_window"  # the request would not fit the model's window: not sent
     OTHER = "other"  # anything else (a bug, a misconfigured client)
 
 
@@ -264,6 +271,19 @@ def response_text(response: ModelResponse) -> str:
     return "".join(parts)
 
 
+def response_reasoning(response: ModelResponse) -> str | None:
+    """The reasoning a provider showed: the Responses API's reasoning summaries, or the
+    reasoning text some compatible servers send (``reasoning_content``: vLLM, DeepSeek),
+    which the SDK hands over as reasoning items; None when there is none."""
+    parts: list[str] = []
+    for item in response.output:
+        if not isinstance(item, ResponseReasoningItem):
+            continue
+        parts.extend(s.text for s in item.summary if s.text)
+        parts.extend(c.text for c in item.content or () if c.text)
+    return "\n\n".join(parts) if parts else None
+
+
 # --- classifying errors ---------------------------------------------------------------------
 
 
@@ -276,8 +296,12 @@ class _Classified:
     retry_after_s: float | None = None
 
 
-def _status_detail(exc: openai.APIStatusError) -> str:
+def status_detail(exc: openai.APIStatusError) -> str:
+    """The server's own error message: OpenAI's ``{error: {message}}``, vLLM's ``{message}``,
+    Ollama's ``{error: "..."}``, Gemini's ``[{error: {message}}]``; else the client's."""
     body = exc.body
+    if isinstance(body, list) and body and isinstance(body[0], dict):
+        body = body[0]
     if isinstance(body, dict):
         error = body.get("error", body)
         message = error.get("message") if isinstance(error, dict) else error
@@ -356,7 +380,7 @@ def classify(exc: BaseException, *, timeout_s: float) -> _Classified:
     """Whether an attempt's error is worth another attempt, and how to describe it."""
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        detail = _status_detail(exc)
+        detail = status_detail(exc)
         if status == 429:
             kind, retryable = ErrorKind.RATE_LIMIT, True
         elif status >= 500 or status in (408, 409):
@@ -405,6 +429,15 @@ def backoff_delay(attempt: int, retry: RetryConfig, rng: random.Random) -> float
     return ceiling / 2 + rng.uniform(0, ceiling / 2)
 
 
+def _is_busy(kind: ErrorKind, status: int | None) -> bool:
+    """A 429 or 503: the server is there, and says (or means) come back later."""
+    return kind is ErrorKind.RATE_LIMIT or status == 503
+
+
+def _waits(failure: AttemptFailure) -> bool:
+    return _is_busy(failure.error_kind, failure.http_status)
+
+
 # --- the caller -----------------------------------------------------------------------------
 
 
@@ -444,8 +477,10 @@ class ModelCaller:
             else None
         )
         failures: list[AttemptFailure] = []
-        max_attempts = self.retry.max_attempts
-        for attempt in range(1, max_attempts + 1):
+        waited_s = 0.0  # on a rate-limited or overloaded server (429, 503)
+        attempt = 0
+        while True:
+            attempt += 1
             started = self._clock()
             try:
                 # asyncio.timeout rather than wait_for: no extra task and loop turns per call.
@@ -465,21 +500,18 @@ class ModelCaller:
                         )
             except Exception as exc:  # CancelledError is a BaseException and passes through.
                 latency_ms = (self._clock() - started) * 1000.0
-                failure = self._failure(request, attempt, exc, latency_ms)
+                failure = self._failure(request, attempt, exc, latency_ms, waited_s)
             else:
                 latency_ms = (self._clock() - started) * 1000.0
                 return ModelAnswer(
                     text=response_text(response),
                     raw=response_to_raw(response),
-                    usage=Usage(
-                        # A response that came back was at least one request, even when a
-                        # custom model reports no usage.
-                        requests=response.usage.requests or 1,
-                        input_tokens=response.usage.input_tokens,
-                        output_tokens=response.usage.output_tokens,
-                    ),
+                    # A response that came back was at least one request, even when a
+                    # custom model reports no usage.
+                    usage=read_usage(response),
                     latency_ms=latency_ms,
                     attempts=attempt,
+                    reasoning=response_reasoning(response),
                 )
             # Outside the except block on purpose: the provider's exception (its request still
             # holds the Authorization header) must not ride along as __context__.
@@ -488,20 +520,45 @@ class ModelCaller:
                 await on_attempt_failed(failure)
             if failure.retry_delay_s is None:
                 raise ModelCallError(request, failures)
+            if _waits(failure):
+                waited_s += failure.retry_delay_s
             await self._sleep(failure.retry_delay_s)
-        raise AssertionError("unreachable: the last attempt either returns or raises")
 
     def _failure(
-        self, request: ModelRequest, attempt: int, exc: BaseException, latency_ms: float
+        self,
+        request: ModelRequest,
+        attempt: int,
+        exc: BaseException,
+        latency_ms: float,
+        waited_s: float = 0.0,
     ) -> AttemptFailure:
         info = classify(exc, timeout_s=self.retry.timeout_s)
         delay: float | None = None
-        if info.retryable and attempt < self.retry.max_attempts:
+        detail = info.detail
+        if info.retryable and _is_busy(info.kind, info.status):
+            # A rate-limited or overloaded server: asked again for as long as the total wait
+            # allows, whatever the attempts, honouring the server's Retry-After whole.
+            left = self.retry.max_wait_s - waited_s
+            wanted = (
+                info.retry_after_s
+                if info.retry_after_s is not None
+                else backoff_delay(attempt, self.retry, self._rng)
+            )
+            if wanted <= left:
+                delay = wanted
+            else:
+                detail += (
+                    f" (the server asks for a wait of {wanted:,.0f} s, over the"
+                    f" {left:,.0f} s left of retry.max_wait_s)"
+                    if info.retry_after_s is not None
+                    else f" (gave up after waiting {waited_s:,.0f} s: retry.max_wait_s)"
+                )
+        elif info.retryable and attempt < self.retry.max_attempts:
             if info.retry_after_s is not None:
                 delay = min(info.retry_after_s, self.retry.max_delay_s)
             else:
                 delay = backoff_delay(attempt, self.retry, self._rng)
-        message = scrub(info.detail, self._secrets)
+        message = scrub(detail, self._secrets)
         if len(message) > _MAX_MESSAGE_CHARS:
             message = message[: _MAX_MESSAGE_CHARS - 1] + "…"
         return AttemptFailure(

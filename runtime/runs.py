@@ -12,13 +12,14 @@ from typing import Any
 from maai.domain import experiments
 from maai.domain.calls import REQUEST_HASH_VERSION
 from maai.domain.config import ConfigError, ExperimentConfig
-from maai.domain.events import RunStarted
+from maai.domain.events import RunClaimed, RunStarted
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
 from maai.ledger import ConcurrencyError, EventStore
 from maai.runtime.config_files import read_config
 from maai.runtime.engine import to_new_event
 from maai.runtime.provenance import provenance
+from maai.runtime.signing import Signer
 
 
 def load_config(path: str | Path | Traversable, *, seed: int | None = None) -> ExperimentConfig:
@@ -62,14 +63,21 @@ def start_run(
     run_id: str | None = None,
     trace_id: str | None = None,
     request_hash_version: int = REQUEST_HASH_VERSION,
+    signer: Signer | None = None,
 ) -> str:
     """Create the run and record its first event. ``request_hash_version``: 1 records a run
-    as runs were recorded before version 2 (tests compare the two)."""
+    as runs were recorded before version 2 (tests compare the two). With ``signer``, the new
+    head is signed at once: a run stopped before its engine starts (Ctrl-C in the first
+    moment) is then signed as every stopped run is (docs/ledger.md)."""
     run_id = run_id or new_run_id()
     snapshot = config_snapshot(config)
     store.create_run(run_id, config.experiment, snapshot)
     started = _run_started(config, snapshot, trace_id, request_hash_version)
-    store.append(run_id, 0, [to_new_event(started)])
+    (appended,) = store.append(run_id, 0, [to_new_event(started)])
+    if signer is not None:
+        store.add_checkpoint(
+            run_id, 1, appended.hash, signer.public_key, signer.sign(run_id, 1, appended.hash)
+        )
     return run_id
 
 
@@ -78,8 +86,6 @@ def _run_started(
     snapshot: dict[str, Any],
     trace_id: str | None,
     request_hash_version: int = REQUEST_HASH_VERSION,
-    *,
-    worker: dict[str, Any] | None = None,
 ) -> RunStarted:
     return RunStarted(
         experiment=config.experiment,
@@ -87,29 +93,20 @@ def _run_started(
         seed=config.seed,
         trace_id=trace_id,
         code_version=code_version(),
-        provenance=provenance() if worker is None else {**provenance(), "worker": worker},
+        provenance=provenance(),
         request_hash_version=None if request_hash_version == 1 else request_hash_version,
     )
 
 
-def ensure_started(
-    store: EventStore,
-    run_id: str,
-    config: ExperimentConfig,
-    *,
-    worker: dict[str, Any] | None = None,
-) -> bool:
+def ensure_started(store: EventStore, run_id: str, config: ExperimentConfig) -> bool:
     """Record ``run.started`` for a run that has no events yet: its process died between
-    creating the run and recording its first event (``start_run`` takes two writes), or a
-    study's worker starts a run its submitter created (``worker``: who runs it, kept in the
-    event's provenance). Returns whether it was recorded here; a writer that got there first
-    is fine."""
+    creating the run and recording its first event (``start_run`` takes two writes). Returns
+    whether it was recorded here; a writer that got there first is fine."""
     if store.head(run_id) != 0:
         return False
     snapshot = config_snapshot(config)
-    started = _run_started(config, snapshot, None, worker=worker)
     try:
-        store.append(run_id, 0, [to_new_event(started)])
+        store.append(run_id, 0, [to_new_event(_run_started(config, snapshot, None))])
     except ConcurrencyError:
         return False
     return True
@@ -131,14 +128,30 @@ def started_event(store: EventStore, run_id: str) -> RunStarted | None:
     return event
 
 
+def first_claim(store: EventStore, run_id: str) -> RunClaimed | None:
+    """The first ``run.claimed`` of the run: the study's worker that took it first, or
+    ``None`` (no worker took it, or the event cannot be read: ``maai verify`` says why)."""
+    seqs = store.seqs_of_type(run_id, RunClaimed.TYPE)
+    stored = store.read_one(run_id, seqs[0]) if seqs else None
+    if stored is None:
+        return None
+    try:
+        event = COMMON_REGISTRY.decode(stored.type, stored.schema_version, stored.payload)
+    except Exception:  # an edited payload: shown as no worker, never a traceback
+        return None
+    return event if isinstance(event, RunClaimed) else None
+
+
 def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, ExperimentConfig]:
     """The experiment and config of a stored run, from its hashed ``run.started`` event: the
-    ``runs`` row is a cache, never a source. Only a run whose process died between creating
-    it and recording its first event has nothing but the row."""
+    ``runs`` row is a cache, never a source. A run with no events has no config to trust
+    (``ConfigError``): its row alone, which anyone who can write to the ledger can make or
+    edit, never becomes the config requests are sent with."""
     started = started_event(store, run_id)
     if started is None:
-        info = store.get_run(run_id)
-        experiment = experiments.get(info.kind)
-        return experiment, experiment.config_model.model_validate(info.config)
+        raise ConfigError(
+            f"run {run_id} has no events: it was never started (its first write was lost, or "
+            "its row was made by hand); its row is not trusted for a config, start a new run"
+        )
     experiment = experiments.get(started.experiment)
     return experiment, experiment.config_of(started)

@@ -1,10 +1,12 @@
 """Signed checkpoints: a run's head (seq, hash) signed with a local Ed25519 key.
 
 The key is created on first use in the user's config folder (``$XDG_CONFIG_HOME/maai`` or
-``~/.config/maai``; ``MAAI_SIGNING_KEY`` names another file), readable by its owner only,
-and never stored in the ledger. Whoever can write to the ledger can re-hash a rewritten
-history, but cannot sign its new head with this key: ``maai verify`` checks every signature
-and says which key signed, and a published receipt (``maai receipt``) pins a head for good.
+``~/.config/maai``), readable by its owner only, and never stored in the ledger.
+``MAAI_SIGNING_KEY`` names another file, which must exist: a mistyped path is an error,
+never a new key that would sign in the owner's place. Whoever can write to the ledger can
+re-hash a rewritten history, but cannot sign its new head with this key: ``maai verify``
+checks every signature and says which key signed, and a published receipt (``maai
+receipt``) pins a head for good.
 """
 
 from __future__ import annotations
@@ -68,11 +70,20 @@ class Signer:
 
 
 def load_signer(path: Path | None = None, *, create: bool = True) -> Signer:
-    """The local key (created if missing and ``create``)."""
+    """The local key: ``path``, else the file ``MAAI_SIGNING_KEY`` names, else the default
+    file. ``create``: a missing ``path`` or default file is created; a missing file named by
+    ``MAAI_SIGNING_KEY`` is never created (:class:`SigningKeyError` names the variable)."""
+    named = path is None and bool(os.environ.get(KEY_ENV))
     path = path or key_path()
     try:
         data = path.read_bytes()
     except FileNotFoundError:
+        if named:
+            raise SigningKeyError(
+                f"{path}: no such signing key ({KEY_ENV} names it); correct {KEY_ENV}, create"
+                f" a key there (openssl genpkey -algorithm ed25519 -out {path}), or unset"
+                f" {KEY_ENV} to use the default key"
+            ) from None
         if not create:
             raise SigningKeyError(f"{path}: no signing key") from None
         return _create(path)

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from maai.domain import experiments
-from maai.domain.config import ConfigError
+from maai.domain.config import ConfigError, Price
 from maai.domain.costs import Usage
-from maai.domain.events import Event, ModelCallCompleted
+from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested
 from maai.domain.study import PlannedRun, StudyFile, parse_study, plan_study
 from maai.ledger import EventStore, LedgerError, RunNotFoundError
 from maai.ledger.locks import named_lock
@@ -24,6 +24,7 @@ from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.limits import CallLimits, LimitedExecutor, ProviderLimit
 from maai.runtime.runs import config_snapshot, ensure_started, start_run
 from maai.runtime.signing import Signer
+from maai.runtime.trust import UntrustedRunError
 
 DONE = "completed"
 
@@ -88,15 +89,37 @@ def _behaviour(config: dict[str, Any]) -> dict[str, Any]:
 def recorded_usage(store: EventStore, run_id: str) -> Usage:
     """The tokens of a stored run's calls, per model (read off the stored payloads)."""
     usage = Usage()
-    for stored in store.read(run_id):
-        if stored.type == ModelCallCompleted.TYPE:
-            tokens = (stored.payload.get("answer") or {}).get("usage") or {}
-            usage.add(
-                str(stored.payload.get("model")),
-                int(tokens.get("input_tokens") or 0),
-                int(tokens.get("output_tokens") or 0),
-            )
+    # Requests are picked down to a field: their long prompts are not read.
+    picked = {
+        ModelCallCompleted.TYPE: ("model", "answer.usage"),
+        ModelCallRequested.TYPE: ("attempt",),
+    }
+    for _, type_, _, payload in store.read_fields(run_id, picked):
+        if type_ != ModelCallCompleted.TYPE or not isinstance(payload, dict):
+            continue
+        tokens = payload.get("answer.usage") or {}
+        usage.add(
+            str(payload.get("model")),
+            _count(tokens, "input_tokens"),
+            _count(tokens, "output_tokens"),
+            _count(tokens, "cached_input_tokens"),
+            _count(tokens, "reasoning_tokens"),
+        )
     return usage
+
+
+def _count(tokens: dict[str, Any], name: str) -> int:
+    # Recorded by our own Usage model, so a count or absent (runs before these fields).
+    value = tokens.get(name)
+    return value if isinstance(value, int) else 0
+
+
+def run_cost(store: EventStore, run_id: str, prices: Mapping[str, Price]) -> float | None:
+    """A stored run's cost in US dollars at ``prices`` (``Usage.cost_usd``, the one place
+    cost is computed); ``None`` when no price is set, or a model used has none."""
+    if not prices:
+        return None
+    return recorded_usage(store, run_id).cost_usd(prices)
 
 
 @dataclass
@@ -110,9 +133,12 @@ class StudyProgress:
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
     started: float = field(default_factory=time.monotonic)
     finished_this_time: int = 0
     failures: dict[str, str] = field(default_factory=dict)
+    stopped: dict[str, LedgerError] = field(default_factory=dict)
+    """Runs stopped by the store (full, busy, another writer): left resumable, not failed."""
     cost_usd: float | None = 0.0  # None: a model used has no price
     budget_usd: float | None = None
     not_started: list[str] = field(default_factory=list)  # held back by the budget
@@ -157,12 +183,32 @@ async def _run_one(
     on_change: Callable[[], None],
     limits: CallLimits,
 ) -> None:
-    from maai.runtime.executors import LiveExecutor
-
-    experiment = experiments.get(run.config.experiment)
     progress.running.add(run.run_id)
     progress.touched.append(run.run_id)  # from here on, an interruption leaves it resumable
     on_change()
+    try:
+        await _run_engine(store, run, status, signer, progress, on_change, limits)
+    except LedgerError as exc:
+        # The store refused a write (full, locked, another writer): the run's history is
+        # one unbroken chain; it is left interrupted, for the next `study run` to continue.
+        progress.stopped[run.run_id] = exc
+    finally:
+        progress.running.discard(run.run_id)
+        on_change()
+
+
+async def _run_engine(
+    store: EventStore,
+    run: PlannedRun,
+    status: str | None,
+    signer: Signer | None,
+    progress: StudyProgress,
+    on_change: Callable[[], None],
+    limits: CallLimits,
+) -> None:
+    from maai.runtime.executors import LiveExecutor
+
+    experiment = experiments.get(run.config.experiment)
     if status is None:
         start_run(store, run.config, run_id=run.run_id)
     else:
@@ -177,6 +223,7 @@ async def _run_one(
             call = Usage()
             call.add_event(event)
             progress.add_cost(call.cost_usd(run.config.prices))
+            progress.cached_input_tokens += usage.cached_input_tokens
             on_change()
 
     executor = LimitedExecutor(LiveExecutor(run.config, experiment=experiment), limits, run.config)
@@ -190,15 +237,14 @@ async def _run_one(
     )
     try:
         await engine.run()
-    except RunFailedError as exc:
+    except (RunFailedError, UntrustedRunError) as exc:
+        # An untrusted run (its chain or signatures do not hold) was refused before any
+        # request: reported like a failure, the study goes on with the others.
         progress.failed += 1
         progress.failures[run.run_id] = str(exc)
     else:
         progress.done += 1
         progress.finished_this_time += 1
-    finally:
-        progress.running.discard(run.run_id)
-        on_change()
 
 
 async def _run_all(
@@ -219,6 +265,8 @@ async def _run_all(
 
     async def bounded(run: PlannedRun, status: str | None) -> None:
         async with gate:
+            if progress.stopped:  # the store refuses writes: left as it is (resumable)
+                return
             if progress.over_budget:
                 progress.not_started.append(run.run_id)  # left as it is: resumable
                 on_change()

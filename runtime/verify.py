@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from pydantic import ValidationError
+
 from maai.canonical import canonical_json
 from maai.domain import experiments
 from maai.domain.calls import ModelRequest
@@ -22,10 +24,11 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
+    RunSigned,
     RunStarted,
-    RunTakenOver,
 )
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
@@ -61,7 +64,7 @@ def reuse_large_blocks() -> bool:
 
 
 # Events that record what the outside world did, not what the protocol derives.
-_OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed, RunTakenOver)
+_OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed, RunClaimed)
 
 
 @dataclass(frozen=True)
@@ -182,32 +185,74 @@ def _verify_events(
     # every event instead walked the protocol once per event: quadratic in the run's length.
     pending: _Pending | None = None
     for record in stored:
-        event: Event = decode(record)
+        if record.type == RunSigned.TYPE:
+            report.events += 1
+            continue  # evidence about the ledger (checked with the checkpoints), not the run
+        try:
+            event: Event = decode(record)
+        except Exception as exc:  # an edited payload: a divergence, never a traceback
+            report.divergences.append(_unreadable(record, exc))
+            break
         report.events += 1
-        if isinstance(event, ModelCallRequested) or (
-            not isinstance(event, _OBSERVED) and state.started is not None
-        ):
-            check = (
-                partial(_check_request, recorded=recorded_request)
-                if isinstance(event, ModelCallRequested)
-                else _check_derived
+        try:
+            pending = _verify_one(
+                report, state, pending, decide, record.seq, event, recorded_request
             )
-            if isinstance(event, ModelCallRequested):
-                report.requests += 1
-            else:
-                report.derived += 1
-            if pending is not None and not check(pending, record.seq, event, VerifyReport()):
-                pending = None  # a reused decision that does not fit: ask afresh before judging
-            if pending is None:
-                pending = _Pending.of(decide(state))
-                if not check(pending, record.seq, event, report):  # type: ignore[arg-type]
-                    pending = None
-        else:
-            pending = None
+            state = evolve(state, event)
+        except Exception as exc:
+            # An event no code could have recorded (an unknown agent, a missing witness):
+            # the state past it cannot be trusted, so nothing after it is judged.
+            address = getattr(event, "address", None) or getattr(event, "slot", None)
+            detail = f"current code cannot go on from this {event.TYPE}: {_first_line(exc)}"
+            report.divergences.append(Divergence(record.seq, address, detail))
+            break
         if len(report.divergences) >= limit:
             break
-        state = evolve(state, event)
     return report
+
+
+def _first_line(exc: Exception) -> str:
+    """What went wrong, in one line: a validation error names its field."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "the payload"
+        return f"{field}: {first['msg']}"
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+def _unreadable(record: StoredEvent, exc: Exception) -> Divergence:
+    return Divergence(record.seq, None, f"{record.type} cannot be read: {_first_line(exc)}")
+
+
+def _verify_one(
+    report: VerifyReport,
+    state: Any,
+    pending: _Pending | None,
+    decide: Callable[[Any], Decision],
+    seq: int,
+    event: Event,
+    recorded: RecordedRequest | None,
+) -> _Pending | None:
+    """Check one recorded event against the current code's decision; the decision that
+    still accounts for the events after it, if any."""
+    if not isinstance(event, ModelCallRequested) and (
+        isinstance(event, _OBSERVED) or state.started is None
+    ):
+        return None
+    requested = isinstance(event, ModelCallRequested)
+    check = partial(_check_request, recorded=recorded) if requested else _check_derived
+    if requested:
+        report.requests += 1
+    else:
+        report.derived += 1
+    if pending is not None and not check(pending, seq, event, VerifyReport()):  # type: ignore[arg-type]
+        pending = None  # a reused decision that does not fit: ask afresh before judging
+    if pending is None:
+        pending = _Pending.of(decide(state))
+        if not check(pending, seq, event, report):  # type: ignore[arg-type]
+            pending = None
+    return pending
 
 
 @dataclass

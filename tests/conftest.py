@@ -20,10 +20,13 @@ if "PYTEST_XDIST_WORKER" in os.environ:
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
 from sqlalchemy.engine import make_url
+
+from maai.runtime import signing
 
 POSTGRES_ENV = "MAAI_TEST_POSTGRES_URL"
 
@@ -33,6 +36,8 @@ def signing_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Runs sign their heads with a key of the test session, never the user's own (the
     processes the end-to-end tests start inherit it)."""
     path = str(tmp_path_factory.mktemp("signing") / "signing_key.pem")
+    # Created here: a file named by MAAI_SIGNING_KEY must exist (never created on first use).
+    signing.load_signer(Path(path))
     before = os.environ.get("MAAI_SIGNING_KEY")
     os.environ["MAAI_SIGNING_KEY"] = path
     yield path

@@ -137,7 +137,10 @@ class CollaborationConfig(ExperimentConfig):
         return self
 
     def participants(self) -> list[ModelUser]:
-        return [ModelUser(who=a.name, model=a.model, provider=a.provider) for a in self.agents]
+        return [
+            ModelUser(who=a.name, model=a.model, provider=a.provider, temperature=a.temperature)
+            for a in self.agents
+        ]
 
     def agent(self, name: str) -> AgentConfig:
         for a in self.agents:

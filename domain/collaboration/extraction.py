@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from maai.domain.collaboration.parsing import before_labels, sections
+from maai.domain.collaboration.parsing import (
+    DECISION_LABELS,
+    TURN_LABELS,
+    before_labels,
+    sections,
+)
 from maai.domain.extraction import (
     Extraction,
     ExtractionFailure,
@@ -79,7 +84,7 @@ def judge(
     read = parse_extraction(reply, CollaborationExtraction)
     if isinstance(read, ExtractionFailure):
         return read
-    parts = sections(text)
+    parts = sections(text, DECISION_LABELS if purpose == "decision" else TURN_LABELS)
     if purpose == "decision":
         chosen = read.option.strip() if read.readable and read.option else None
         match = next((o for o in own_options if chosen and o.upper() == chosen.upper()), None)
@@ -100,7 +105,9 @@ def judge(
     }
     if message:
         body = parts.get("message")
-        value["message"] = (body if body is not None else before_labels(text)).strip()
+        value["message"] = (
+            body if body is not None else before_labels(text, TURN_LABELS)
+        ).strip()
     if wants_prediction:
         value["prediction"] = read.prediction
     return True, value

@@ -12,13 +12,22 @@ The message is never read by the utility agent: it is the part after ``MESSAGE:`
 text before the first label, when there is one and it is not a preamble such as "Here is my
 answer:"). An answer without labels cannot be split into a public message and private
 numbers, so it is sent back (docs/collaboration.md §2).
+
+Only the labels a step asks for split an answer (a turn: ``MESSAGE``, ``BELIEF``,
+``PREDICTION``, ``REASONING``; a decision: ``CHOICE``, ``REASONING``), and ``Decision:`` and
+``Reply:`` stand for ``CHOICE:`` and ``MESSAGE:`` only in an answer that does not use those:
+"Decision: ..." inside a message is part of the message. Every reader works on the answer with
+its whitespace runs bounded, and reads no answer longer than ``MAX_READ_CHARS``
+(maai.domain.answer_text).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
+from maai.domain.answer_text import TOO_LONG, normalise_whitespace, too_long
 from maai.domain.reading import Invalid, Parsed, ParseResult, Undecided
 
 _QUOTES = "*_`\"'“”‘’"
@@ -28,7 +37,7 @@ LABELS = ("message", "belief", "prediction", "reasoning", "choice")
 # ("Message to Ben", "Prediction of Ben's belief") or a parenthetical ("Belief (0-100)"), then
 # a colon.
 _LABEL = re.compile(
-    r"^[ \t>*_#-]*(?:\*\*|__)?\s*"
+    r"^[ \t>*_#-]*+(?:\*\*|__)?\s*+"
     r"(?:(?:my|updated|new|current|revised|initial|final)\s+)?"
     r"(message|reply|belief|prediction|reasoning|choice|decision)"
     r"(?:\s+(?:to|for|of)\s+[A-Za-z][\w'’ -]{0,30}?)?"
@@ -37,6 +46,8 @@ _LABEL = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _ALIASES = {"decision": "choice", "reply": "message"}
+TURN_LABELS = ("message", "belief", "prediction", "reasoning")
+DECISION_LABELS = ("choice", "reasoning")
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -78,6 +89,22 @@ _BOUND = re.compile(
 _FRACTION = re.compile(r"\b(?:half|halves|thirds?|quarters?|fifths?|tenths?)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.,])(-?\d+(?:[.,]\d+)?)(?![\w.,]*\d)")
 _RANGE = re.compile(r"\d\s*%?\s*(?:-|–|—|to)\s*\d|\bbetween\s+\S+\s+and\s+\S+", re.IGNORECASE)
+# "up by 10 points", "10 points higher", "+10": a change stated alone, not the level.
+_BY_CHANGE = re.compile(
+    r"\b(?:up|down|raised?|raising|lowered|lower(?:ing)?|increased?|increasing|decreased?|"
+    r"decreasing|dropp?(?:ed|ing)?|drops|rose|risen|rises?|fell|fallen|falls?|gone|went|moved|"
+    r"bumped|shifted|adjusted|revised|nudged|cut|boosted|climbed|slipped)\b[^.\n]{0,30}?"
+    r"\bby\s+(?:\d|(?:" + _SPELLED + r")\b)"
+    r"|\b(?:up|down)\s+\d"
+    r"|\b(?:increase|decrease|rise|drop|jump|gain|fall|change|shift|bump|boost)\s+of\s+\d"
+    r"|\b(?:add(?:s|ed|ing)?|subtract\w*|knock\w*\s+off)\s+\d"
+    r"|\b(?:up|down|rais\w*|lower\w*|increas\w*|decreas\w*|drop\w*|ris\w*|rose|fell|fall\w*|"
+    r"bump\w*|boost\w*|cut\w*|shav\w*|knock\w*|nudg\w*|mov\w*|shift\w*|adjust\w*)\b"
+    r"[^.\n]{0,20}?\d+\s*(?:percentage\s+)?(?:points?|pts?|pp)\b"
+    r"|\d\s*%?\s*(?:percentage\s+)?(?:points?|pts?|%)?\s+(?:higher|lower|up|down|more|less)\b"
+    r"|(?<![\w.])\+\s*\d",
+    re.IGNORECASE,
+)
 # "from 60 to 70": a change, whose end the utility agent reads.
 _CHANGE = re.compile(
     r"\b(?:from|was|were|previously|before|up|down|raised|lowered|moved|changed)\b"
@@ -111,23 +138,38 @@ _SCALE = re.compile(
 )
 
 
-def sections(text: str) -> dict[str, str]:
-    """The labelled parts of an answer (label -> text up to the next label); ``decision``
-    counts as ``choice``, ``reply`` as ``message``. A label given twice keeps its last part
-    (models correct themselves)."""
+def _marks(text: str, asked: Collection[str]) -> list[tuple[str, re.Match[str]]]:
+    """(label, match) of each line that starts a part the step asks for. An alias
+    ("Decision:", "Reply:") is a label only where its label itself is not used."""
+    found = [(m.group(1).lower(), m) for m in _LABEL.finditer(text)]
+    used = {word for word, _ in found}
+    marks = []
+    for word, mark in found:
+        label = _ALIASES.get(word, word)
+        if label not in asked or (word != label and label in used):
+            continue
+        marks.append((label, mark))
+    return marks
+
+
+def sections(text: str, asked: Collection[str] = LABELS) -> dict[str, str]:
+    """The labelled parts of an answer (label -> text up to the next label), of the labels
+    ``asked``; ``decision`` counts as ``choice``, ``reply`` as ``message`` (see ``_marks``).
+    A label given twice keeps its last part (models correct themselves). The text is read
+    with its whitespace runs bounded."""
+    text = normalise_whitespace(text)
     found: dict[str, str] = {}
-    marks = list(_LABEL.finditer(text))
-    for i, mark in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        label = mark.group(1).lower()
-        label = _ALIASES.get(label, label)
+    marks = _marks(text, asked)
+    for i, (label, mark) in enumerate(marks):
+        end = marks[i + 1][1].start() if i + 1 < len(marks) else len(text)
         found[label] = text[mark.end() : end].strip().strip("*_").strip()
     return found
 
 
-def before_labels(text: str) -> str:
-    first = _LABEL.search(text)
-    return (text[: first.start()] if first else text).strip()
+def before_labels(text: str, asked: Collection[str] = LABELS) -> str:
+    text = normalise_whitespace(text)
+    marks = _marks(text, asked)
+    return (text[: marks[0][1].start()] if marks else text).strip()
 
 
 _PREAMBLE = re.compile(
@@ -140,7 +182,10 @@ _PREAMBLE = re.compile(
 def parse_percent(text: str, what: str) -> ParseResult[int]:
     """One whole number from 0 to 100: ``70``, ``70%``, ``70/100``, ``seventy percent``.
     ``what`` is ``belief`` (one's own) or ``prediction`` (the partner's): a number that the
-    text attributes to the other one is not read."""
+    text attributes to the other one is not read; a change ("up by 10") is not a level."""
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return Undecided(TOO_LONG)
     cleaned = _SCALE.sub(" ", text).strip().strip(_QUOTES).strip()
     if not cleaned:
         return Undecided(f"no {what} given")
@@ -157,6 +202,8 @@ def parse_percent(text: str, what: str) -> ParseResult[int]:
         return Undecided(f"the {what} is given as a fraction in words")
     if _CHANGE.search(cleaned) and len(_candidates(cleaned)) > 1:
         return Undecided(f"the {what} states a change: several numbers")
+    if _BY_CHANGE.search(cleaned):
+        return Undecided(f"the {what} is stated as a change, not as a level")
     if _RANGE.search(cleaned):
         return Invalid(f"Your {what} must be one number from 0 to 100, not a range.")
     if _QUOTED_NUMBER.search(cleaned):
@@ -172,6 +219,8 @@ def parse_percent(text: str, what: str) -> ParseResult[int]:
         value = int(raw)
     else:
         raw = raw.replace(",", ".")
+        if len(raw.lstrip("-").split(".")[0].lstrip("0")) > 3:  # float() of 309 digits overflows
+            return Invalid(f"Your {what} must be between 0 and 100; {raw[:12]}... is not.")
         if "." in raw:
             number = float(raw)
             if number <= 1:
@@ -204,11 +253,16 @@ def _word_value(match: re.Match[str]) -> int:
     return value
 
 
-# A choice that is negated, hedged or conditional is not read.
+# A choice that is negated, excluded, hedged or conditional is not read: "anything but B",
+# "too risky to commit to B, so I'll stay independent".
 _CHOICE_DOUBT = re.compile(
     r"\b(?:not|never|no|n't|nor|neither|rather\s+than|instead\s+of|against|avoid\w*|reject\w*|"
     r"except|unless|if|or|either|maybe|perhaps|probably|possibly|might|could|unsure|"
-    r"undecided|lean\w*|tempted|torn|considering|between|versus|vs)\b|n't\b",
+    r"undecided|lean\w*|tempted|torn|considering|between|versus|vs|but|other\s+than|"
+    r"besides|apart\s+from|aside\s+from|instead|without|too|risky|unsafe|afraid|skip\w*|"
+    r"pass\s+on|stay\w*|independent\w*|alone|individual\w*|solo|own\s+way|walk\s+away|"
+    r"out\s+of|drop\w*|exclud\w*|rul\w+\s+out|anything|whatever|forget|declin\w*|refus\w*|"
+    r"abandon\w*|give\s+up|bail\w*|steer\s+clear|off\s+the\s+table|away\s+from|out)\b|n't\b",
     re.IGNORECASE,
 )
 _BARE = r"^[\s*_`\"'(\[]*(?:option\s+)?[(\[]?(?P<name>[A-Za-z][A-Za-z0-9]*)[)\]]?[\s*_`\"'.!]*"
@@ -232,6 +286,9 @@ def parse_option(text: str, own: list[str], others: list[str]) -> ParseResult[st
     go with C."). Several options named, or one named with a negation or a hedge ("not A",
     "A or maybe B"), is Undecided; an option the agent does not have, named alone, is
     Invalid."""
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return Undecided(TOO_LONG)
     cleaned = text.strip().strip(_QUOTES).strip()
     if not cleaned:
         return Undecided("no choice given")
@@ -307,7 +364,10 @@ def read_turn(text: str, *, message: bool, belief: bool, prediction: bool) -> Pa
     """A turn's labelled answer: the parts asked for, each read by its own rule. The message
     is taken as written, never by the utility agent: the ``MESSAGE:`` part, or the text
     before the first label when it is not a preamble ("Here is my answer:")."""
-    parts = sections(text)
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return Undecided(TOO_LONG)
+    parts = sections(text, TURN_LABELS)
     value: dict[str, Any] = {"reasoning": parts.get("reasoning") or None}
     undecided: list[str] = []
     if message:
@@ -319,7 +379,7 @@ def read_turn(text: str, *, message: bool, belief: bool, prediction: bool) -> Pa
                     "what stays private; answer in the format asked, with your message after "
                     "MESSAGE:."
                 )
-            body = before_labels(text)
+            body = before_labels(text, TURN_LABELS)
             if not body or _PREAMBLE.search(body):
                 return Invalid(
                     "Your answer had no message to your partner; write it after MESSAGE:."
@@ -349,7 +409,10 @@ def read_turn(text: str, *, message: bool, belief: bool, prediction: bool) -> Pa
 
 
 def read_decision(text: str, own: list[str], others: list[str]) -> ParseResult[Any]:
-    parts = sections(text)
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return Undecided(TOO_LONG)
+    parts = sections(text, DECISION_LABELS)
     choice = parts.get("choice")
     result = parse_option(choice if choice is not None else text, own, others)
     if isinstance(result, Parsed):

@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from maai.domain.answer_text import normalise_whitespace, too_long
+
 # Characters of Chinese and Japanese text: a figure may touch them ("底线为12000美元").
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
 _NUMBER = re.compile(
@@ -182,6 +184,9 @@ def parse_amount(text: str) -> int | None:
 
     Several mentions are fine when they agree (``$15,000 (fifteen thousand dollars)``).
     """
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return None
     mentions = find_amounts(fold_width(text))
     values = {m.whole_dollars for m in mentions}
     if len(values) != 1:

@@ -5,7 +5,7 @@ are in ``maai.domain.config``."""
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -151,6 +151,13 @@ class ManipulatorConfig(Strict):
     agent: str
 
 
+class HistoryConfig(Strict):
+    """How much of the public discussion a Phase-2 prompt shows (docs/frohlich.md, "History
+    window"): all of it (the seed's protocol), or the last ``window_rounds`` rounds."""
+
+    window_rounds: int | None = Field(default=None, ge=1, le=1000)
+
+
 class FrohlichConfig(ExperimentConfig):
     experiment: Literal["frohlich"] = "frohlich"
     name: str = "frohlich"
@@ -169,6 +176,21 @@ class FrohlichConfig(ExperimentConfig):
     """Phase-1 rounds 1–4 use Frohlich's situations A–D, each with its own class
     probabilities, instead of the base set times a multiplier."""
     manipulator: ManipulatorConfig | None = None
+    history: HistoryConfig = Field(default_factory=HistoryConfig)
+    answers: Literal["free_text", "structured"] = "free_text"
+    """``structured``: rankings, choices, ballots and polls are asked for as JSON of a schema
+    (docs/frohlich.md, "Structured answers"); ``free_text``: the seed's free text, parsed."""
+    prompt_layout: Literal["seed", "stable_prefix"] = "seed"
+    """``stable_prefix``: static instructions, then the public history, then the per-step
+    state and task, so that providers' prefix caches can reuse an agent's earlier prompts
+    (docs/frohlich.md, "Prompt layout"). ``seed``: the seed's layout."""
+
+    omitted_when_default: ClassVar[dict[str, Any]] = {
+        **ExperimentConfig.omitted_when_default,
+        "history": {"window_rounds": None},
+        "prompt_layout": "seed",
+        "answers": "free_text",
+    }
 
     _language = field_validator("language", mode="before")(_known_language)
 
@@ -266,7 +288,10 @@ class FrohlichConfig(ExperimentConfig):
         return tuple(tuple(d) for d in self.distributions)
 
     def participants(self) -> list[ModelUser]:
-        return [ModelUser(who=a.name, model=a.model, provider=a.provider) for a in self.agents]
+        return [
+            ModelUser(who=a.name, model=a.model, provider=a.provider, temperature=a.temperature)
+            for a in self.agents
+        ]
 
     def memory_limit(self, name: str) -> int:
         """The memory word limit of agent ``name``: its own, else the run's."""
@@ -293,6 +318,7 @@ __all__ = [
     "ConfigError",
     "FrohlichConfig",
     "Language",
+    "HistoryConfig",
     "ManipulatorConfig",
     "MAX_INCOME",
     "MAX_MULTIPLIER",

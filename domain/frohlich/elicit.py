@@ -17,6 +17,7 @@ from maai.domain.frohlich.events import AnswerKind
 from maai.domain.frohlich.prompts import render, word
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.state import State
+from maai.domain.reading import Invalid, Parsed, ParseResult, Undecided
 from maai.domain.walk import Walk
 
 PARSERS: dict[str, Callable[[str], Any]] = {
@@ -47,6 +48,10 @@ def elicit(
         judge=partial(_judge, kind),
         how_to_answer=_how_to_answer(kind),
     )
+    parse = PARSERS[kind]
+    if config.answers == "structured":
+        build = partial(_structured_request, state, agent, kind, build)
+        parse = partial(parse_structured, kind)
     question = Question(
         agent=agent,
         kind=kind,
@@ -54,10 +59,47 @@ def elicit(
         max_attempts=max_attempts,
         build=build,
         task=task,
-        parse=PARSERS[kind],
+        parse=parse,
         utility=utility,
     )
     return (yield from elicit_answer(state, question))
+
+
+def _structured_request(
+    state: State,
+    agent: str,
+    kind: str,
+    build: RequestBuilder,
+    address: str,
+    attempt: int,
+    feedback: str | None,
+) -> ModelRequest:
+    """``answers: structured``: the closed question's request asks for its answer as JSON of
+    the kind's schema (the utility agent's extraction schema), recorded in the request; a
+    server that takes no JSON schema gets it in the prompt instead."""
+    request = build(address, attempt, feedback)
+    config = state.config
+    assert config is not None
+    provider = config.agent(agent).provider
+    fields, instructions = extraction.request_schema_fields(
+        extraction.EXTRACTION_FOR_KIND[kind],
+        json_schema=provider is None or provider.json_schema,
+    )
+    update: dict[str, Any] = dict(fields)
+    if instructions:
+        update["input"] = f"{request.input}\n\n{instructions}"
+    return request.model_copy(update=update)
+
+
+def parse_structured(kind: str, text: str) -> ParseResult[Any]:
+    """A structured answer read against its schema and judged by the rules the utility
+    agent's extraction is judged by; one that does not fit its schema is undecided (the
+    utility agent reads it next)."""
+    read = extraction.parse_extraction(text, extraction.EXTRACTION_FOR_KIND[kind])
+    if isinstance(read, extraction.ExtractionFailure):
+        return Undecided(f"the structured answer does not fit its schema: {read.reason}")
+    valid, value = extraction.judge(read)
+    return Parsed(value) if valid else Invalid(value)
 
 
 def _utility_request_for(

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal
 from types import MappingProxyType
 
+from maai.domain.answer_text import TOO_LONG, normalise_whitespace, too_long
 from maai.domain.frohlich.amounts import AmountMention, find_amounts
 from maai.domain.frohlich.parsing_ranking import parse_ranking
 from maai.domain.frohlich.parsing_text import (
@@ -180,6 +182,9 @@ def parse_ballot(text: str) -> ParseResult[PrincipleChoice]:
 
 
 def _parse_choice(text: str, verb: str) -> ParseResult[PrincipleChoice]:
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return Undecided(TOO_LONG)
     masked, quoted = _mask_quotations(text)
     return _read_choice(clean_text(masked), verb, quoted_decision=any(quoted))
 
@@ -197,6 +202,7 @@ def _read_choice(
         return _read_corrected(clean, corrected, verb)
     decided = _drop_conditional(clean, decisions)
     refused = _REFUSAL.search(clean) is not None
+    undeclared = False  # a principle named with no word of choosing in the whole answer
     if not decided:
         if refused:
             return Invalid(
@@ -210,11 +216,14 @@ def _read_choice(
         decided = [m for m in mentions if not _negated(clean, m) and not _attributed(clean, m)]
         if not decided and any(_attributed(clean, m) for m in mentions):
             return Undecided("the principles named are other participants' positions")
+        undeclared = not _CHOOSING.search(clean)
     principles = {m.principle for m in decided}
     if not principles:
         return Undecided("no principle was found")
     if len(principles) > 1:
         return Undecided("more than one principle is named as the choice")
+    if undeclared and not _bare_answer(clean, mentions):
+        return Undecided("a principle is named, but no decision phrase makes it the choice")
     if _alternative_after(clean, decided[0], mentions):
         return Undecided("the choice is followed by an alternative")
     anchor = decided[0]
@@ -257,10 +266,43 @@ def _read_choice(
     return Parsed(PrincipleChoice(principle=principle, amount=amount.whole_dollars))
 
 
+# An answer without a word of choosing is a choice only when it is little more than the
+# principle (and its amount): "(c), $12,000 floor", "Maximizing the average income.", not
+# "Maximizing the floor income protects the poorest, which matters to everyone."
+_BARE_WORDS = 6
+_CHOOSING = re.compile(
+    r"\b(?:choos\w*|chose\w*|pick\w*|vot\w*|select\w*|go(?:ing)?\s+(?:with|for)|opt\w*|"
+    r"prefer\w*|support\w*|favou?r\w*|back\w*|decid\w*|decision|ballot|answer|"
+    r"elij\w*|escoj\w*|eleg\w*|escog\w*|prefier\w*|apoy\w*|decid\w*|decisi[oó]n|respuesta|"
+    r"papeleta|choisi\w*|choix|w[äa]hl\w*)\b|选|投|支持|偏好|倾向|决定|答案"
+)
+
+
+def _bare_answer(clean: str, mentions: list[Mention]) -> bool:
+    named = [(m.start, m.end) for m in mentions]
+    spans = sorted(named + [(a.start, a.end) for a in find_amounts(clean)])
+    rest, at = [], 0
+    for start, end in spans:
+        rest.append(clean[at:start])
+        at = max(at, end)
+    rest.append(clean[at:])
+    words = " ".join(rest)
+    chinese = len(re.findall("[\u3400-\u9fff]", words))
+    latin = len(re.findall(r"[^\W\d_]+", re.sub("[\u3400-\u9fff]", " ", words)))
+    return latin + chinese // 2 <= _BARE_WORDS
+
+
 def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str], Mention]]:
     """(decision phrase, mention) pairs: mentions that follow a decision phrase ("I choose",
     "My vote:") closely, with the alternatives named right after them ("(c) or (d)")."""
     result: list[tuple[re.Match[str], Mention]] = []
+    # Mentions come in order of their start: the ones in a window are found by bisection, so
+    # that an answer of many decisions and mentions stays linear.
+    starts = [m.start for m in mentions]
+
+    def within(low: int, high: int) -> list[Mention]:
+        return mentions[bisect_left(starts, low) : bisect_left(starts, high)]
+
     for label in _DECISION.finditer(clean):
         after = clean[label.end() : label.end() + 60]
         bare = re.match(
@@ -269,7 +311,7 @@ def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str],
             r"[\u4e00-\u9fff]))",
             after,
         )
-        following = [m for m in mentions if label.end() <= m.start < label.end() + 60]
+        following = within(label.end(), label.end() + 60)
         if following:
             gap = clean[label.end() : following[0].start]
             if re.fullmatch(
@@ -292,9 +334,8 @@ def _decisions(clean: str, mentions: list[Mention]) -> list[tuple[re.Match[str],
         limit = m.end + (sentence_end.start() if sentence_end else len(window))
         chosen.extend(
             (label, n)
-            for n in mentions
-            if m.end <= n.start < limit
-            and re.search(
+            for n in within(m.end, limit)
+            if re.search(
                 r"(?:\bor|\band|/|\bversus|\bvs\.?|\bo|\by|或者?|还是|和|与)\s*"
                 r"(?:principle\s+|option\s+|principio\s+)?$",
                 _before(clean, n.start),
@@ -629,16 +670,20 @@ def parse_vote_proposal(statement: str) -> bool:
     case, accents, markdown and punctuation. Nothing else counts: the rule is told to the
     participants. A quoted line (in quotation marks, inside a quotation opened on an earlier
     line, or a "> " blockquote) repeats someone else's words and is not a proposal."""
-    lines = statement.splitlines()
+    lines = normalise_whitespace(statement).splitlines()
+    # The last line holding a closing quotation mark (found once: a statement of many
+    # proposal lines stays linear).
+    closing = max(
+        (i for i, line in enumerate(lines) if any(m in line for m in '"\u201d\u00bb')), default=-1
+    )
     open_quote = False
     for i, line in enumerate(lines):
         if _proposal_words(line) in _PROPOSAL_LINES:
-            later = "\n".join(lines[i + 1 :])
             quoted = (
                 re.match(r"\s*>", line) is not None
                 or any(mark in line for mark in _QUOTE_MARKS)
                 # Inside a quotation that an earlier line opened and a later line closes.
-                or (open_quote and any(mark in later for mark in '"\u201d\u00bb'))
+                or (open_quote and closing > i)
             )
             if not quoted:
                 return True
@@ -771,6 +816,9 @@ _FILLER = re.compile(
 
 def parse_poll_answer(text: str) -> Parsed[bool] | Undecided:
     """Yes/no to "hold the vote now?"; hedged, mixed or taken-back answers are Undecided."""
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return Undecided(TOO_LONG)
     clean = clean_text(text).strip()
     labelled = re.search(
         r"(?:\b(?:answer|vote\s+now|hold\s+the\s+vote(?:\s+now)?|response|decision|respuesta|"

@@ -10,6 +10,11 @@ A list is read best first unless the words next to it say otherwise ("from worst
 "least preferred first"): then it is reversed. Where the direction of a list cannot be told,
 or the text contradicts the order it lists ("(c) is best" under a list that puts (a) first),
 the result is Undecided.
+
+So is an answer that says an order is reversed without saying which way ("my ranking is
+exactly the reverse"), corrects a listed order after it ("(d) should be second"), annotates
+a list against its order ("1. (b) least favourite ... 4. (c) the best" under no "worst to
+best"), or tables ranks under a column header the parser does not know.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Literal
 
+from maai.domain.answer_text import TOO_LONG, normalise_whitespace, too_long
 from maai.domain.frohlich.parsing_text import (
     BY_NUMBER,
     CANONICAL_ORDER,
@@ -36,10 +42,18 @@ from maai.domain.frohlich.parsing_text import (
 from maai.domain.frohlich.types import Certainty, Principle, Ranking
 
 _ORDINALS: tuple[tuple[int, str], ...] = (
-    (1, r"first|1st|best|top|most\s+(?:preferred|just|favou?red)|favou?rite|number\s+one"),
+    (
+        1,
+        r"first|1st|best|top|most\s+(?:preferred|just|favou?red)|(?<!least\s)favou?rite|"
+        r"number\s+one",
+    ),
     (2, r"second|2nd|next\s+best|number\s+two"),
     (3, r"third|3rd|number\s+three"),
-    (4, r"fourth|4th|last|worst(?![\s-]off)|least\s+(?:preferred|just|favou?red)|bottom"),
+    (
+        4,
+        r"fourth|4th|last|worst(?![\s-]off)|least\s+(?:preferred|just|favou?red|favou?rite|liked)|"
+        r"bottom",
+    ),
 )
 # Spanish and Mandarin ordinals ("(c) primero", "第一：(c)", "最后是(b)"). Mandarin is matched
 # without word boundaries; "第一轮" (the first round) is not a rank.
@@ -76,14 +90,14 @@ _STRONG_ORDINALS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
     for rank, pattern in (
         (
             1,
-            r"(?<!at\s)best(?![\s-]off)|most\s+(?:preferred|just|favou?red)|favou?rite|"
+            r"(?<!at\s)best(?![\s-]off)|most\s+(?:preferred|just|favou?red)|(?<!least\s)favou?rite|"
             r"top\s+choice|first\s+(?:choice|place)|number\s+one|rank(?:ed)?\s+(?:first|#?1)",
         ),
         (2, r"second\s+(?:choice|place|best)|next\s+best|rank(?:ed)?\s+(?:second|#?2)"),
         (3, r"third\s+(?:choice|place)|rank(?:ed)?\s+(?:third|#?3)"),
         (
             4,
-            r"(?<!at\s)worst(?![\s-]off)|least\s+(?:preferred|just|favou?red)|"
+            r"(?<!at\s)worst(?![\s-]off)|least\s+(?:preferred|just|favou?red|favou?rite|liked)|"
             r"last\s+(?:choice|place)|rank(?:ed)?\s+(?:last|fourth|#?4)",
         ),
         # ("En primer lugar, ..." opens a sentence, like "First, ...".)
@@ -99,6 +113,11 @@ _STRONG_ORDINALS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
         (1, r"首选|最喜欢|最好(?!的办法)|排(?:名)?第一"),
         (4, r"最不喜欢|最差|排(?:名)?(?:最后|第四)"),
     )
+)
+# A note on a list item that places it: a strong ordinal that ends its clause.
+_CLAUSE_ENDS = r"(?=\s*(?:$|[.,;:!)(]|of\s+(?:the|all|them|these)\b))"
+_ITEM_NOTES: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
+    (rank, re.compile(f"(?:{regex.pattern}){_CLAUSE_ENDS}")) for rank, regex in _STRONG_ORDINALS
 )
 _RANKING_CUE = re.compile(
     r"\b(?:rank\w*|order\s+of\s+preference|preference\s+order|best|worst|most\s+preferred|"
@@ -150,6 +169,14 @@ _WORST_FIRST = re.compile(
       | \border\s+of\s+increasing\s+preference\b
       | \breversed?\s+order\s+of\s+preference\b
       | \b(?:best|favou?rite|most\s+preferred)(?:\s+one)?\s+(?:for\s+)?last\b
+      | \b(?:best(?![\s-]off)|(?<!least\s)favou?rite|most\s+preferred|top\s+choice|first\s+choice)
+          (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+
+          (?:bottom|end)\b
+      | \b(?:worst(?![\s-]off)|least\s+(?:preferred|favou?red|favou?rite|liked))
+          (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+top\b
+      | \b(?:mi\s+)?(?:favorit[oa]|preferid[oa])\s+(?:est[aá]\s+|va\s+|queda\s+)?
+          (?:al\s+final|abajo|en\s+[uú]ltimo\s+lugar)\b
+      | 最喜欢的\S{0,3}?(?:放|排)在最后 | 最好的\S{0,3}?(?:放|排)在最后
       | \bbottom\s+(?:to|up\s+to)\s+(?:the\s+)?top\b | \bfrom\s+the\s+bottom\s+up\b
       | \bdel?\s+(?:(?:lo|la|el|los|las)\s+)?peor(?:es)?\s+al?\s+(?:(?:lo|la|el|los|las)\s+)?mejor
       | \bmenos\s+(?:\w+\s+)?(?:a|al|hasta\s+el)\s+(?:la\s+|lo\s+)?m[aá]s\b
@@ -168,6 +195,14 @@ _BEST_FIRST = re.compile(
       | \b(?:descending|decreasing)\s+order\s+of\s+(?:preference|desirability|justice|fairness)\b
       | \border\s+of\s+decreasing\s+preference\b
       | \btop\s+to\s+(?:the\s+)?bottom\b
+      | \b(?:mi\s+)?(?:favorit[oa]|preferid[oa])\s+(?:est[aá]\s+|va\s+|queda\s+)?
+          (?:primero|arriba|al\s+principio|en\s+primer\s+lugar)\b
+      | 最喜欢的\S{0,3}?(?:放|排)在(?:最前|第一|前面)
+      | \b(?:best(?![\s-]off)|(?<!least\s)favou?rite|most\s+preferred|top\s+choice|first\s+choice)
+          (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+top\b
+      | \b(?:worst(?![\s-]off)|least\s+(?:preferred|favou?red|favou?rite|liked))
+          (?:\s+(?:one|principle|option))?\s+(?:is\s+|comes\s+|goes\s+)?(?:at|on)\s+the\s+
+          (?:bottom|end)\b
       | \bdel?\s+(?:(?:lo|la|el|los|las)\s+)?mejor(?:es)?\s+al?\s+(?:(?:lo|la|el|los|las)\s+)?peor
       | \bm[aá]s\s+(?:\w+\s+)?(?:a|al|hasta\s+el)\s+(?:la\s+|lo\s+)?menos\b
       | \borden\s+(?:descendente|decreciente)\s+de\s+preferencia\b
@@ -196,6 +231,26 @@ _LOW_END = re.compile(
     rf"(?:{_LOW})[^.!?\n]{{0,60}}?(?:{_HIGH})|\b(?:ascend\w*|revers\w*|inverse\w*|invert\w*)\b|"
     r"升序|倒序"
 )
+# "exactly the reverse", "the opposite order": an order turned round, but which one?
+_REVERSED = re.compile(
+    r"\b(?:reverse[ds]?|reversing|opposite|inverse|inverted|backwards?|upside[\s-]down|"
+    r"flip(?:ped|s)?|al\s+rev[eé]s|invers[oa]|invertid[oa]|contrari[oa])\b|相反|反过来|倒过来|颠倒"
+)
+# Words that correct a listed order after it: "(d) should be second", "swap (a) and (c)".
+_ORDER_CORRECTION = re.compile(
+    r"\b(?:should\s+(?:be|come|go|rank|have\s+been)\s+(?:ranked\s+|placed\s+|put\s+)?"
+    r"(?:the\s+)?(?:first|second|third|fourth|last|1st|2nd|3rd|4th|#?[1-4]|number\s+\w+|higher|"
+    r"lower|above|below|ahead|before|after|on\s+top)|swap\w*|switch\w*|mov(?:e|ed|ing)\s+"
+    r"(?:\(?[a-d]\)|it|that|them|up|down)|i\s+meant|correction|actually|on\s+second\s+thought|"
+    r"wait(?=\s*[,.!:;\u2014\u2013-])|mistake|typo|scratch\s+that|let\s+me\s+(?:correct|fix|revise)|"
+    r"deber[ií]a\s+(?:ser|ir|estar|quedar)\s+(?:el\s+|la\s+|en\s+)?(?:primer[oa]?|segund[oa]|"
+    r"tercer[oa]?|cuart[oa]|[uú]ltim[oa]|antes|despu[eé]s)|en\s+realidad|mejor\s+dicho|(?:me\s+)?corrijo|"
+    r"intercambi\w*|quise\s+decir|error|instead|oops|other\s+way\s+a?round|mix(?:ed)?\s+up|"
+    r"belongs?\s+(?:in\s+)?(?:the\s+)?(?:first|second|third|fourth|last|top|bottom)|"
+    r"make\s+(?:that|it)|"
+    r"al\s+rev[eé]s)\b"
+    r"|应该(?:排|放|是)(?:在)?(?:第[一二三四1-4]|最后|前面|后面)|其实|更正|调换|对调|换一下|改为|改成|说错|写错|纠正"
+)
 Direction = Literal["best", "worst", "unknown"]
 # How an order was written: "fixed" states each rank (rank labels or column, ordinal words,
 # a countdown list); "listed" is the order of writing (list positions, bullets, rows, commas);
@@ -221,6 +276,9 @@ class _Ambiguous(Exception):
 
 def parse_ranking(text: str) -> ParseResult[Ranking]:
     """A complete best-to-worst order of the four principles plus one certainty."""
+    text = normalise_whitespace(text)
+    if too_long(text):
+        return Undecided(TOO_LONG)
     clean = clean_text(text)
     certainty = _certainty(clean)
     order = _ranking_order(clean)
@@ -283,7 +341,18 @@ def _ranking_order(clean: str) -> tuple[Principle, ...] | Undecided:
         return Undecided("the response repeats the principles in their presented order")
     if _contradicted(clean, order):
         return Undecided("the text places a principle where its listed order does not")
+    if _REVERSED.search(_without_directions(clean)):
+        return Undecided("the text says an order is reversed")
+    starts = [c.start for c in complete if c.order == order]
+    if _ORDER_CORRECTION.search(clean, min(starts, default=0)):
+        return Undecided("the order is corrected after it is given")
     return order
+
+
+def _without_directions(clean: str) -> str:
+    for regex in (_WORST_FIRST, _BEST_FIRST):
+        clean = regex.sub(" ", clean)
+    return clean
 
 
 def _directed(clean: str, candidates: list[_Order]) -> list[_Order] | Undecided:
@@ -351,20 +420,26 @@ def _low_end_before(clean: str, order: _Order) -> bool:
 
 
 def _contradicted(clean: str, order: tuple[Principle, ...]) -> bool:
-    """Whether the prose outside the list places a principle elsewhere ("(c) is best")."""
-    kept = []
+    """Whether the text places a principle elsewhere: the prose ("(c) is best"), or a note on
+    a list item ("1. (b) - my least favourite" in a list read best first; on an item, only a
+    note that ends its clause counts: "(d) - the best", not "(d) - the best at limiting
+    inequality")."""
+    kept, items = [], []
     in_list = False
     for line in clean.split("\n"):
         item = _LIST_LINE.match(line) or line.lstrip().startswith("|")
         if item or (in_list and line.startswith((" ", "\t")) and line.strip()):
             in_list = True
+            items.append(line)
             continue
         in_list = False
         kept.append(line)
-    prose = "\n".join(kept)
-    for regex in (_WORST_FIRST, _BEST_FIRST, _EITHER_WAY):
-        prose = regex.sub(" ", prose)
-    return any(order[rank - 1] is not p for p, rank in _assignments(prose, _STRONG_ORDINALS))
+    found = []
+    for text, ordinals in (("\n".join(kept), _STRONG_ORDINALS), ("\n".join(items), _ITEM_NOTES)):
+        for regex in (_WORST_FIRST, _BEST_FIRST, _EITHER_WAY):
+            text = regex.sub(" ", text)
+        found += _assignments(text, ordinals)
+    return any(order[rank - 1] is not p for p, rank in found)
 
 
 def _line_starts(clean: str) -> list[int]:
@@ -508,10 +583,16 @@ def _table_orders(clean: str) -> list[_Order]:
         (
             i
             for i, c in enumerate(header)
-            if re.fullmatch(r"#|rank\w*|position|place|order|no\.?", c)
+            if re.fullmatch(
+                r"(?:my\s+)?(?:#|rank\w*|position|place|order|no\.?|puesto|posici[oó]n|lugar|"
+                r"clasificaci[oó]n|排名|名次|排序)(?:\s*\(.*\))?",
+                c,
+            )
         ),
         None,
     )
+    if rank_col is None and _unnamed_rank_column(header, body):
+        raise _Ambiguous("a column of the table may hold the ranks, under an unknown header")
     pairs: list[tuple[int, Principle | None]] = []
     for position, row in enumerate(body, 1):
         rank: int | None = position
@@ -534,6 +615,20 @@ def _table_orders(clean: str) -> list[_Order]:
     starts = _line_starts(clean)
     context = _introduction(clean, header_line, clean.split("\n"), starts)
     return [_Order(order, False, "listed", context, starts[header_line])]
+
+
+def _unnamed_rank_column(header: list[str], body: list[list[str]]) -> bool:
+    """Whether a column that names no principle holds the numbers 1 to 4 in another order
+    than the rows ("| (a) | 3 |"): ranks, or scores, under a header the parser does not know."""
+    rows = [row for row in body if any(identify_principle(c) for c in row)]
+    for column in range(len(header)):
+        cells = [row[column] if column < len(row) else "" for row in rows]
+        if any(identify_principle(c) for c in cells):
+            continue
+        ranks = [_cell_rank(c) for c in cells]
+        if sorted(r for r in ranks if r is not None) == [1, 2, 3, 4] and ranks != [1, 2, 3, 4]:
+            return True
+    return False
 
 
 def _cell_rank(cell: str) -> int | None:

@@ -10,6 +10,7 @@ from typing import Any
 from maai.canonical import FrozenJson, FrozenJsonList
 from maai.domain.calls import ModelRequest, first_after
 from maai.domain.frohlich import manipulator, parsing, render, rules
+from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.elicit import Elicited, elicit
 from maai.domain.frohlich.events import (
     AnswerKind,
@@ -32,6 +33,7 @@ from maai.domain.frohlich.steps import (
     builder,
     config_of,
     free_text,
+    group_texts,
     memory_done,
     memory_update,
     participant_request,
@@ -151,20 +153,52 @@ def _turn_values(
     """What every Phase-2 task shows, in the reader's ``language``; ``history`` in place of
     the public history's text where given (``HISTORY_MARK``)."""
     config = config_of(state)
+    if config.prompt_layout == "stable_prefix":
+        # Shown before the per-step state instead (participant_request's ``history``).
+        return {
+            "group_instructions": "",
+            "principles": "",
+            "round": round_,
+            "rounds": config.phase2_rounds,
+            "history": word(language, "history_above"),
+        }
+    group_instructions, principles = group_texts(state, language)
     return {
-        "group_instructions": render_template(
-            "group_instructions",
-            language,
-            members=", ".join(a.name for a in config.agents),
-            rounds=config.phase2_rounds,
-        ),
-        "principles": render_template("principles", language),
+        "group_instructions": group_instructions,
+        "principles": principles,
         "round": round_,
         "rounds": config.phase2_rounds,
-        "history": render.public_history_text(state.public, language)
-        if history is None
-        else history,
+        "history": shown_history_text(state, round_, language) if history is None else history,
     }
+
+
+def _task(config: FrohlichConfig, text: str) -> str:
+    """A Phase-2 task as the layout shows it: in ``stable_prefix`` its first lines (the group
+    instructions and principles, shown before) are left empty, and dropped."""
+    return text.lstrip("\n") if config.prompt_layout == "stable_prefix" else text
+
+
+def shown_public(state: State, round_: int) -> tuple[tuple[PublicItem, ...], int]:
+    """The public items a Phase-2 prompt of round ``round_`` shows word for word, and how
+    many earlier rounds it leaves out: everything by default; with ``history.window_rounds``
+    K, the current round so far and the K rounds before it (docs/frohlich.md, "History
+    window")."""
+    window = config_of(state).history.window_rounds
+    if window is None:
+        return state.public, 0
+    first = round_ - window
+    kept = tuple(item for item in state.public if item.round >= first)
+    omitted = len({item.round for item in state.public if item.round < first})
+    return kept, omitted
+
+
+def shown_history_text(state: State, round_: int, language: str) -> str:
+    """The text of the public history a Phase-2 prompt of round ``round_`` shows."""
+    kept, omitted = shown_public(state, round_)
+    if not omitted:
+        return render.public_history_text(kept, language)
+    line = word(language, "history_omitted", omitted=omitted)
+    return line if not kept else f"{line}\n{render.history_text(kept, language)}"
 
 
 def _history_item(item: PublicItem, language: str) -> list[FrozenJson]:
@@ -191,12 +225,16 @@ once, at a place known without looking for it."""
 
 
 def _showing_history(
-    state: State, language: str, build: Callable[[str], ModelRequest]
+    state: State,
+    language: str,
+    build: Callable[[str], ModelRequest],
+    round_: int | None = None,
 ) -> ModelRequest:
     """The request ``build(history)`` makes, given the public history's text (a Phase-2 task
     showing it, with the history items in its context), told that both are shared: in a run
     on request hash version 2 they are cut out of its hash, which then costs the request's
-    own text and not the whole discussion.
+    own text and not the whole discussion. ``round_``: the round whose task it is, which a
+    run with a history window (``history.window_rounds``) needs to show the right rounds.
 
     The request is built around ``HISTORY_MARK`` and the history put in its place: exactly
     the request built around the history itself (``string.Template`` puts values in as they
@@ -205,6 +243,11 @@ def _showing_history(
     one put in). Otherwise it is built around the history itself."""
     version = state.started.hash_version if state.started is not None else 1
     cut = version >= 2
+    if config_of(state).history.window_rounds is not None and round_ is not None:
+        # A window's text is no prefix of the next one's: nothing to share between requests.
+        return build(shown_history_text(state, round_, language)).sharing(
+            None, "history", cut=cut
+        )
     if not state.public:
         return build(render.public_history_text(state.public, language)).sharing(
             None, "history", cut=cut
@@ -230,7 +273,7 @@ def _discussion_context(state: State, round_: int, name: str, **extra: str) -> d
         "step": "2.1",
         "round": round_,
         "rounds": config.phase2_rounds,
-        "history": _history_context(config.language_of(name))(state.public),
+        "history": _history_context(config.language_of(name))(shown_public(state, round_)[0]),
         **extra,
     }
 
@@ -264,11 +307,13 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
 
                 def showing(history: str) -> ModelRequest:
                     values = _turn_values(state, round_, language, history)
-                    task = render_template("reasoning", language, **values)
+                    task = _task(config, render_template("reasoning", language, **values))
                     task = render.with_feedback(task, feedback, language, "free_text")
-                    return participant_request(state, name, call, Purpose.REASONING, task, facts)
+                    return participant_request(
+                        state, name, call, Purpose.REASONING, task, facts, history=history
+                    )
 
-                return _showing_history(state, language, showing)
+                return _showing_history(state, language, showing, round_)
 
             text = yield from free_text(
                 state,
@@ -304,10 +349,12 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
                 vote_phrase=word(language, "vote_phrase"),
                 **_turn_values(state, round_, language, history),
             )
-            task = render.with_feedback(task, feedback, language, "free_text")
-            return participant_request(state, name, call, Purpose.STATEMENT, task, facts)
+            task = render.with_feedback(_task(config, task), feedback, language, "free_text")
+            return participant_request(
+                state, name, call, Purpose.STATEMENT, task, facts, history=history
+            )
 
-        return _showing_history(state, language, showing)
+        return _showing_history(state, language, showing, round_)
 
     said = yield from free_text(
         state,
@@ -352,7 +399,7 @@ def group_answers(
     @_once_per_walk
     def task(language: str, feedback: str | None, history: str | None = None) -> str:
         turn_values = _turn_values(state, round_, language, history)
-        text = render_template(kind, language, **values, **turn_values)
+        text = _task(config, render_template(kind, language, **values, **turn_values))
         return render.with_feedback(text, feedback, language, kind)
 
     def ask(name: str) -> Walk[Elicited]:
@@ -363,9 +410,10 @@ def group_answers(
         def build_sharing(address: str, attempt: int, feedback: str | None) -> ModelRequest:
             def showing(history: str) -> ModelRequest:
                 shown = partial(task, language, history=history)
-                return builder(state, name, purpose, shown, context)(address, attempt, feedback)
+                build = builder(state, name, purpose, shown, context, history=history)
+                return build(address, attempt, feedback)
 
-            return _showing_history(state, language, showing)
+            return _showing_history(state, language, showing, round_)
 
         return elicit(
             state,

@@ -305,6 +305,53 @@ def participant_input(
     return f"{preamble(agent, personality, language)}\n\n---\n\n{task}"
 
 
+def stable_prefix_input(
+    agent: AgentState,
+    personality: str,
+    language: str,
+    task: str,
+    instruction: str | None = None,
+    shown: tuple[str, str, str] | None = None,
+) -> str:
+    """A participant request in the ``stable_prefix`` layout: what never changes for the
+    agent first (its name, role and the broad explanation; in Phase 2 the group's
+    instructions and the principles), then the public history, which only grows, then
+    what changes at every step (balance, memory, a private instruction, the task).
+    ``shown``: the group instructions, principles and public history a Phase-2 task shows."""
+    parts = [
+        render(
+            "preamble_static",
+            language,
+            name=agent.name,
+            personality=personality or word(language, "no_personality"),
+            broad_explanation=render("broad_explanation", language),
+        )
+    ]
+    if shown is not None:
+        group_instructions, principles, history = shown
+        parts.append(
+            render(
+                "public_history",
+                language,
+                group_instructions=group_instructions,
+                principles=principles,
+                history=history,
+            )
+        )
+    parts.append(
+        render(
+            "preamble_state",
+            language,
+            balance=cents(agent.bank_cents, language),
+            memory=agent.memory.strip() or word(language, "empty_memory"),
+        )
+    )
+    if instruction is not None:
+        parts.append(instruction)
+    parts.append(task)
+    return "\n\n---\n\n".join(parts)
+
+
 def with_feedback(task: str, feedback: str | None, language: str, kind: str) -> str:
     """The task, and why the last answer was sent back. English shows the reason as the
     parser or the utility agent gave it; the parsers explain in English only, so another

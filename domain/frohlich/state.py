@@ -27,10 +27,11 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
+    RunSigned,
     RunStarted,
-    RunTakenOver,
 )
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
@@ -297,8 +298,12 @@ def _run_completed(state: State, event: RunCompleted) -> Changes:
 
 
 def _unread(state: State, event: Event) -> Changes:
-    """A recorded fact the state does not hold (``run.taken_over``)."""
+    """A recorded fact the state does not hold (``run.claimed``)."""
     return {}
+
+
+def _run_signed(state: State, event: RunSigned) -> Changes:
+    return {}  # evidence about the ledger (docs/ledger.md), not about the run
 
 
 def _domain_event(state: State, event: Event) -> Changes:
@@ -446,7 +451,8 @@ _HANDLERS: dict[type, Handler] = {
     ModelAttemptFailed: _attempt_failed,
     RunFailed: _run_failed,
     RunCompleted: _run_completed,
-    RunTakenOver: _unread,
+    RunClaimed: _unread,
+    RunSigned: _run_signed,
 }
 
 _DOMAIN: dict[type, DomainHandler] = {

@@ -53,7 +53,10 @@ def participant_request(
     purpose: Purpose,
     task: str,
     context: dict[str, Any],
+    history: str | None = None,
 ) -> ModelRequest:
+    """A participant's request. ``history``: the public history a Phase-2 task shows, where
+    the ``stable_prefix`` layout puts it (the ``seed`` layout has it in the task already)."""
     config = config_of(state)
     agent_config = config.agent(agent)
     language = config.language_of(agent)
@@ -62,17 +65,40 @@ def participant_request(
     if target is not None:
         instruction = manipulator.instruction(target, language)
         context = {**context, "steer_to": target.value}
+    if config.prompt_layout == "stable_prefix":
+        shown = None
+        if history is not None:
+            shown = (*group_texts(state, language), history)
+        text = render.stable_prefix_input(
+            state.agents[agent], agent_config.personality, language, task, instruction, shown
+        )
+    else:
+        text = render.participant_input(
+            state.agents[agent], agent_config.personality, language, task, instruction
+        )
     return ModelRequest(
         address=address,
         agent=agent,
         purpose=purpose,
         model=agent_config.model,
         system=render_template("system", language),
-        input=render.participant_input(
-            state.agents[agent], agent_config.personality, language, task, instruction
-        ),
+        input=text,
         temperature=agent_config.temperature,
         context=context,
+    )
+
+
+def group_texts(state: State, language: str) -> tuple[str, str]:
+    """The group's instructions and the principles, as every Phase-2 task shows them."""
+    config = config_of(state)
+    return (
+        render_template(
+            "group_instructions",
+            language,
+            members=", ".join(a.name for a in config.agents),
+            rounds=config.phase2_rounds,
+        ),
+        render_template("principles", language),
     )
 
 
@@ -82,14 +108,18 @@ def builder(
     purpose: Purpose,
     task: Callable[[str | None], str],
     facts: Callable[[], dict[str, Any]] = dict,
+    history: str | None = None,
     **context: Any,
 ) -> Callable[[str, int, str | None], ModelRequest]:
     """A request builder for ``elicit``: the task with the feedback of the last attempt.
-    ``facts`` adds context computed only when a request is actually built."""
+    ``facts`` adds context computed only when a request is actually built; ``history`` as
+    for ``participant_request``."""
 
     def build(address: str, attempt: int, feedback: str | None) -> ModelRequest:
         ctx = {**context, **facts(), "attempt": attempt, "feedback": feedback}
-        return participant_request(state, agent, address, purpose, task(feedback), ctx)
+        return participant_request(
+            state, agent, address, purpose, task(feedback), ctx, history=history
+        )
 
     return build
 

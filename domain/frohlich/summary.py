@@ -130,6 +130,15 @@ def _conditions(state: State) -> list[str]:
     out = []
     if config.original_values:
         out.append("original values (Phase-1 rounds play situations A-D)")
+    if config.prompt_layout != "seed":
+        out.append(f"prompt layout: {config.prompt_layout}")
+    if config.answers != "free_text":
+        out.append(f"answers: {config.answers} (closed questions as JSON of a schema)")
+    if config.history.window_rounds is not None:
+        out.append(
+            f"history window: Phase-2 prompts show the last {config.history.window_rounds}"
+            " rounds word for word (and the current one)"
+        )
     if config.manipulator is not None:
         chosen = state.records.get(TARGET_KEY)
         if isinstance(chosen, ManipulatorTargetChosen):

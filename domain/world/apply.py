@@ -252,5 +252,6 @@ def describe(agent: str, value: dict[str, Any], where: str) -> str:
         return f"{agent} marked its plan {kind}"
     if kind == "contribute":
         return f"{agent} contributed {value['amount']} point(s)"
-    payoffs = ", ".join(f"{p} {v:g}" for p, v in value["payoffs"].items())
+    # In canonical (sorted) order: never the order a parser or a backend gave the dict.
+    payoffs = ", ".join(f"{p} {v:g}" for p, v in sorted(value["payoffs"].items()))
     return f"{agent} announced the payoffs: {payoffs}"

@@ -6,21 +6,33 @@ location that does not exist or may not be entered, speech to someone not presen
 contribution outside 0..endowment. Checks against the world *as changed by earlier actions
 of the tick* (capacity, whose turn) are made when the action is applied (``apply.py``).
 What cannot be read at all, including a contribution in words ("all of it"), is undecided:
-the utility agent is asked, never a default."""
+the utility agent is asked, never a default.
+
+Clear answers are read as meant rather than sent back: an action or reaction in another case
+("Move", "Continue"), a place named in another case or with "the" when that names one place,
+``destination`` for ``to``, whole numbers sent as strings ("7"). A key given twice with
+different values is Undecided (which one was meant cannot be told); JSON nested too deep or
+holding a number of too many digits is Invalid (maai.domain.answer_text)."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from maai.domain.answer_text import (
+    TOO_LONG,
+    JsonProblem,
+    find_json_object,
+    normalise_whitespace,
+    too_long,
+)
+from maai.domain.answer_text import loads as load_json
 from maai.domain.reading import Invalid, Parsed, ParseResult, Undecided
 from maai.domain.world.world import WorldSpec
 
 ACTIONS = ("move", "speak", "wait", "done", "failed", "contribute", "announce")
 REACTIONS = ("continue", "postpone", "cancel")
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -40,24 +52,20 @@ class ActView:
     max_plans: int | None  # plans one answer may give; None: one 'plan' (before plan lists)
 
 
-def json_object(text: str) -> dict[str, Any] | None:
-    stripped = text.strip()
-    candidates = [stripped, *(m.group(1).strip() for m in _FENCE.finditer(stripped))]
-    start, end = stripped.find("{"), stripped.rfind("}")
-    if 0 <= start < end:
-        candidates.append(stripped[start : end + 1])
-    for candidate in candidates:
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict):
-            return data
-    return None
+def _problem(problem: JsonProblem) -> Invalid | Undecided:
+    if problem.ambiguous:
+        return Undecided(str(problem))
+    return Invalid(str(problem))
 
 
 def read_action(text: str, view: ActView) -> ParseResult[dict[str, Any]]:
-    data = json_object(text)
+    # JSON strings are the agents' words: the text read is the answer itself, unnormalised
+    # (json is linear in its input); only its length is bounded.
+    if too_long(normalise_whitespace(text)):
+        return Undecided(TOO_LONG)
+    data = find_json_object(text)
+    if isinstance(data, JsonProblem):
+        return _problem(data)
     if data is None:
         return Undecided("no JSON object in the answer")
     return check_action(data, view)
@@ -66,7 +74,7 @@ def read_action(text: str, view: ActView) -> ParseResult[dict[str, Any]]:
 def check_action(data: dict[str, Any], view: ActView) -> ParseResult[dict[str, Any]]:
     """Validate an action object (from the participant or the utility agent)."""
     allowed = _allowed_actions(view)
-    kind = data.get("action")
+    kind = _word(data.get("action"))
     if kind not in allowed:
         return Invalid(f"'action' must be one of: {', '.join(allowed)}")
     value: dict[str, Any] = {"action": kind}
@@ -91,7 +99,7 @@ def _with_plan_list(
     elif not view.has_plan:
         return Invalid("you have no current plan: include 'plans' with what you will do next")
     if view.react_asked:
-        react = data.get("react")
+        react = _word(data.get("react"))
         if react not in REACTIONS:
             return Invalid("'react' must be one of: " + ", ".join(REACTIONS))
         if react == "postpone" and not plans:
@@ -118,7 +126,7 @@ def _with_single_plan(
     elif not view.has_plan:
         return Invalid("you have no current plan: include a 'plan' for what you will do next")
     if view.react_asked:
-        react = data.get("react")
+        react = _word(data.get("react"))
         if react not in REACTIONS:
             return Invalid("'react' must be one of: " + ", ".join(REACTIONS))
         if react == "postpone" and plan is None:
@@ -142,7 +150,10 @@ def _check_kind(
     kind: str, data: dict[str, Any], view: ActView, value: dict[str, Any]
 ) -> Invalid | Undecided | None:
     if kind == "move":
-        to = data.get("to")
+        to = data.get("to", data.get("destination"))
+        if "to" in data and "destination" in data and data["to"] != data["destination"]:
+            return Invalid("give the place you move to once, as 'to'")
+        to = place_named(to, view.world)
         reason = location_problem(to, view)
         if reason is not None:
             return Invalid(reason)
@@ -153,7 +164,7 @@ def _check_kind(
         text = data.get("text")
         if not isinstance(text, str) or not text.strip():
             return Invalid("say something: 'text' is empty")
-        to = data.get("to", "all")
+        to = _whom(data.get("to", "all"), view.present)
         if to != "all" and to not in view.present:
             here = ", ".join(view.present) or "nobody else"
             return Invalid(f"{to} is not here in {view.location} (present: {here})")
@@ -169,11 +180,12 @@ def _check_kind(
         if not isinstance(payoffs, dict) or not payoffs:
             return Invalid("'payoffs' must give each player's payoff as a number")
         numbers: dict[str, float] = {}
-        for player, amount in payoffs.items():
+        for player, stated in payoffs.items():
+            amount = _number(stated)
             if isinstance(amount, bool) or not isinstance(amount, (int, float)):
                 return Invalid(f"the payoff of {player} must be a number")
             numbers[str(player)] = float(amount)
-        value["payoffs"] = numbers
+        value["payoffs"] = dict(sorted(numbers.items()))  # as stored: canonical order
         value["text"] = str(data.get("text") or "")
     return None
 
@@ -197,6 +209,43 @@ def read_amount(raw: Any, endowment: int) -> ParseResult[int]:
     if raw < 0 or raw > endowment:
         return Invalid(f"{raw} is not {bounds}")
     return Parsed(raw)
+
+
+def _word(value: Any) -> Any:
+    """An action or reaction word as meant: "Continue" and " move " are read."""
+    return value.strip().rstrip(".!").lower() if isinstance(value, str) else value
+
+
+def _number(value: Any) -> Any:
+    """A whole number sent as a string ("7") as the number; anything else as it is."""
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,9}\s*", value):
+        return int(value)
+    return value
+
+
+def place_named(name: Any, world: WorldSpec) -> Any:
+    """The location a name means: itself, or the one location it names in another case or
+    with "the" ("the hall" for "Hall"); anything else as it is (and then refused)."""
+    if not isinstance(name, str) or world.has_location(name):
+        return name
+    wanted = _plain(name)
+    matches = [loc.name for loc in world.locations if _plain(loc.name) == wanted]
+    return matches[0] if len(matches) == 1 else name
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"^the\s+", "", " ".join(name.split()).casefold())
+
+
+def _whom(name: Any, present: tuple[str, ...]) -> Any:
+    """Who is spoken to: "all" in any case, or the one person present whose name it is in
+    another case."""
+    if not isinstance(name, str) or name in present:
+        return name
+    if name.strip().casefold() in ("all", "everyone"):
+        return "all"
+    matches = [p for p in present if p.casefold() == name.strip().casefold()]
+    return matches[0] if len(matches) == 1 else name
 
 
 def location_problem(name: Any, view: ActView) -> str | None:
@@ -242,43 +291,61 @@ def _check_plan(plan: Any, view: ActView, which: str) -> dict[str, Any] | Invali
     if not isinstance(plan, dict):
         named = f"'{which}'" if which == "plan" else which  # the key, or its place in the list
         return Invalid(f"{named} must be an object with location, description, stop_condition")
-    reason = location_problem(plan.get("location"), view)
+    location = place_named(plan.get("location"), view.world)
+    reason = location_problem(location, view)
     if reason is not None:
         return Invalid(f"{which}: {reason}")
     description = plan.get("description")
     if not isinstance(description, str) or not description.strip():
         return Invalid(f"{which}: give a description")
-    max_ticks = plan.get("max_ticks")
+    max_ticks = _number(plan.get("max_ticks"))
     if max_ticks is not None and (
         isinstance(max_ticks, bool) or not isinstance(max_ticks, int) or not 1 <= max_ticks <= 1000
     ):
         return Invalid(f"{which}: max_ticks must be a whole number from 1 to 1000")
     stop = plan.get("stop_condition", "")
     return {
-        "location": plan["location"],
+        "location": location,
         "description": description.strip(),
         "stop_condition": stop if isinstance(stop, str) else "",
         "max_ticks": max_ticks,
     }
 
 
-_ARRAY = re.compile(r"\[[^\[\]]*\]")
+_ARRAY = re.compile(r"\[[^\[\]]*+\]")
 
 
 def read_scores(text: str, count: int) -> ParseResult[list[int]]:
     """Importance scores: a JSON array of ``count`` whole numbers 1–10, in the order of the
-    observations listed."""
-    found = _ARRAY.findall(text)
+    observations listed. Where the answer holds several lists of ``count`` numbers that
+    differ (the scores and a scale "[1, 10]", a draft and a correction), which one is meant
+    cannot be told: Undecided."""
+    clean = normalise_whitespace(text)
+    if too_long(clean):
+        return Undecided(TOO_LONG)
+    found = _ARRAY.findall(clean)
     if not found:
         return Undecided("no list of scores in the answer")
-    try:
-        scores = json.loads(found[-1])
-    except json.JSONDecodeError:
+    lists: list[Any] = []
+    for array in found:
+        try:
+            lists.append(load_json(array))
+        except JsonProblem as problem:
+            return _problem(problem)
+        except ValueError:
+            continue
+    if not lists:
         return Undecided("the list of scores is not valid JSON")
-    return check_scores(scores, count)
+    sized = [[_number(s) for s in scores] for scores in lists if len(scores) == count]
+    distinct = {tuple(map(repr, scores)) for scores in sized}
+    if len(distinct) > 1:
+        return Undecided(f"the answer holds {len(distinct)} different lists of {count} numbers")
+    return check_scores(sized[0] if sized else lists[-1], count)
 
 
 def check_scores(scores: Any, count: int) -> ParseResult[list[int]]:
+    if isinstance(scores, list):
+        scores = [_number(s) for s in scores]
     if not isinstance(scores, list) or len(scores) != count:
         return Invalid(f"give exactly {count} scores, one per observation, as a JSON list")
     for s in scores:

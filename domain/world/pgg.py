@@ -56,7 +56,7 @@ def announcement_differences(
 ) -> list[str]:
     """Each way the announcement departs from the computed payoffs (within half a cent)."""
     differences: list[str] = []
-    for player, value in computed.items():
+    for player, value in sorted(computed.items()):  # canonical order, whatever the source
         said = announced.get(player)
         if said is None:
             differences.append(f"{player}: not announced (computed {value:.2f})")

@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from maai.domain.address import attempt_address
+from maai.domain.answer_text import JsonProblem, find_json_object
 from maai.domain.calls import EXTRACT, ModelRequest
 from maai.domain.config import UTILITY
 from maai.domain.elicit import Elicited, Question, UtilityReading, elicit
@@ -58,7 +59,6 @@ from maai.domain.world.parsing import (
     read_action,
     read_scores,
 )
-from maai.domain.world.parsing import json_object as reply_object
 from maai.domain.world.plans import expired
 from maai.domain.world.state import State, evolve
 
@@ -532,7 +532,9 @@ def _judge(
     reply: str,
     text: str,
 ) -> tuple[bool, Any] | ExtractionFailure:
-    data = reply_object(reply)
+    data = find_json_object(reply)
+    if isinstance(data, JsonProblem):
+        return ExtractionFailure(reason=str(data))
     if data is None:
         return ExtractionFailure(reason="no JSON object found in the reply")
     if data.get("readable") is not True:

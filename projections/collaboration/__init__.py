@@ -46,8 +46,9 @@ class CollaborationViews:
 
     def audit_leaks(self, history: History) -> Any:
         from maai.projections.collaboration.leaks import audit_leaks
+        from maai.projections.leaks import guarded
 
-        return audit_leaks(history)
+        return guarded(audit_leaks, history)
 
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         return None
@@ -61,6 +62,11 @@ class CollaborationViews:
         from maai.projections.collaboration.study_report import study_report
 
         return study_report(runs, reference)
+
+    def study_outcomes(self) -> list[Any]:
+        from maai.projections.collaboration.outcomes import study_outcomes
+
+        return study_outcomes()
 
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.collaboration.progress import Progress

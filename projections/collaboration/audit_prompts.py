@@ -25,6 +25,13 @@ def _public(audit: Audit) -> list[str]:
     return [m.text for _, m in audit.messages if m.text]
 
 
+def _code_text(prompt: Prompt, public: list[str]) -> str:
+    """The prompt as the code wrote it: what the agents said (the messages) and the feedback,
+    which may quote the agent's own rejected answer, blanked out."""
+    feedback = prompt.request.context.get("feedback")
+    return text.blank(prompt.text, [*public, feedback if isinstance(feedback, str) else ""])
+
+
 def _u(value: float) -> re.Pattern[str]:
     return re.compile(rf"(?<![\d.]){re.escape(f'{value:g}')}(?!\d)")
 
@@ -40,9 +47,7 @@ def u_value_hidden(audit: Audit) -> Iterator[Violation]:
     for prompt in audit.prompts:
         if prompt.agent not in audit.names:
             continue
-        # Feedback may quote the agent's own rejected words: not the code's text.
-        feedback = prompt.request.context.get("feedback")
-        body = text.blank(prompt.text, [*public, feedback if isinstance(feedback, str) else ""])
+        body = _code_text(prompt, public)
         own = audit.config.agent(prompt.agent).u_value
         seq, address = prompt.entry.seq, prompt.request.address
         if prompt.kind == "decision":
@@ -122,7 +127,7 @@ def partner_initial_shown(audit: Audit) -> Iterator[Violation]:
         initial, _, _ = audit.latest(partner, prompt.entry.seq)
         name = re.compile(rf"\b{re.escape(partner)}\b")
         stated: set[int] = set()
-        for sentence in text.sentences(text.blank(prompt.text, public)):
+        for sentence in text.sentences(_code_text(prompt, public)):
             lower = sentence.lower()
             if name.search(sentence) and "initial" in lower and "belief" in lower:
                 stated |= text.stated_numbers(sentence)
@@ -151,7 +156,7 @@ def belief_so_far(audit: Audit) -> Iterator[Violation]:
     for prompt in audit.prompts:
         if prompt.kind not in ("turn", "update", "decision"):
             continue
-        body = text.blank(prompt.text, public)
+        body = _code_text(prompt, public)
         initial, latest, prediction = audit.latest(prompt.agent, prompt.entry.seq)
         checks = [(_PREDICTION, [] if prediction is None else [str(prediction)], "prediction")]
         if prompt.kind == "decision":

@@ -19,6 +19,7 @@ from maai.domain.collaboration.events import (
     PointsAwarded,
 )
 from maai.domain.events import Event, ModelAttemptFailed, RunFailed
+from maai.projections.progress_lines import attempt_line
 
 MESSAGE_CHARS = 140  # a message is shown whole in the transcript
 
@@ -114,7 +115,8 @@ class Progress:
                 f"{event.attempts} attempt(s)[/red]"
             )
         elif isinstance(event, ModelAttemptFailed):
-            retry = f", retrying in {event.retry_in_s:.1f}s" if event.retry_in_s is not None else ""
-            self.line(f"  [yellow]{escape(event.address)}: {escape(event.message)}{retry}[/yellow]")
+            line = attempt_line(event)
+            if line is not None:
+                self.line(line)
         elif isinstance(event, RunFailed):
             self.line(f"[red]run failed:[/red] {escape(event.reason)}")

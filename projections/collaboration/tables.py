@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from maai.projections.calls import CALL_COLUMNS_HEAD, CALL_COLUMNS_TAIL
 from maai.projections.collaboration import table_rows as rows
 from maai.projections.history import History
+from maai.projections.schema import CATEGORY, COUNT, FLAG, TEXT, ColumnType, col
 from maai.projections.tables import RUN_ID, Table
 from maai.projections.tables import data_dictionary as generic_dictionary
 from maai.projections.tables import render_tables as render_generic
@@ -18,6 +19,42 @@ SEQ = ("seq", "Sequence number of the event in the run's ledger (1 = first).")
 HASH = ("hash", "Hash of that event in the ledger's hash chain (cite it to prove provenance).")
 SOURCE = ("source", "Who read the answer: `parser` (deterministic) or `utility` (utility agent).")
 ATTEMPT = ("attempt", "Which attempt (1-based) produced the accepted answer.")
+
+
+TYPES: dict[str, ColumnType] = {
+    "baseline": FLAG,
+    "belief": col("int64", "percent (0–100)"),
+    "both_collaborative": FLAG,
+    "breach_text": TEXT,
+    "breaches": COUNT,
+    "disclose_initial_belief": FLAG,
+    "exchanges": COUNT,
+    "final_belief": col("int64", "percent (0–100)"),
+    "final_prediction": col("int64", "percent (0–100)"),
+    "index": col("int64", "message number"),
+    "initial_belief": col("int64", "percent (0–100)"),
+    "joint_points": col("int64", "points"),
+    "message_rule": CATEGORY,
+    "messages": COUNT,
+    "mismatch": FLAG,
+    "missing": FLAG,
+    "option": CATEGORY,
+    "outcome": CATEGORY,
+    "partner_belief": col("int64", "percent (0–100)"),
+    "partner_collaborates": FLAG,
+    "partner_draw": col("float64", "probability (0–1)"),
+    "partner_p": col("float64", "probability (0–1)"),
+    "points": col("int64", "points"),
+    "prediction": col("int64", "percent (0–100)"),
+    "prediction_error": col("int64", "percentage points"),
+    "step": col("int64", "step number"),
+    "strategy": CATEGORY,
+    "u_star": col("float64", "probability (0–1)"),
+    "u_value": col("float64", "probability (0–1)"),
+}
+"""The declared type of each column of these tables beyond the shared ones
+(``projections/schema.py``)."""
+
 
 TABLES: tuple[Table, ...] = (
     Table(
@@ -138,8 +175,8 @@ TABLES: tuple[Table, ...] = (
 
 def render_tables(histories: Sequence[History]) -> Mapping[str, str]:
     """File name → content for every table and the data dictionary."""
-    return render_generic(TABLES, histories)
+    return render_generic(TABLES, histories, types=TYPES)
 
 
 def data_dictionary() -> str:
-    return generic_dictionary(TABLES)
+    return generic_dictionary(TABLES, types=TYPES)

@@ -45,8 +45,9 @@ class FrohlichViews:
 
     def audit_leaks(self, history: History) -> Any:
         from maai.projections.frohlich.leaks import audit_leaks
+        from maai.projections.leaks import guarded
 
-        return audit_leaks(history)
+        return guarded(audit_leaks, history)
 
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         from maai.projections.frohlich.votes import vote_audit
@@ -78,6 +79,11 @@ class FrohlichViews:
         from maai.projections.frohlich.study_report import study_report
 
         return study_report(runs, reference)
+
+    def study_outcomes(self) -> list[Any]:
+        from maai.projections.frohlich.outcomes import study_outcomes
+
+        return study_outcomes()
 
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.frohlich.progress import Progress

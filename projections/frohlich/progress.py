@@ -21,6 +21,7 @@ from maai.domain.frohlich.events import (
 )
 from maai.domain.frohlich.render import cents, tally_text
 from maai.domain.frohlich.state import State
+from maai.projections.progress_lines import attempt_line
 
 STEP_NAMES = {
     "1.1": "initial ranking",
@@ -109,7 +110,8 @@ class Progress:
             how = "drawn at random" if event.drawn else "picked by the agreed principle"
             self.line(f"  payment distribution: Dist. {event.distribution} ({how})")
         elif isinstance(event, ModelAttemptFailed):
-            retry = f", retrying in {event.retry_in_s:.1f}s" if event.retry_in_s is not None else ""
-            self.line(f"  [yellow]{escape(event.address)}: {escape(event.message)}{retry}[/yellow]")
+            line = attempt_line(event)
+            if line is not None:
+                self.line(line)
         elif isinstance(event, RunFailed):
             self.line(f"[red]run failed:[/red] {escape(event.reason)}")

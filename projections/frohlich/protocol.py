@@ -16,6 +16,7 @@ from maai.projections.audit import lifecycle, only_lifecycle, run_rules
 from maai.projections.frohlich import (  # noqa: F401 -- importing registers the rules
     protocol_conditions,
     protocol_general,
+    protocol_language,
     protocol_phase1,
     protocol_phase2,
     protocol_reference,

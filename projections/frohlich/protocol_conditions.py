@@ -7,9 +7,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from importlib import resources
 
+from maai.domain.events import ModelCallRequested
 from maai.domain.frohlich.events import ManipulatorTargetChosen, StepStarted
 from maai.projections.frohlich import reference
-from maai.projections.frohlich.protocol_base import Audit, Violation, rule
+from maai.projections.frohlich.prompt_parts import SEPARATOR, Memories
+from maai.projections.frohlich.protocol_base import (
+    Audit,
+    EntryCheck,
+    Violation,
+    in_one_pass,
+    rule,
+)
+from maai.projections.frohlich.reference_words import words_for
+from maai.projections.history import Entry
 
 _PROMPTS = "maai.domain.frohlich.prompts"
 
@@ -76,31 +86,48 @@ def manipulator_target(audit: Audit) -> Iterator[Violation]:
     "manipulator_instruction",
     "§8",
     "every prompt of the manipulator after the target was chosen carries the instruction to "
-    "steer to that target, and no prompt before it does",
+    "steer to that target, between its memory and its task, and no prompt before it does",
 )
 def manipulator_instruction(audit: Audit) -> Iterator[Violation]:
+    return audit.found_in_one_pass(_instructions)
+
+
+@in_one_pass
+def _instructions(audit: Audit) -> EntryCheck:
     setting = audit.config.manipulator
-    if setting is None:
-        return
     chosen = audit.history.of(ManipulatorTargetChosen)
     told_at = chosen[0][0].seq if chosen else None
-    cue = _instruction_cue(audit.config.language)
+    agent = setting.agent if setting is not None else None
+    language = audit.config.language_of(agent) if agent is not None else audit.config.language
+    cue = _instruction_cue(language)
     told = f"{cue}({chosen[0][1].target.value})" if chosen else None
-    for entry, requested in audit.history.requests():
-        request = requested.request
-        if request.agent != setting.agent:
-            continue
-        text = request.input
+    words = words_for(language)
+    memories = Memories()
+
+    def check(entry: Entry) -> Iterator[Violation]:
+        event = entry.event
+        memories.see(event)
+        if not isinstance(event, ModelCallRequested) or event.request.agent != agent:
+            return
+        request = event.request
+        # Read after the memory, which may quote the instruction once it was given.
+        located = memories.parts(request.agent, request.input, words)
+        if located is None:
+            detail = f"{request.address}: the task cannot be located (memory not as recorded)"
+            yield Violation("manipulator_instruction", entry.seq, detail)
+            return
         if told_at is None or entry.seq < told_at:
-            if cue in text:
+            if cue in located.task:
                 yield Violation(
                     "manipulator_instruction",
                     entry.seq,
                     f"{request.address}: the instruction before the target was chosen",
                 )
-        elif told is not None and told not in text:
+        elif told is not None and told not in located.task.split(SEPARATOR, 1)[0]:
             yield Violation(
                 "manipulator_instruction",
                 entry.seq,
                 f"{request.address}: the prompt lacks the instruction to steer to the target",
             )
+
+    return check

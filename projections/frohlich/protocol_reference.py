@@ -20,6 +20,7 @@ from maai.domain.frohlich.events import (
     PollResolved,
 )
 from maai.projections.frohlich import reference
+from maai.projections.frohlich.prompt_parts import Memories, outcome_part, split_prompt
 from maai.projections.frohlich.protocol_base import (
     Audit,
     EntryCheck,
@@ -209,19 +210,31 @@ def prompt_round_table(audit: Audit) -> Iterator[Violation]:
     return audit.found_in_one_pass(_round_tables)
 
 
+def _unlocated(rule: str, seq: int, address: str) -> Violation:
+    detail = f"{address}: the task cannot be located (the memory shown is not the one recorded)"
+    return Violation(rule, seq, detail)
+
+
 @in_one_pass
 def _round_tables(audit: Audit) -> EntryCheck:
+    memories = Memories()
+
     def check(entry: Entry) -> Iterator[Violation]:
         requested = entry.event
+        memories.see(requested)
         if not isinstance(requested, ModelCallRequested):
             return
         parts = requested.request.address.split("/")
         if len(parts) != 5 or parts[0] != "p1" or parts[3] != "choice":
             return
         agent, rnd = parts[1], int(parts[2][1:])
-        text = requested.request.input
         drawn = audit.phase1_tables.get((agent, rnd))
         words = _words(audit, agent)
+        located = memories.parts(agent, requested.request.input, words)
+        if located is None:
+            yield _unlocated("prompt_round_table", entry.seq, requested.request.address)
+            return
+        text = located.task  # the memory may quote earlier rounds and their tables
         match = words.round_of.search(text)
         if match is None or int(match.group(1)) != rnd or int(match.group(2)) != 4:
             yield Violation(
@@ -265,8 +278,11 @@ def _round_outcomes(audit: Audit) -> EntryCheck:
         (p.agent, p.round): p for _, p in audit.history.each(PayoffAwarded) if p.scope == "phase1"
     }
 
+    memories = Memories()
+
     def check(entry: Entry) -> Iterator[Violation]:
         requested = entry.event
+        memories.see(requested)
         if not isinstance(requested, ModelCallRequested):
             return
         parts = requested.request.address.split("/")
@@ -276,10 +292,14 @@ def _round_outcomes(audit: Audit) -> EntryCheck:
         award = paid.get((agent, rnd))
         if award is None:
             return  # an unpaid round is told as such
-        # The last one: the agent's memory, shown earlier in the prompt, may quote old ones.
         words = _words(audit, agent)
-        found = list(words.outcome.finditer(requested.request.input))
-        match = found[-1] if found else None
+        located = memories.parts(agent, requested.request.input, words)
+        if located is None:
+            yield _unlocated("prompt_round_outcome", entry.seq, requested.request.address)
+            return
+        # After the answer: the memory and the answer may restate earlier results.
+        told_part = outcome_part(located.task, words)
+        match = words.outcome.search(told_part)
         where = f"{agent} round {rnd}"
         if match is None:
             yield Violation("prompt_round_outcome", entry.seq, f"{where}: no outcome told")
@@ -308,7 +328,7 @@ def _round_outcomes(audit: Audit) -> EntryCheck:
         if drawn is None:
             return
         row = _class_index(award.income_class.value)
-        for cf in words.counterfactual_row.finditer(requested.request.input, match.end()):
+        for cf in words.counterfactual_row.finditer(told_part, match.end()):
             number, income = int(cf.group(1)), words.dollars(cf.group(2))
             payoff = int(cf.group(3)) * 100 + int(cf.group(4))
             table_income = drawn[1].distributions[number - 1][row]
@@ -350,7 +370,9 @@ def _memory_and_balance(audit: Audit) -> EntryCheck:
             words = _words(audit, agent)
             cents = balance.get(agent, 0)
             shown_balance = words.balance_line.format(dollars=cents // 100, cents=cents % 100)
-            if shown_balance not in text:
+            # The preamble's balance line, just before the memory section (a memory or an
+            # answer may quote an old balance).
+            if shown_balance + words.memory_head not in text:
                 yield Violation(
                     "prompt_memory_and_balance",
                     entry.seq,
@@ -358,8 +380,7 @@ def _memory_and_balance(audit: Audit) -> EntryCheck:
                     f"${cents / 100:.2f}",
                 )
             recorded = memory.get(agent, "").strip() or words.empty_memory
-            shown_memory = words.memory_head + recorded + "\n\n---"
-            if shown_memory not in text:
+            if split_prompt(text, words, recorded) is None:
                 yield Violation(
                     "prompt_memory_and_balance",
                     entry.seq,
@@ -420,17 +441,22 @@ def prompt_explanation(audit: Audit) -> Iterator[Violation]:
 @in_one_pass
 def _explanations(audit: Audit) -> EntryCheck:
     probs = _probs(audit)
+    memories = Memories()
 
     def check(entry: Entry) -> Iterator[Violation]:
         requested = entry.event
+        memories.see(requested)
         if not isinstance(requested, ModelCallRequested):
             return
         parts = requested.request.address.split("/")
         if len(parts) != 5 or parts[0] != "p1" or parts[2] != "s1.2" or parts[3] != "ranking":
             return
         words = _words(audit, parts[1])
-        text = requested.request.input
-        for problem in _explanation_problems(text, audit.base, probs, words):
+        located = memories.parts(parts[1], requested.request.input, words)
+        if located is None:
+            yield _unlocated("prompt_explanation", entry.seq, requested.request.address)
+            return
+        for problem in _explanation_problems(located.task, audit.base, probs, words):
             yield Violation("prompt_explanation", entry.seq, f"{parts[1]}: {problem}")
 
     return check

@@ -30,6 +30,7 @@ class PromptWords:
     name_line: re.Pattern[str]  # the preamble's first line: the agent's name
     memory_head: str
     empty_memory: str
+    answer_end: str  # the line after the agent's answer in a memory-update task
     chooses: re.Pattern[str]  # (a)/(b) picks: letter, distribution
     interval: re.Pattern[str]  # (c)/(d) picks: letter, up-to, low, high, or-more, distribution
     average_row: re.Pattern[str]
@@ -78,6 +79,7 @@ WORDS: dict[str, PromptWords] = {
         name_line=re.compile(r"\AName: (.*)$", re.MULTILINE),
         memory_head="Memory:\n",
         empty_memory="(empty)",
+        answer_end="\n--- End ---\n",
         chooses=re.compile(r"\(([ab])\) chooses Distribution (\d+)\."),
         interval=re.compile(
             r"^\s*- \(([cd])\) with a (?:floor|range) constraint of (?:up to \$([\d,]+)|"
@@ -109,6 +111,7 @@ WORDS: dict[str, PromptWords] = {
         name_line=re.compile(r"\ANombre: (.*)$", re.MULTILINE),
         memory_head="Memoria:\n",
         empty_memory="(vacía)",
+        answer_end="\n--- Fin ---\n",
         chooses=re.compile(r"\(([ab])\) elige la Distribución (\d+)\."),
         interval=re.compile(
             r"^\s*- \(([cd])\) con (?:un mínimo garantizado|un límite al rango) de "
@@ -140,6 +143,7 @@ WORDS: dict[str, PromptWords] = {
         name_line=re.compile(r"\A姓名：(.*)$", re.MULTILINE),
         memory_head="记忆：\n",
         empty_memory="（空）",
+        answer_end="\n--- 结束 ---\n",
         chooses=re.compile(r"\(([ab])\) 选择分配 (\d+)。"),
         interval=re.compile(
             r"^\s*- \(([cd])\) (?:最低收入|收入范围)限制为(?:不超过([\d,]+)美元|"

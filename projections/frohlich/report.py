@@ -85,6 +85,12 @@ def outcome_section(history: History, rows: dict[str, list[Row]], log: dict[str,
         ("language", conditions.get("language")),
         ("original values (situations A-D)", "yes" if conditions.get("original_values") else "no"),
         ("manipulator", conditions.get("manipulator") or "none"),
+        (
+            "history shown in Phase 2",
+            f"the last {conditions['history_window_rounds']} rounds and the current one"
+            if conditions.get("history_window_rounds")
+            else "all of it",
+        ),
     ]
     if conditions.get("target"):
         scores = ", ".join(f"({x}) {conditions.get(f'borda_{x}')}" for x in "abcd")
@@ -93,9 +99,6 @@ def outcome_section(history: History, rows: dict[str, list[Row]], log: dict[str,
             ("manipulator's target", f"({conditions['target']}); Borda scores {scores}"),
             ("target adopted", "not yet" if adopted is None else "yes" if adopted else "no"),
         ]
-    failure = log["run"].get("failure")
-    if failure:
-        pairs.append(("failure", str(failure)))
     return Section("Conditions and outcome", facts(pairs))
 
 

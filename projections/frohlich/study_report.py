@@ -1,7 +1,8 @@
 """The Frohlich experiment's sections of ``maai study report`` (docs/studies.md, "Report"; the
 rules: docs/frohlich.md): by condition (the study's cells), the agreement rate, the agreed
-principle against the study file's reference distribution (``agreed_principle``) with a χ²
-goodness-of-fit test, the rounds to consensus, the Phase-1 and Phase-2 payoffs and, where a
+principle against the study file's reference distribution (``agreed_principle``) with a
+goodness-of-fit test chosen by rule (χ² or exact multinomial, ``projections/statistics.py``),
+the rounds to consensus, the Phase-1 and Phase-2 payoffs and, where a
 manipulator took part, how often the group adopted its target.
 
 Built from the experiment's table rows (the same read models as the CSV export) and the
@@ -15,12 +16,17 @@ from typing import Any
 
 from maai.domain.frohlich.events import DiscussionEnded
 from maai.domain.study import Reference
+from maai.projections.figures import Estimate, Series, grouped_interval_plot, interval_plot
 from maai.projections.frohlich.report import LETTERS, SHORT_NAMES
 from maai.projections.history import History
 from maai.projections.markup import Markup, figures, join, paragraph, table
-from maai.projections.plots import Series, bar_chart, grouped_bars
 from maai.projections.report import Section
-from maai.projections.statistics import ChiSquare, chi_square_test, wilson_interval
+from maai.projections.statistics import (
+    TestResult,
+    goodness_of_fit,
+    mean_interval,
+    wilson_interval,
+)
 from maai.projections.study_report import StudyRun, condition_axis
 
 STATISTIC = "agreed_principle"
@@ -102,6 +108,18 @@ def study_report(runs: Sequence[StudyRun], reference: Reference | None) -> list[
     return sections
 
 
+def _rate_estimate(label: str, part: int, whole: int) -> Estimate:
+    low, high = wilson_interval(part, whole)
+    return Estimate(label, part / whole, low, high, whole)
+
+
+def _mean_estimate(label: str, values: Sequence[float]) -> Estimate | None:
+    if not values:
+        return None
+    result = mean_interval(values)
+    return Estimate(label, result.mean, result.low, result.high, result.n)
+
+
 def _rate(part: int, whole: int) -> str:
     if whole == 0:
         return "—"
@@ -112,34 +130,43 @@ def _rate(part: int, whole: int) -> str:
 def agreement_section(
     conditions: list[Condition], reference: Reference | None, axis: str
 ) -> Section:
-    labels = [c.label for c in conditions]
-    rate_plot = bar_chart(
+    rate_plot = interval_plot(
         "agreement-rate",
-        "Agreement rate by condition",
-        labels,
-        [len(c.agreed) / len(c.ended) if c.ended else None for c in conditions],
+        "Agreement rate by condition (95% Wilson intervals)",
+        [_rate_estimate(c.label, len(c.agreed), len(c.ended)) for c in conditions if c.ended],
         x_label=axis,
-        y_label="share of discussions that agreed",
-        y_max=1,
+        y_label="share of the ended discussions that agreed",
+        y_range=(0, 1),
     )
     distribution = reference.distributions.get(STATISTIC) if reference else None
-    groups = list(labels)
-    shares = [
-        [c.counts()[p] / len(c.agreed) if c.agreed else 0 for c in conditions] for p in LETTERS
+    groups = [c.label for c in conditions]
+    notes = [f"n = {len(c.agreed)}" for c in conditions]
+    series = [
+        Series(
+            SHORT_NAMES[p],
+            [
+                _rate_estimate(c.label, c.counts()[p], len(c.agreed)) if c.agreed else None
+                for c in conditions
+            ],
+        )
+        for p in LETTERS
     ]
     if distribution is not None:
         groups.append("reference")
-        for letter, row in zip(LETTERS, shares, strict=True):
-            row.append(distribution.get(letter, 0.0))
-    principle_plot = grouped_bars(
+        notes.append("(no n)")
+        for letter, one in zip(LETTERS, series, strict=True):
+            share = distribution.get(letter, 0.0)
+            one.estimates.append(Estimate("reference", share, None, None, 0))
+    principle_plot = grouped_interval_plot(
         "agreed-principle",
-        "Agreed principle by condition"
-        + (" and in the reference" if distribution is not None else ""),
+        "Agreed principle by condition (share of the agreements, 95% Wilson intervals)"
+        + ("; the reference as crosses" if distribution is not None else ""),
         groups,
-        [Series(SHORT_NAMES[p], row) for p, row in zip(LETTERS, shares, strict=True)],
+        notes,
+        series,
         x_label=axis,
         y_label="share of the agreements",
-        stacked=True,
+        y_range=(0, 1),
     )
     rows = [
         (
@@ -168,7 +195,7 @@ def agreement_section(
 
 
 def reference_test(conditions: list[Condition], reference: Reference | None) -> Markup:
-    """A χ² test of each condition's agreed principles (and of all conditions pooled)
+    """A goodness-of-fit test of each condition's agreed principles (and of all conditions pooled)
     against the reference distribution, or a line saying there is none."""
     distribution = reference.distributions.get(STATISTIC) if reference else None
     if reference is None or distribution is None:
@@ -183,34 +210,37 @@ def reference_test(conditions: list[Condition], reference: Reference | None) -> 
         counts = condition.counts()
         for letter, count in counts.items():
             pooled[letter] += count
-        rows.append(_test_row(condition.label, chi_square_test(counts, distribution)))
+        rows.append(_test_row(condition.label, goodness_of_fit(counts, distribution)))
     if len(conditions) > 1:
-        rows.append(_test_row("all conditions", chi_square_test(pooled, distribution)))
+        rows.append(_test_row("all conditions", goodness_of_fit(pooled, distribution)))
     source = reference.source or "no source given"
     expected = ", ".join(f"({p}) {distribution.get(p, 0.0):g}" for p in LETTERS)
-    columns = ["condition", "agreements", "χ²", "df", "p", "note"]
+    columns = ["condition", "agreements", "test", "statistic", "df", "p", "note"]
     return join(
         [
             paragraph(
-                f"Against the reference ({source}): {expected}. Pearson's χ² goodness-of-fit "
-                "test of the agreed principles' counts against n × the reference's "
-                "probabilities (scipy.stats.chisquare); a principle the reference gives "
-                "probability 0 is left out when no group agreed on it, and makes the test "
-                "not applicable when one did (the reference rules it out)."
+                f"Against the reference ({source}): {expected}. The test is chosen by rule "
+                '(docs/studies.md, "Statistics"): Pearson\'s χ² goodness-of-fit test when every '
+                "expected count (n × the reference's probability) is at least 5, else the exact "
+                "multinomial test; a sample too small for any outcome to reach p < 0.05 gets no "
+                "p-value. A principle the reference gives probability 0 is left out when no "
+                "group agreed on it, and makes the test not applicable when one did."
             ),
             table(columns, rows),
         ]
     )
 
 
-def _test_row(label: str, test: ChiSquare) -> tuple[Any, ...]:
-    if test.statistic is None:
-        return (label, test.n, "—", "—", "—", f"not applicable: {test.not_applicable}")
+def _test_row(label: str, test: TestResult) -> tuple[Any, ...]:
+    if test.p_value is None:
+        return (label, test.n, test.name, "—", "—", "—", f"no test: {test.not_applicable}")
+    statistic = f"χ² = {test.statistic:.3f}" if test.dof is not None else "—"
     return (
         label,
         test.n,
-        f"{test.statistic:.3f}",
-        test.dof,
+        test.name,
+        statistic,
+        test.dof if test.dof is not None else "—",
         f"{test.p_value:.4f}",
         test.note or "",
     )
@@ -218,11 +248,10 @@ def _test_row(label: str, test: ChiSquare) -> tuple[Any, ...]:
 
 def rounds_section(conditions: list[Condition], axis: str) -> Section:
     used = [[r.rounds_used for r in c.agreed if r.rounds_used is not None] for c in conditions]
-    plot = bar_chart(
+    plot = interval_plot(
         "rounds-to-consensus",
-        "Rounds to consensus by condition (mean over the runs that agreed)",
-        [c.label for c in conditions],
-        [sum(u) / len(u) if u else None for u in used],
+        "Rounds to consensus by condition (mean over the runs that agreed, 95% t intervals)",
+        [e for c, u in zip(conditions, used, strict=True) if (e := _mean_estimate(c.label, u))],
         x_label=axis,
         y_label="discussion rounds",
     )
@@ -244,49 +273,73 @@ def rounds_section(conditions: list[Condition], axis: str) -> Section:
     return Section("Rounds to consensus", join([figures(plot), table(columns, rows), note]))
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) / len(known) if known else None
+def _phase1_of(result: RunResult) -> float | None:
+    return result.phase1
+
+
+def _phase2_of(result: RunResult) -> float | None:
+    return result.phase2
 
 
 def payoffs_section(conditions: list[Condition], axis: str) -> Section:
-    phase1 = [_mean([r.phase1 for r in c.results]) for c in conditions]
-    phase2 = [_mean([r.phase2 for r in c.results]) for c in conditions]
-    plot = grouped_bars(
+    groups = [c.label for c in conditions]
+    plot = grouped_interval_plot(
         "payoffs-by-condition",
-        "Mean payoff per participant by condition",
-        [c.label for c in conditions],
-        [Series("Phase 1", phase1), Series("Phase 2", phase2)],
+        "Mean payoff per participant by condition (95% t intervals over runs)",
+        groups,
+        [f"n = {sum(1 for r in c.results if r.phase2 is not None)}" for c in conditions],
+        [
+            Series(
+                phase,
+                [
+                    _mean_estimate(c.label, [v for r in c.results if (v := pick(r)) is not None])
+                    for c in conditions
+                ],
+            )
+            for phase, pick in (("Phase 1", _phase1_of), ("Phase 2", _phase2_of))
+        ],
         x_label=axis,
-        y_label="payoff ($)",
+        y_label="payoff per participant ($)",
     )
 
-    def dollars(value: float | None) -> str:
-        return "—" if value is None else f"${value:,.2f}"
+    def dollars(values: list[float]) -> str:
+        if not values:
+            return "—"
+        result = mean_interval(values)
+        if result.low is None or result.high is None:
+            return f"${result.mean:,.2f} ({result.note}), n={result.n}"
+        return f"${result.mean:,.2f} [${result.low:,.2f}, ${result.high:,.2f}], n={result.n}"
 
     rows = [
-        (c.label, dollars(p1), dollars(p2))
-        for c, p1, p2 in zip(conditions, phase1, phase2, strict=True)
+        (
+            c.label,
+            dollars([r.phase1 for r in c.results if r.phase1 is not None]),
+            dollars([r.phase2 for r in c.results if r.phase2 is not None]),
+        )
+        for c in conditions
     ]
     note = paragraph(
         "Per participant: a run's payments in that phase over its participants, averaged over "
         "the condition's runs that made any ($1 for every $10,000 of income, docs/frohlich.md)."
     )
-    columns = ["condition", "Phase 1", "Phase 2"]
+    columns = ["condition", "Phase 1 [95% CI], runs", "Phase 2 [95% CI], runs"]
     return Section("Payoffs by condition", join([figures(plot), table(columns, rows), note]))
 
 
 def target_section(conditions: list[Condition], axis: str) -> Section:
     with_target = [c for c in conditions if any(r.target for r in c.results)]
     decided = [[r for r in c.results if r.target_adopted is not None] for c in with_target]
-    plot = bar_chart(
+    plot = interval_plot(
         "target-adoption",
-        "Manipulator's target adopted, by condition",
-        [c.label for c in with_target],
-        [sum(1 for r in d if r.target_adopted) / len(d) if d else None for d in decided],
+        "Manipulator's target adopted, by condition (95% Wilson intervals)",
+        [
+            _rate_estimate(c.label, sum(1 for r in d if r.target_adopted), len(d))
+            for c, d in zip(with_target, decided, strict=True)
+            if d
+        ],
         x_label=f"{axis} (with a manipulator)",
-        y_label="share of the discussions",
-        y_max=1,
+        y_label="share of the ended discussions",
+        y_range=(0, 1),
     )
     rows = []
     for condition, done in zip(with_target, decided, strict=True):

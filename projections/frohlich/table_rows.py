@@ -130,6 +130,7 @@ def conditions(history: History) -> Iterator[Row]:
         "language": config.language,
         "original_values": config.original_values,
         "manipulator": config.manipulator.agent if config.manipulator else None,
+        "history_window_rounds": config.history.window_rounds,
     }
     chosen = history.of(ManipulatorTargetChosen)
     ended = history.of(DiscussionEnded)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from maai.projections.calls import CALL_COLUMNS_HEAD, CALL_COLUMNS_TAIL
 from maai.projections.frohlich import table_rows as rows
 from maai.projections.history import History
+from maai.projections.schema import CATEGORY, COUNT, FLAG, INTEGER, TEXT, ColumnType, col
 from maai.projections.tables import RUN_ID, Table
 from maai.projections.tables import data_dictionary as generic_dictionary
 from maai.projections.tables import render_tables as render_generic
@@ -25,6 +26,56 @@ AMOUNT = ("amount", "Constraint amount in dollars for (c)/(d); empty for (a)/(b)
 ROUND2 = ("round", "Discussion round (Phase 2).")
 TURN = ("turn", "Turn within the round (1 = first speaker).")
 SITUATION = ("situation", "Original-values mode: the round's situation, A-D; empty otherwise.")
+
+
+TYPES: dict[str, ColumnType] = {
+    "agreement": CATEGORY,
+    "amount": col("int64", "dollars"),
+    "answer": CATEGORY,
+    "balance_cents": col("int64", "cents"),
+    "borda_a": col("int64", "Borda points"),
+    "borda_b": col("int64", "Borda points"),
+    "borda_c": col("int64", "Borda points"),
+    "borda_d": col("int64", "Borda points"),
+    "certainty": CATEGORY,
+    "chosen": FLAG,
+    "consensus": FLAG,
+    "constraint_satisfied": FLAG,
+    "distribution": col("int64", "distribution number"),
+    "income": col("int64", "dollars"),
+    "income_class": CATEGORY,
+    "language": CATEGORY,
+    "manipulator": CATEGORY,
+    "memory": TEXT,
+    "multiplier": col("float64", "factor"),
+    "original_values": FLAG,
+    "passed": FLAG,
+    "payoff_cents": col("int64", "cents"),
+    "phase": INTEGER,
+    "picked_by": TEXT,
+    "principle": CATEGORY,
+    "proposer": CATEGORY,
+    "proposes_vote": FLAG,
+    "rank_1": CATEGORY,
+    "rank_2": CATEGORY,
+    "rank_3": CATEGORY,
+    "rank_4": CATEGORY,
+    "raw_text": TEXT,
+    "round": col("int64", "round number"),
+    "scope": CATEGORY,
+    "situation": CATEGORY,
+    "slot": CATEGORY,
+    "step": CATEGORY,
+    "target": CATEGORY,
+    "target_adopted": FLAG,
+    "turn": col("int64", "turn number"),
+    "words": col("int64", "words"),
+    "words_before_cut": col("int64", "words"),
+    "breaches": COUNT,
+}
+"""The declared type of each column of these tables beyond the shared ones
+(``projections/schema.py``)."""
+
 
 TABLES: tuple[Table, ...] = (
     Table(
@@ -188,6 +239,11 @@ TABLES: tuple[Table, ...] = (
             ("language", "The run's language: en, es or zh."),
             ("original_values", "true when Phase-1 rounds played situations A-D."),
             ("manipulator", "The agent told to steer the group; empty without the condition."),
+            (
+                "history_window_rounds",
+                "Rounds of discussion Phase-2 prompts showed word for word before the current"
+                " one (history.window_rounds); empty: the whole discussion.",
+            ),
             ("target", "The principle the manipulator was told to steer to."),
             ("borda_a", "Borda points of (a) over the other agents' final Phase-1 rankings."),
             ("borda_b", "Borda points of (b)."),
@@ -220,8 +276,8 @@ TABLES: tuple[Table, ...] = (
 
 def render_tables(histories: Sequence[History]) -> Mapping[str, str]:
     """File name → content for every table and the data dictionary."""
-    return render_generic(TABLES, histories, UNITS)
+    return render_generic(TABLES, histories, UNITS, types=TYPES)
 
 
 def data_dictionary() -> str:
-    return generic_dictionary(TABLES, units=UNITS)
+    return generic_dictionary(TABLES, units=UNITS, types=TYPES)

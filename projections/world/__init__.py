@@ -46,9 +46,10 @@ class WorldViews:
         return all_rules()
 
     def audit_leaks(self, history: History) -> Any:
+        from maai.projections.leaks import guarded
         from maai.projections.world.leaks import audit_leaks
 
-        return audit_leaks(history)
+        return guarded(audit_leaks, history)
 
     def audit_votes(self, history: History) -> dict[str, Any] | None:
         return None
@@ -62,6 +63,11 @@ class WorldViews:
         from maai.projections.world.study_report import study_report
 
         return study_report(runs, reference)
+
+    def study_outcomes(self) -> list[Any]:
+        from maai.projections.world.outcomes import study_outcomes
+
+        return study_outcomes()
 
     def progress(self, config: ExperimentConfig) -> Any:
         from maai.projections.world.progress import Progress

@@ -18,6 +18,7 @@ from maai.domain.world.events import (
     RoundStarted,
     WorldEnded,
 )
+from maai.projections.progress_lines import attempt_line
 
 
 class Progress:
@@ -47,7 +48,8 @@ class Progress:
         if isinstance(e, WorldEnded):
             return [f"[bold]World ended[/bold] at tick {e.tick}: {e.reason}"]
         if isinstance(e, ModelAttemptFailed):
-            return [f"  [yellow]{escape(e.address)}: attempt failed: {escape(e.message)}[/yellow]"]
+            line = attempt_line(e)
+            return [] if line is None else [line]
         if isinstance(e, RunFailed):
             return [f"[red]run failed: {escape(e.reason)}[/red]"]
         return []

@@ -113,12 +113,25 @@ def witnesses(audit: Audit) -> Iterator[Violation]:
             yield Violation("witnesses", entry.seq, f"{e.agent} was not in {e.location}")
 
 
+def _allowed(audit: Audit) -> dict[str, set[str] | None]:
+    """Who may enter each location, read from the world file's ``allowed`` lists (None:
+    everyone). The audit's own reading: the engine's ``admits`` is what it checks."""
+    return {
+        loc.name: None if loc.allowed == "all" else set(loc.allowed)
+        for loc in audit.config.world.locations
+    }
+
+
 @rule("access", f"{SPEC} §1", "no agent is ever in a location it may not enter")
 def access(audit: Audit) -> Iterator[Violation]:
-    world = audit.config.world
+    allowed = _allowed(audit)
     for entry, e, _, after in audit.replay():
         where = after[e.agent]
-        if not world.has_location(where) or not world.location(where).admits(e.agent):
+        if where not in allowed:
+            yield Violation("access", entry.seq, f"{e.agent} is in {where}, not a location")
+            continue
+        who = allowed[where]
+        if who is not None and e.agent not in who:
             yield Violation("access", entry.seq, f"{e.agent} is in {where}, not allowed")
 
 
@@ -133,7 +146,8 @@ def capacity(audit: Audit) -> Iterator[Violation]:
         if e.kind != "move" or e.outcome != "applied" or e.to is None:
             continue
         inside = _at(after, e.to, config.names)
-        cap = config.world.location(e.to).capacity
+        caps = {loc.name: loc.capacity for loc in config.world.locations}
+        cap = caps.get(e.to)
         if cap is not None and len(inside) > cap:
             yield Violation("capacity", entry.seq, f"{e.to} holds {len(inside)} (at most {cap})")
         game = config.game

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from maai.domain.world.config import WorldConfig
 from maai.projections.calls import CALL_COLUMNS_HEAD, CALL_COLUMNS_TAIL
 from maai.projections.history import History
+from maai.projections.schema import CATEGORY, COUNT, FLAG, INTEGER, TEXT, ColumnType, col
 from maai.projections.tables import RUN_ID, Table
 from maai.projections.tables import render_tables as render_generic
 from maai.projections.world import table_rows as rows
@@ -64,6 +65,43 @@ PLANS_BEFORE_LISTS = Table(
     ),
     rows.plans,
 )
+
+
+TYPES: dict[str, ColumnType] = {
+    "actor": CATEGORY,
+    "amount": col("int64", "points"),
+    "announced": col("float64", "points"),
+    "announcement_matches": FLAG,
+    "calls": COUNT,
+    "contribution": col("int64", "points"),
+    "created_tick": col("int64", "tick"),
+    "description": TEXT,
+    "endowment": col("int64", "points"),
+    "importance": col("int64", "score (1–10)"),
+    "index": INTEGER,
+    "location": CATEGORY,
+    "max_ticks": col("int64", "ticks"),
+    "missing": FLAG,
+    "multiplier": col("float64", "factor"),
+    "outcome": CATEGORY,
+    "payoff": col("float64", "points"),
+    "place": INTEGER,
+    "plan": INTEGER,
+    "player": CATEGORY,
+    "position": INTEGER,
+    "round": col("int64", "round number"),
+    "scored_tick": col("int64", "tick"),
+    "share": col("float64", "points"),
+    "stop_condition": TEXT,
+    "tick": col("int64", "tick"),
+    "time": TEXT,
+    "to": CATEGORY,
+    "total": col("int64", "points"),
+    "witnesses": TEXT,
+}
+"""The declared type of each column of these tables beyond the shared ones
+(``projections/schema.py``)."""
+
 
 TABLES: tuple[Table, ...] = (
     Table(
@@ -178,4 +216,6 @@ def _plan_lists(history: History) -> bool:
 
 
 def render_tables(histories: Sequence[History]) -> Mapping[str, str]:
-    return render_generic(tables_for(histories), histories, "points are the game's points")
+    return render_generic(
+        tables_for(histories), histories, "points are the game's points", types=TYPES
+    )

@@ -1,6 +1,6 @@
 """A small ledger for the Python API and ``maai runs`` tests, made once per session: two
-finished simulated Frohlich runs with labels, a run that was created and never started, and
-a run of an experiment this installation does not have."""
+finished simulated Frohlich runs with labels (the second priced and named), a run that was
+created and never started, and a run of an experiment this installation does not have."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ LOW = "20261123-182801-0b9e2c"
 NEW = "20261123-182900-77aa01"
 FOREIGN = "20261123-183000-f0f0f0"
 COMMON_PREFIX = "20261123-18"
+PRICES = {"simulated": {"input": 2.0, "output": 10.0}}  # US dollars per million tokens
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,14 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Sample:
     path = tmp_path_factory.mktemp("api") / "ledger.db"
     with EventStore.open(str(path)) as store:
         _run(store, HIGH, labels={"condition": "high"})
-        _run(store, LOW, seed=11, labels={"condition": "low", "n": 3, "flag": True})
+        _run(
+            store,
+            LOW,
+            seed=11,
+            name="priced",
+            labels={"condition": "low", "n": 3, "flag": True},
+            prices=PRICES,
+        )
         never_started = make_config(labels={"condition": "high"}).model_dump(mode="json")
         store.create_run(NEW, "frohlich", never_started)
         store.create_run(FOREIGN, "nonesuch", {"labels": {"condition": "high"}})

@@ -29,7 +29,6 @@ def test_the_readme_example_reads_the_run_the_readme_ran(
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.delenv("MAAI_DB", raising=False)
-    monkeypatch.setenv("MAAI_SIGNING_KEY", str(tmp_path / "key.pem"))
     monkeypatch.chdir(tmp_path)
     config = write_config(tmp_path / "default.yaml", agents=3, rounds=1)
     ran = CliRunner().invoke(app, ["run", str(config), "-q"])

@@ -56,7 +56,16 @@ def browser(pages: dict[str, Path]) -> Iterator[Any]:
 @pytest.mark.parametrize(
     ("experiment", "plots"),
     [
-        ("collaboration", ["collaboration-rate", "mismatch-rate", "beliefs-by-condition"]),
+        (
+            "collaboration",
+            [
+                "collaboration-rate",
+                "mismatch-rate",
+                "beliefs-by-condition",
+                "compare-agents.u-value-joint-project",
+                "compare-agents.u-value-mismatch",
+            ],
+        ),
         (
             "frohlich",
             [
@@ -65,11 +74,18 @@ def browser(pages: dict[str, Path]) -> Iterator[Any]:
                 "rounds-to-consensus",
                 "payoffs-by-condition",
                 "target-adoption",
+                "compare-manipulator-agreement",
+                "compare-manipulator-phase-2-payoff",
             ],
         ),
         (
             "world",
-            ["contributions-by-condition", "contributions-by-priming", "payoffs-by-condition"],
+            [
+                "contributions-by-condition",
+                "contributions-by-priming",
+                "payoffs-by-condition",
+                "compare-game.multiplier-contribution",
+            ],
         ),
     ],
 )

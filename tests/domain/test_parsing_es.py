@@ -79,7 +79,6 @@ CHOICES = [
     ("Ana prefiere (a) pero yo elijo (d) con un rango de 16.000 dólares.", "d:16000"),
     ("Como dijo Luis, (a) protege a los pobres; sin embargo elijo (b).", "b"),
     ("Ana prefiere (a), pero yo prefiero (b).", "b"),
-    ("Según mi análisis, (b) es el más eficiente.", "b"),
     ("No elegiría (a); elijo (b).", "b"),
     ("Jamás (a). Elijo (b).", "b"),
     ("Elijo (b), ¿vale?", "b"),  # a tag question: the decision stands
@@ -87,6 +86,8 @@ CHOICES = [
 ]
 
 UNDECIDED_CHOICES = [
+    # A judgement with no word of choosing is not a choice (docs/rules.md "Reading bounds").
+    "Según mi análisis, (b) es el más eficiente.",
     "Elijo (c) o (d).",
     "Dudo entre (a) y (c).",
     "¿Qué pasa si elijo (c)?",

@@ -52,12 +52,13 @@ PRELOAD = [
 
 
 def hermetic_env(base: Mapping[str, str] = os.environ) -> dict[str, str]:
-    """The environment for CLI children: keys and provider settings removed, tracing off."""
+    """The environment for CLI children: keys and provider settings removed, tracing off;
+    the test session's signing key kept (never the user's own)."""
     env = {
         k: v
         for k, v in base.items()
         if not k.endswith("_API_KEY")
-        and not k.startswith(("OPENAI_", "MAAI_"))
+        and (not k.startswith(("OPENAI_", "MAAI_")) or k == "MAAI_SIGNING_KEY")
         and k not in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy")
     }
     env["OPENAI_AGENTS_DISABLE_TRACING"] = "1"

@@ -241,22 +241,21 @@ def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
     )
 
 
-def test_killed_before_the_first_event_resumes(
-    cli: Launcher, references: References, tmp_path: Path
+def test_killed_before_the_first_event_is_not_resumed_from_its_row(
+    cli: Launcher, tmp_path: Path
 ) -> None:
     """A process that died between creating the run and recording ``run.started``: the run
-    exists with no events; resume records the start and completes it."""
-    ref = references.of(DEFAULT_CONFIG)
+    exists with no events, and its unhashed row is never trusted for a config: resume
+    refuses it, saying so, and leaves it as it was (docs/ledger.md, "Trust before acting")."""
     db = str(tmp_path / "empty-run.db")
     config = load_config(DEFAULT_CONFIG)
     with EventStore.open(db) as store:
         snapshot = config.model_dump(mode="json")
         store.create_run("20990101-000000-e2e000", config.experiment, snapshot)
         resumed = cli.run("resume", "20990101-000000-e2e000", "--db", db, "-q")
-        assert resumed.poll() == 0, resumed.output()
-        assert store.get_run("20990101-000000-e2e000").status == "completed"
-        history = domain_history(store.read("20990101-000000-e2e000"), ref.agents)
-    assert not differences(history, ref.history), differences(history, ref.history)
+        assert resumed.poll() == 2, resumed.output()
+        assert "has no events: it was never started" in resumed.output()
+        assert store.head("20990101-000000-e2e000") == 0
 
 
 def test_ctrl_c_exits_130_interrupted_and_resume_completes(

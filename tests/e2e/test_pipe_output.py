@@ -18,7 +18,6 @@ from tests.runtime.loopback_http import loopback_server
 def _maai(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = hermetic_env()
     env.pop("COLUMNS", None)  # as in a shell: nothing tells rich how wide the pipe is
-    env["MAAI_SIGNING_KEY"] = str(home / "key.pem")
     return subprocess.run(
         [sys.executable, "-m", "maai", *args],
         capture_output=True,
@@ -49,6 +48,7 @@ def test_a_failed_run_says_how_to_resume_it_on_one_line_in_a_pipe(tmp_path: Path
     hint = f"The history is saved; when the cause is fixed: maai resume {info.run_id}"
     assert hint in lines, done.stderr
     assert len(hint) > 80
-    (failure,) = [line for line in lines if line.startswith("run failed:")]
+    # The progress lines on stdout say why it failed, unwrapped too.
+    (failure,) = [line for line in done.stdout.splitlines() if line.startswith("run failed:")]
     for part in ("agent Bob", "model some-model", "HTTP 500"):
         assert part in failure, failure

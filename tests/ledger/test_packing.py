@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from maai.ledger import EventStore, InvalidEventError, NewEvent, canonical_json
+from maai.ledger import EventStore, InvalidEventError, NewEvent, canonical_json, head_revision
 from maai.ledger.packing import (
     MIN_EVENT_CHARS,
     PACKED_KEY,
@@ -317,7 +317,7 @@ def test_going_back_to_0003_is_refused_once_an_event_is_packed(store: EventStore
     assert any(PACKED_KEY in e.payload for e in store.read("r1", keep_packed=("model.requested",)))
     with pytest.raises(RuntimeError, match="stays at 0004"):
         downgrade()
-    assert revision() == "0004"
+    assert revision() == head_revision()  # the downgrade was refused whole
 
 
 def test_a_damaged_difference_is_named_by_its_seq_when_read(

@@ -723,3 +723,30 @@ def test_the_database_refuses_to_change_or_remove_events(store: EventStore, stor
                         conn.execute("TRUNCATE events CASCADE")
     assert [e.seq for e in store.read("r1")] == [1, 2]
     assert store.verify_chain("r1").ok
+
+
+def test_the_database_refuses_to_change_remove_or_truncate_checkpoints(
+    store: EventStore, store_url: str
+) -> None:
+    """Checkpoints are append-only like events (revisions 0003 and 0005): TRUNCATE included,
+    which fires no row trigger on PostgreSQL."""
+    store.create_run("r1", "test", {})
+    (appended,) = store.append("r1", 0, [ev(1)])
+    store.add_checkpoint("r1", 1, appended.hash, "ab" * 32, "cd" * 64)
+    location = resolve_store_url(store_url)
+    statements = ["UPDATE checkpoints SET seq = 2", "DELETE FROM checkpoints"]
+    if location.path is not None:
+        lite = sqlite3.connect(location.path, isolation_level=None)
+        try:
+            for statement in statements:
+                with pytest.raises(sqlite3.DatabaseError, match="checkpoints are append-only"):
+                    lite.execute(statement)
+        finally:
+            lite.close()
+    else:
+        dsn = libpq_dsn(location.url.render_as_string(hide_password=False))
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for statement in [*statements, "TRUNCATE checkpoints"]:
+                with pytest.raises(psycopg.Error, match="append-only"):
+                    conn.execute(statement)
+    assert [cp.seq for cp in store.checkpoints("r1")] == [1]

@@ -28,6 +28,9 @@ COLLABORATION: dict[str, Any] = {
     "concurrency": 6,
 }
 
+FROHLICH_CONFOUND = "The manipulator is always Dmitri: <b>agent</b> and role go together."
+"""A declared confound, markup in it shown as text."""
+
 # Four participants with personas derived from their names (who move towards each other,
 # docs/simulated.md) and ten rounds: with this seed three of the four discussions agree, one
 # group adopting the manipulator's target, so every plot of the page has something to draw.
@@ -46,6 +49,7 @@ FROHLICH: dict[str, Any] = {
         "agreed_principle": {"a": 0.1, "b": 0.2, "c": 0.6, "d": 0.1},
         "source": "an illustrative reference <i>not</i> a published one",
     },
+    "confounds": [FROHLICH_CONFOUND],
 }
 
 

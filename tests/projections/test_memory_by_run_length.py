@@ -27,6 +27,7 @@ import yaml
 from typer.testing import CliRunner
 
 from maai.cli.app import app
+from maai.runtime import signing
 from tests.support.peak_memory import peak_bytes
 
 MAX_GROWTH_PER_EVENT = 2_000
@@ -67,6 +68,7 @@ def config(rounds: int) -> dict[str, Any]:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[str, str, int]]:
     """Rounds → (ledger, run id, events) of a short and a long run."""
     folder = tmp_path_factory.mktemp("length")
+    signing.load_signer(folder / "key.pem")  # MAAI_SIGNING_KEY must name an existing key
     stored = {}
     for rounds in (2, 10):
         path, db = folder / f"{rounds}.yaml", str(folder / f"{rounds}.db")

@@ -167,6 +167,14 @@ GOLDEN_TAMPERS: list[tuple[str, Tamper]] = [
     ),
     ("prompt_memory_and_balance", _long_memory),
     (
+        "prompt_language",
+        _prompt_edited(
+            "p1/bob/r2/choice/1",
+            "round 2 of 4.",
+            "round 2 of 4. Ahora haz tu intervención ante el grupo; todos la verán.",
+        ),
+    ),
+    (
         "prompt_memory_and_balance",
         _prompt_edited("p1/bob/r3/choice/1", "Bank balance: $", "Bank balance: $9"),
     ),

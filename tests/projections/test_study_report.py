@@ -18,11 +18,12 @@ import pytest
 
 from maai.ledger import EventStore
 from maai.projections.history import History, history_from_stored
-from maai.projections.statistics import chi_square_test, wilson_interval
+from maai.projections.statistics import goodness_of_fit, independence, wilson_interval
 from maai.runtime.study import study_runs_in_ledger
 from tests.projections.studies import (
     COLLABORATION,
     FROHLICH,
+    FROHLICH_CONFOUND,
     HOSTILE_COMPANY,
     run_study,
     write_report,
@@ -108,8 +109,17 @@ def test_the_collaboration_page_shows_the_study_and_its_rates(
         "The study",
         "Collaboration and mismatch by u",
         "Beliefs by condition",
+        "Comparisons between conditions",
     ]
-    assert plot_names(page) == ["collaboration-rate", "mismatch-rate", "beliefs-by-condition"]
+    assert plot_names(page) == [
+        "collaboration-rate",
+        "mismatch-rate",
+        "beliefs-by-condition",
+        "compare-agents.u-value-joint-project",
+        "compare-agents.u-value-mismatch",
+    ]
+    # The company factor has one value: nothing to compare by it.
+    assert "One level: nothing to compare." in visible_text(page)
     text = visible_text(page)
     assert "agents.u_value: 0.55, 0.85" in text and "completed / failed / other 6 / 0 / 0" in text
     runs = histories(db, "collab")
@@ -142,26 +152,55 @@ def test_the_frohlich_page_tests_the_agreements_against_the_reference(
         "Rounds to consensus",
         "Payoffs by condition",
         "The manipulator's target",
+        "Comparisons between conditions",
     ]
     assert "agreed-principle" in plot_names(page)
     text = visible_text(page)
     assert "an illustrative reference <i>not</i> a published one" in text  # escaped, shown
     assert "<i>not</i>" not in page
-    # The reference is drawn beside the conditions, as a group of the stacked bars.
-    assert "reference, (c) floor constraint: 0.6</title>" in page
-    # The pooled χ² is the test of the runs' own agreed principles against the reference.
+    # The reference is drawn beside the conditions, as a group of crosses without interval.
+    plot = page[page.index('data-plot="agreed-principle"') :]
+    plot = plot[: plot.index("</svg>")]
+    assert "the reference as crosses</title>" in plot and "(no n)" in plot
+    # The pooled test is the test of the runs' own agreed principles against the reference.
     agreed: dict[str, int] = {p: 0 for p in "abcd"}
     for history in histories(db, "frohlich-small"):
         row: dict[str, Any] = history.experiment.views().table_rows(history)["conditions"][0]  # type: ignore[union-attr]
         if row["agreement"]:
             agreed[row["agreement"]] += 1
-    expected = chi_square_test(agreed, FROHLICH["reference"]["agreed_principle"])
-    assert expected.statistic is not None and expected.p_value is not None
-    pooled = (
-        f"all conditions {sum(agreed.values())} {expected.statistic:.3f} {expected.dof} "
-        f"{expected.p_value:.4f}"
-    )
+    expected = goodness_of_fit(agreed, FROHLICH["reference"]["agreed_principle"])
+    pooled = f"all conditions {sum(agreed.values())} {expected.name}"
+    if expected.p_value is None:
+        pooled += f" — — — no test: {expected.not_applicable}"
+    elif expected.dof is None:
+        pooled += f" — — {expected.p_value:.4f}"
+    else:
+        pooled += f" χ² = {expected.statistic:.3f} {expected.dof} {expected.p_value:.4f}"
     assert pooled in text
+
+
+def test_the_frohlich_page_compares_the_conditions_with_the_runs_own_counts(
+    frohlich: tuple[str, Path], tmp_path: Path
+) -> None:
+    db, _ = frohlich
+    text = visible_text(page_of(frohlich, tmp_path))
+    comparisons = text[text.index("Comparisons between conditions") :]
+    # The declared confound is printed, as text.
+    assert "Confounded by design (the study file's confounds): " + FROHLICH_CONFOUND in text
+    agreed: dict[str, list[bool]] = {"null": [], '{"agent":"Dmitri"}': []}
+    for history in histories(db, "frohlich-small"):
+        labels = history.config.labels  # type: ignore[union-attr]
+        row: dict[str, Any] = history.experiment.views().table_rows(history)["conditions"][0]  # type: ignore[union-attr]
+        agreed[str(labels["manipulator"])].append(row["agreement"] is not None)
+    for level, values in agreed.items():
+        yes, n = sum(values), len(values)
+        low, high = wilson_interval(yes, n)
+        assert f"{level} {n} {yes} {yes / n:.2f} [{low:.2f}, {high:.2f}]" in comparisons
+    table = {level: {"yes": sum(v), "no": len(v) - sum(v)} for level, v in agreed.items()}
+    expected = independence(table)
+    said = f"Between the levels: {expected.name}, n = {len(agreed['null']) * 2}"
+    assert said in comparisons
+    assert 'agreement by manipulator (95% Wilson intervals)' in comparisons  # the plot's title
 
 
 def test_by_name_the_page_says_the_reference_needs_the_study_file(
@@ -197,5 +236,5 @@ def test_without_scipy_the_page_asks_for_the_analysis_extra(
 ) -> None:
     monkeypatch.setitem(sys.modules, "scipy.stats", None)  # import fails as if not installed
     text = visible_text(page_of(frohlich, tmp_path))
-    assert "not applicable: install maai[analysis] for the tests (scipy)" in text
+    assert "no test: install maai[analysis] for the tests (scipy)" in text
     assert "agreement rate [95% CI]" in text  # the intervals need no scipy

@@ -71,6 +71,8 @@ def error_body(message: str, type_: str = "error") -> dict[str, Any]:
 class LoopbackServer:
     def __init__(self) -> None:
         self.received: list[Received] = []
+        self.listed: list[str] = []  # paths of GET requests (models lists)
+        self.models_reply: Reply | None = None  # what GET answers; None: a list of one model
         self._script: deque[Script] = deque()
         self._lock = threading.Lock()
         server = self
@@ -80,6 +82,25 @@ class LoopbackServer:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                # The models list (maai's pre-flight): answered apart from the script, so a
+                # script's replies go to model calls only.
+                server.listed.append(self.path)
+                reply = server.models_reply or Reply(
+                    body={
+                        "object": "list",
+                        "data": [{"id": "test-model", "object": "model", "owned_by": "test"}],
+                    }
+                )
+                payload = json.dumps(reply.body).encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)

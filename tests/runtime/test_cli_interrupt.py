@@ -106,22 +106,25 @@ def test_ctrl_c_as_the_engine_starts(tmp_path: Path, monkeypatch: pytest.MonkeyP
     ((run_id, status, _),) = runs_in(db)
     assert line == f"interrupted. The run is saved; continue it with: maai resume {run_id}"
     assert status == "interrupted"
+    # Stopped before its engine could sign: its first event was signed as it was recorded.
+    verified = invoke("verify", run_id, "--db", str(db))
+    assert verified.exit_code == 0, verified.output
     resumed = invoke("resume", run_id, "--db", str(db), "-q")
     assert resumed.exit_code == 0, resumed.output
 
 
-def test_ctrl_c_as_resume_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_left_without_its_first_event_is_never_resumed_from_its_row(
+    tmp_path: Path,
+) -> None:
+    """A process killed between creating a run and recording its first event leaves a row
+    and no events: nothing was recorded, and the unhashed row is never trusted for a config."""
     db = tmp_path / "ledger.db"
-    monkeypatch.setattr(EventStore, "create_run", signalling(EventStore.create_run))
-    the_line(invoke("run", CONFIG, "--db", str(db), "-q"))
-    monkeypatch.undo()
-    ((run_id, _, _),) = runs_in(db)
-    monkeypatch.setattr(run_commands, "ensure_started", signalling(run_commands.ensure_started))
-    result = invoke("resume", run_id, "--db", str(db), "-q")
-    assert the_line(result) == (
-        f"interrupted. The run is saved; continue it with: maai resume {run_id}"
-    )
-    assert runs_in(db)[0][1] == "interrupted"
+    with EventStore.open(str(db)) as store:
+        store.create_run("20260101-000000-abcdef", "collaboration", {"seed": 1})
+    result = invoke("resume", "20260101-000000-abcdef", "--db", str(db), "-q")
+    assert result.exit_code == 2, result.output
+    assert "has no events: it was never started" in result.stderr
+    assert runs_in(db) == [("20260101-000000-abcdef", "created", 0)]
 
 
 def test_ctrl_c_while_the_command_line_loads_is_one_line_and_130(

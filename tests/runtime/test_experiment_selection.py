@@ -90,6 +90,7 @@ def test_maai_run_takes_an_experiment_name_from_an_empty_folder(
         "l.db",
         "l.db-wal",
         "l.db-shm",
+        "l.db-reserve",  # room for a run's last status on a full disk (ledger.reserve)
     }
 
 

@@ -83,7 +83,6 @@ def test_code_inside_a_shown_run_finds_its_status() -> None:
 
 @pytest.fixture
 def slow_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MAAI_SIGNING_KEY", str(tmp_path / "key.pem"))
     # A simulated model that takes its time: 250 ms a call.
     return write_config(tmp_path / "slow.yaml", agents=2, rounds=1, latency_ms=250)
 
@@ -109,7 +108,6 @@ def test_a_run_on_a_terminal_shows_a_live_line_of_its_calls_and_step(
 def test_a_run_in_a_pipe_prints_plain_lines_and_no_live_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MAAI_SIGNING_KEY", str(tmp_path / "key.pem"))
     config = write_config(tmp_path / "quick.yaml", agents=2, rounds=1)
     result = runner.invoke(app, ["run", str(config), "--db", str(tmp_path / "l.db")])
     assert result.exit_code == 0, result.output

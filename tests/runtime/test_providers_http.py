@@ -178,15 +178,40 @@ def test_rate_limit_with_retry_after_then_success(server: LoopbackServer) -> Non
     assert len(server.received) == 2
 
 
-def test_retry_after_is_capped(server: LoopbackServer) -> None:
+def test_retry_after_over_the_total_wait_gives_up_at_once_saying_why(
+    server: LoopbackServer,
+) -> None:
     server.script(
         Reply(429, error_body("slow down"), {"retry-after": "3600"}),
         Reply(body=chat_completion("ok")),
     )
     recorder = Recorder()
     retry = RetryConfig(max_attempts=2, base_delay_s=0.001, max_delay_s=5, timeout_s=5)
-    run_call(server, make_request(), recorder, retry=retry)
-    assert recorder.sleeps == [5.0]
+    with pytest.raises(ModelCallError) as caught:
+        run_call(server, make_request(), recorder, retry=retry)
+    assert recorder.sleeps == [] and len(server.received) == 1
+    assert "a wait of 3,600 s, over the 600 s left of retry.max_wait_s" in str(caught.value)
+
+
+def test_a_sustained_429_is_waited_out_past_max_attempts(server: LoopbackServer) -> None:
+    """Busy servers (429, 503) are asked again for as long as retry.max_wait_s allows, each
+    Retry-After honoured whole (not capped at max_delay_s); other errors keep max_attempts."""
+    server.script(
+        *(Reply(429, error_body("slow down"), {"retry-after": "40"}) for _ in range(4)),
+        Reply(503, error_body("overloaded"), {"retry-after": "40"}),
+        Reply(body=chat_completion("ok")),
+    )
+    recorder = Recorder()
+    retry = RetryConfig(max_attempts=2, base_delay_s=0.001, max_delay_s=5, max_wait_s=200)
+    answer = run_call(server, make_request(), recorder, retry=retry)
+    assert answer.text == "ok" and answer.attempts == 6
+    assert recorder.sleeps == [40.0] * 5
+    server.script(*(Reply(429, error_body("slow down"), {"retry-after": "40"}) for _ in range(9)))
+    recorder = Recorder()
+    with pytest.raises(ModelCallError) as caught:
+        run_call(server, make_request(), recorder, retry=retry)
+    assert recorder.sleeps == [40.0] * 5  # 200 s in all, then no more
+    assert "over the 0 s left of retry.max_wait_s" in str(caught.value)
 
 
 def test_server_error_three_times_gives_up(server: LoopbackServer) -> None:

@@ -146,10 +146,20 @@ def test_a_killed_worker_s_run_is_finished_by_another(postgres_url: str, tmp_pat
         with EventStore.open(postgres_url) as store:
             events = list(store.read(run_id))
         head = int(found.group(1))
+        claims = [e for e in events if e.type == "run.claimed"]
+        # The killed worker claimed it first, before anything the run derived.
+        assert claims[0].payload["pid"] == workers[0].pid, claims
+        assert claims[0].payload["continues"] is False
         if events[head - 1].type != "run.completed":  # not ended before the kill: continued
-            taken = events[head]
-            assert taken.type == "run.taken_over", (run_id, taken.type)
+            # The survivor's claim comes first among its events (after the signing
+            # evidence its engine names first).
+            after = [e for e in events[head:] if e.type != "run.signed"]
+            taken = after[0]
+            assert taken.type == "run.claimed", (run_id, taken.type)
             assert taken.payload["pid"] != workers[0].pid
+            assert taken.payload["continues"] is True
+        else:  # its history had ended: only its status was set, run.completed stays last
+            assert events[-1].type == "run.completed", [e.type for e in events[head - 1 :]]
     with EventStore.open(postgres_url) as store:
         for run_id in _statuses(postgres_url):
             completed = [e for e in store.read(run_id) if e.type == "run.completed"]

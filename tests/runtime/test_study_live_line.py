@@ -33,7 +33,6 @@ def test_the_line_names_the_runs_under_way_by_cell_and_replicate() -> None:
 
 @pytest.fixture
 def small_study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MAAI_SIGNING_KEY", str(tmp_path / "key.pem"))
     return write_study(tmp_path, factors={"exchanges": [1]}, replicates=3, concurrency=2)
 
 

@@ -1,6 +1,6 @@
-"""A study's worker says what it does and records itself in every run it starts: its id and
-host are in the run's hashed ``run.started`` (verify still passes), shown by ``maai show``
-and in the study's runs table."""
+"""A study's worker says what it does and records itself in every run it takes: its id, host
+and pid are in a hashed ``run.claimed`` event after the run's signed ``run.started`` (verify
+still passes), shown by ``maai show`` and in the study's runs table."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from maai.cli.app import app
 from maai.ledger import EventStore
-from maai.runtime.runs import started_event
+from maai.runtime.runs import first_claim
 from tests.runtime.test_study import BASE
 
 pytestmark = pytest.mark.postgres
@@ -24,10 +24,9 @@ def _invoke(*args: str) -> object:
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "250"})
 
 
-def test_a_worker_records_its_id_and_host_in_each_run_it_starts(
-    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_worker_records_its_id_and_host_in_each_run_it_takes(
+    postgres_url: str, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("MAAI_SIGNING_KEY", str(tmp_path / "key.pem"))
     EventStore.open(postgres_url, upgrade=True).close()
     (tmp_path / "base.yaml").write_text(yaml.safe_dump(BASE), encoding="utf-8")
     study = {"study": "named", "base": "base.yaml", "factors": {"exchanges": [1]}, "replicates": 2}
@@ -49,15 +48,18 @@ def test_a_worker_records_its_id_and_host_in_each_run_it_starts(
 
     with EventStore.open(postgres_url) as store:
         for run_id in ("named.c1.r1", "named.c1.r2"):
-            started = started_event(store, run_id)
-            assert started is not None and started.provenance is not None
-            recorded = started.provenance["worker"]
-            assert recorded["id"] == "lab-3" and recorded["host"] == host
-            assert recorded["pid"] > 0
+            claimed = first_claim(store, run_id)
+            assert claimed is not None, run_id
+            assert (claimed.worker, claimed.host, claimed.continues) == ("lab-3", host, False)
+            assert claimed.pid > 0
+            # Right after the run.started recorded and signed at submit (and the evidence
+            # of that signature), before anything the run derives.
+            (seq,) = store.seqs_of_type(run_id, "run.claimed")
+            assert seq == 2 + len(store.seqs_of_type(run_id, "run.signed"))
 
     shown = _invoke("show", "named.c1.r1", "--db", postgres_url)
     assert shown.exit_code == 0, shown.output  # type: ignore[attr-defined]
-    assert f"started by worker lab-3 on host {host} (pid " in shown.output  # type: ignore[attr-defined]
+    assert f"taken by worker lab-3 on host {host} (pid " in shown.output  # type: ignore[attr-defined]
     status = _invoke("study", "status", "named", "--db", postgres_url)
     assert status.exit_code == 0, status.output  # type: ignore[attr-defined]
     rows = [line for line in status.output.splitlines() if "named.c1.r" in line]  # type: ignore[attr-defined]

@@ -9,6 +9,7 @@ from typing import Any
 
 from maai.domain.calls import EXTRACT, ModelRequest
 from maai.domain.frohlich.config import AgentConfig
+from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.simulated.extract import extract
 from maai.domain.frohlich.simulated.persona import Persona, persona_for
 from maai.domain.frohlich.simulated.phrases import Phrases, phrases_for
@@ -30,7 +31,20 @@ class SimulatedParticipant:
                 f"{request.address}: request for agent {request.agent!r} reached the simulated "
                 f"participant of {self.persona.name!r}"
             )
-        return answer(self.phrases, self.persona, self.seed, request)
+        text = answer(self.phrases, self.persona, self.seed, request)
+        kind = _STRUCTURED_KINDS.get(request.purpose)
+        if schema is not None and kind is not None:
+            # answers: structured: the same answer, given as the JSON its schema asks for.
+            return extract({"kind": kind, "text": text}, schema)
+        return text
+
+
+_STRUCTURED_KINDS = {
+    Purpose.RANKING: "ranking",
+    Purpose.CHOICE: "choice",
+    Purpose.BALLOT: "ballot",
+    Purpose.POLL: "poll",
+}
 
 
 class SimulatedUtility:

@@ -14,9 +14,10 @@ from maai.domain.collaboration.events import BeliefStated, MessageSent
 from maai.domain.events import ModelCallRequested
 from maai.projections.collaboration import VIEWS
 from maai.projections.collaboration.progress import Progress
-from maai.projections.collaboration.tables import TABLES, data_dictionary
+from maai.projections.collaboration.tables import TABLES, TYPES, data_dictionary
 from maai.projections.history import History, UnknownAgentError, history_from_events
 from maai.projections.jsonout import dumps
+from maai.projections.schema import COMMON
 from tests.projections.collaboration.runs import record, small_config
 from tests.projections.tamper import with_config
 
@@ -131,7 +132,9 @@ def test_the_data_dictionary_describes_every_column() -> None:
     for table in TABLES:
         assert f"## {table.filename}" in text
         for name, description in table.columns:
-            assert f"| `{name}` | {description} |" in text and description
+            kind = {**COMMON, **TYPES}[name]
+            row = f"| `{name}` | {kind.dtype} | {kind.unit} | {description} |"
+            assert row in text and description
 
 
 def test_table_rows_for_the_python_api(small: History) -> None:

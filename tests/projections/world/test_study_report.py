@@ -96,11 +96,13 @@ def test_the_sections_and_plots_of_a_game_study(page: str) -> None:
         "Contributions by priming",
         "Payoffs by condition",
         "Runs and announcements",
+        "Comparisons between conditions",
     ]
     assert plot_names(page) == [
         "contributions-by-condition",
         "contributions-by-priming",
         "payoffs-by-condition",
+        "compare-game.multiplier-contribution",
     ]
 
 
@@ -171,8 +173,13 @@ def test_payoffs_and_announcements_by_condition_are_the_runs(
 def test_a_study_of_a_free_world_lists_its_runs_as_without_a_game(tmp_path: Path) -> None:
     free = run_study(tmp_path, WORLD_FREE)
     page = page_of(free, tmp_path)
-    assert headings(page) == ["The study", "Runs and announcements"]
+    assert headings(page) == [
+        "The study",
+        "Runs and announcements",
+        "Comparisons between conditions",
+    ]
     assert plot_names(page) == []
+    assert "One condition: nothing to compare." in visible_text(page)
     (history,) = histories(free[0], WORLD_FREE["study"])
     assert f"Runs without a game (a free world, not counted above): {history.run_id}." in (
         visible_text(page)

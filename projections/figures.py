@@ -1,0 +1,177 @@
+"""Plots drawn by matplotlib (the ``analysis`` extra) as inline SVG (docs/projections.md,
+"Reports"): no script, no font or image from elsewhere, the same data give the same bytes
+(``svg.hashsalt`` fixes the ids, no date is written). Every estimate has its interval drawn
+and its n written by it; every axis has a label with its unit.
+
+Without matplotlib a plot is a line saying how to get it."""
+
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+from maai.projections.markup import Markup, paragraph
+
+NO_MATPLOTLIB = "plots need matplotlib: pip install 'maai[analysis]'"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One level's estimate (a rate or a mean) with its interval and its n."""
+
+    label: str
+    value: float
+    low: float | None
+    high: float | None
+    n: int
+
+
+def interval_plot(
+    name: str,
+    title: str,
+    estimates: Sequence[Estimate],
+    *,
+    x_label: str,
+    y_label: str,
+    y_range: tuple[float, float] | None = None,
+) -> Markup:
+    """Points with their intervals as error bars, one per level, ``n = …`` under each
+    level's name."""
+    return grouped_interval_plot(
+        name,
+        title,
+        [e.label for e in estimates],
+        [f"n = {e.n}" for e in estimates],
+        [Series("", list(estimates))],
+        x_label=x_label,
+        y_label=y_label,
+        y_range=y_range,
+    )
+
+
+@dataclass(frozen=True)
+class Series:
+    """One series of a grouped plot: its estimate in each group (``None``: none there)."""
+
+    label: str
+    estimates: list[Estimate | None]
+
+
+COLOURS = ("#1f5fa8", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#555555")
+
+
+def grouped_interval_plot(
+    name: str,
+    title: str,
+    groups: Sequence[str],
+    group_notes: Sequence[str],
+    series: Sequence[Series],
+    *,
+    x_label: str,
+    y_label: str,
+    y_range: tuple[float, float] | None = None,
+) -> Markup:
+    """Per group (a condition) a point per series with its interval as error bars, side by
+    side; each group's note (its n) under its name. A point without an interval (a
+    reference) is drawn as a cross."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib import pyplot
+    except ImportError:
+        return paragraph(NO_MATPLOTLIB, "no-data")
+    rc = {"svg.hashsalt": name, "svg.fonttype": "none", "font.size": 10}
+    with matplotlib.rc_context({**rc, "font.family": "sans-serif"}):
+        width = max(4.8, (0.9 + 0.35 * len(series)) * len(groups) + 2.2)
+        figure, axes = pyplot.subplots(figsize=(width, 3.6 if len(series) > 1 else 3.4))
+        try:
+            step = 0.8 / max(len(series), 1)
+            for j, one in enumerate(series):
+                offset = (j - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
+                colour = COLOURS[j % len(COLOURS)]
+                points = [(i + offset, e) for i, e in enumerate(one.estimates) if e is not None]
+                ranged = [(x, e) for x, e in points if e.low is not None and e.high is not None]
+                bare = [(x, e) for x, e in points if e.low is None or e.high is None]
+                if ranged:
+                    drawn = axes.errorbar(
+                        [x for x, _ in ranged],
+                        [e.value for _, e in ranged],
+                        yerr=[
+                            [e.value - (e.low or 0.0) for _, e in ranged],
+                            [(e.high or 0.0) - e.value for _, e in ranged],
+                        ],
+                        fmt="o",
+                        color=colour,
+                        capsize=4,
+                        label=one.label or None,
+                    )
+                    drawn.lines[0].set_gid(POINTS)
+                if bare:
+                    (crosses,) = axes.plot(
+                        [x for x, _ in bare],
+                        [e.value for _, e in bare],
+                        "x",
+                        color=colour,
+                        markersize=8,
+                        label=None if ranged else one.label or None,
+                    )
+                    crosses.set_gid(POINTS)
+            ticks = [
+                f"{textwrap.shorten(g, 24)}\n{note}" if note else textwrap.shorten(g, 24)
+                for g, note in zip(groups, group_notes, strict=True)
+            ]
+            axes.set_xticks(range(len(groups)), ticks)
+            axes.set_xlim(-0.6, len(groups) - 0.4)
+            if y_range is not None:
+                axes.set_ylim(y_range[0], y_range[1] * 1.12)
+            axes.set_title(textwrap.fill(title, int(width * 11)), fontsize=10)
+            axes.set_xlabel(x_label)
+            axes.set_ylabel(textwrap.fill(y_label, 30))
+            axes.grid(axis="y", color="#e2e2e2")
+            if len(series) > 1:
+                axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+            figure.tight_layout()
+            buffer = io.StringIO()
+            figure.savefig(buffer, format="svg", metadata={"Date": None})
+        finally:
+            pyplot.close(figure)
+    return Markup(_inline(buffer.getvalue(), name, title))
+
+
+POINTS = "maai-points"
+"""The group of the estimates' points: each point becomes a ``mark`` (as the other plots')."""
+
+
+def _inline(svg: str, name: str, title: str) -> str:
+    """matplotlib's SVG made fit to sit in a page that names nothing outside itself: no XML
+    declaration or doctype, no namespace or metadata URLs (HTML knows SVG's namespaces),
+    no clip paths (``url(#…)``; the axes' limits already hold every mark), no style sheet,
+    no id that another plot would repeat."""
+    svg = svg[svg.index("<svg") :]
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    svg = re.sub(r"<clipPath .*?</clipPath>", "", svg, flags=re.S)
+    svg = re.sub(r' clip-path="url\(#[^)]*\)"', "", svg)
+    svg = re.sub(r' xmlns(:xlink)?="[^"]*"', "", svg)
+    svg = re.sub(r"<style .*?</style>", "", svg, flags=re.S)  # it would style the whole page
+    svg = re.sub(r"<defs>\s*</defs>", "", svg)
+    # Ids only where a mark is used again (salted by the plot's name, so unique in the page):
+    # ``figure_1`` and its like would repeat in every plot.
+    used = {*re.findall(r'href="#([^"]+)"', svg), POINTS}
+    svg = re.sub(r' id="([^"]+)"', lambda m: m.group(0) if m.group(1) in used else "", svg)
+    svg = re.sub(
+        rf'<g id="{POINTS}">.*?</g>',
+        lambda m: m.group(0).replace("<use ", '<use class="mark" ').replace(f' id="{POINTS}"', ""),
+        svg,
+        flags=re.S,
+    )
+    opening = svg.index(">") + 1
+    return (
+        svg[:opening].replace("<svg ", f'<svg class="plot mpl" data-plot="{name}" role="img" ', 1)
+        + f"<title>{escape(title)}</title>"
+        + svg[opening:]
+    )

@@ -1,0 +1,117 @@
+"""No audit shares code with what it audits (docs/architecture.md, "Audits"): each bug below is
+planted in turn in the engine-side function (patched here, in the test; the code itself is
+untouched), a simulated run is played through the broken engine, and the protocol audit, which
+recomputes from the recorded config and events with its own reference code, must fail on the
+rule that guards it. The same runs without a bug pass (test_audits_catch_code_bugs.py,
+world/test_audits.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from maai.domain.events import Event
+from maai.domain.frohlich import phase1, rules
+from maai.domain.world import apply, pgg
+from maai.domain.world import protocol as world_protocol
+from maai.domain.world.events import ActionResolved
+from maai.domain.world.world import LocationSpec
+from maai.projections.frohlich.protocol import audit_protocol as frohlich_audit
+from maai.projections.history import history_from_events
+from maai.projections.world.protocol import audit_protocol as world_audit
+from tests.projections.recording import play
+from tests.projections.test_audits_catch_code_bugs import config as frohlich_config
+from tests.support.world_driver import drive, load
+
+
+def world_violations(config_name: str, **overrides: Any) -> set[str]:
+    run = drive(load(config_name, **overrides))
+    return {v.rule for v in world_audit(history_from_events(run.events)).violations}
+
+
+def frohlich_violations() -> set[str]:
+    events = play(frohlich_config())
+    return {v.rule for v in frohlich_audit(history_from_events(events)).violations}
+
+
+def test_access_always_allowed_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library admits two of the three agents; broken, it lets the third walk in."""
+    monkeypatch.setattr(LocationSpec, "admits", lambda self, agent: True)
+    assert "access" in world_violations("world_free.yaml", max_ticks=30)
+
+
+def test_capacity_ignored_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The café holds two; broken, a move into it is never refused for being full."""
+    real = apply.refusal_of
+
+    def no_capacity(state: Any, agent: str, value: dict[str, Any]) -> str | None:
+        refusal = real(state, agent, value)
+        return None if refusal is not None and " is full " in refusal else refusal
+
+    monkeypatch.setattr(apply, "refusal_of", no_capacity)
+    assert "capacity" in world_violations("world_free.yaml", max_ticks=30)
+
+
+def _witnesses_changed(change: Callable[[ActionResolved], list[str]]) -> Callable[..., list[Event]]:
+    real = apply.resolve
+
+    def resolve(state: Any, agent: str, position: int, value: Any) -> list[Event]:
+        return [
+            e.model_copy(update={"witnesses": change(e)})
+            if isinstance(e, ActionResolved) and e.outcome == "applied" and e.kind == "speak"
+            else e
+            for e in real(state, agent, position, value)
+        ]
+
+    return resolve
+
+
+def test_a_witness_added_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    def added(e: ActionResolved) -> list[str]:
+        absent = [n for n in ("Alice", "Bob", "Carla", "Dan", "Mona") if n not in e.witnesses]
+        return [*e.witnesses, *absent[:1]]
+
+    monkeypatch.setattr(world_protocol, "resolve", _witnesses_changed(added))
+    assert "witnesses" in world_violations("world_pgg.yaml")
+
+
+def test_a_witness_dropped_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    def dropped(e: ActionResolved) -> list[str]:
+        others = [w for w in e.witnesses if w != e.agent]
+        return [w for w in e.witnesses if w not in others[:1]]
+
+    monkeypatch.setattr(world_protocol, "resolve", _witnesses_changed(dropped))
+    assert "witnesses" in world_violations("world_pgg.yaml")
+
+
+def test_a_wrong_multiplier_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = pgg.payoffs
+    monkeypatch.setattr(pgg, "payoffs", lambda c, e, m: real(c, e, m + 0.4))
+    assert "payoffs" in world_violations("world_pgg.yaml")
+
+
+def test_a_wrong_frohlich_multiplier_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, a table is scaled by its multiplier plus a tenth: the recorded multiplier no
+    longer gives the table the rounds are shown and paid from."""
+    real = rules.scale
+    monkeypatch.setattr(rules, "scale", lambda dset, m: real(dset, m + 0.1))
+    assert "scaled_tables" in frohlich_violations()
+
+
+def test_a_wrong_payoff_cell_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, the income is read from the row below the drawn class (low wraps to high)."""
+
+    def next_row(self: rules.Distribution, income_class: Any) -> int:
+        row = rules.INCOME_CLASSES.index(income_class)
+        return self.incomes[(row + 1) % len(self.incomes)]
+
+    monkeypatch.setattr(rules.Distribution, "income", next_row)
+    assert "reference_payoffs" in frohlich_violations()
+
+
+def test_a_skipped_step_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, Phase 1 stops after its third round."""
+    monkeypatch.setattr(phase1, "ROUNDS", 3)
+    assert "phase1_rounds" in frohlich_violations()
