@@ -52,6 +52,7 @@ def _register() -> None:
         report_commands,
         run_commands,
         study_commands,
+        view_commands,
     )
 
     run_commands.register(app)
@@ -59,6 +60,7 @@ def _register() -> None:
     report_commands.register(app)
     ledger_commands.register(app)
     study_commands.register(app)
+    view_commands.register(app)
 
 
 _register()

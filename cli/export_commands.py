@@ -262,7 +262,8 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
         views = _views(history)
         try:
             report = views.audit_votes(history)
-            problems = [] if report is None else views.vote_problems(history)  # type: ignore[attr-defined]
+            problems = [] if report is None else views.vote_problems(history)
+            outcome = None if report is None else views.vote_outcome(report)
         except Exception as exc:  # an edited history: a finding, never a traceback
             lines = str(exc).strip().splitlines() or [""]
             detail = f"the votes cannot be read: {type(exc).__name__}: {lines[0]}"
@@ -274,15 +275,9 @@ def audit_votes(run_id: RunArg, db: DbOption = None, as_json: JsonFlag = False) 
     if as_json:
         typer.echo(dumps(report), nl=False)
     else:
-        describe_value = views.describe_vote  # type: ignore[attr-defined]
-        print_vote_tables(out, history.run_id, report["rows"], describe_value)
-        outcome = report["outcome"]
-        if outcome is None:
-            out.print("outcome: the discussion has not ended")
-        elif outcome["agreement"] is None:
-            out.print(f"outcome: no agreement after {outcome['rounds_used']} round(s)")
-        else:
-            out.print(f"outcome: agreement on {outcome['agreement']['text']}")
+        assert outcome is not None
+        print_vote_tables(out, history.run_id, report["rows"], views.describe_vote)
+        out.print(escape(outcome.line()))
     for problem in problems:
         err_console.print(f"[red]inconsistent[/red] {escape(problem)}", soft_wrap=True)
     if problems:

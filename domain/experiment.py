@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Protocol
@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig, validate_config, validation_lines
+from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
 from maai.domain.events import Event, RunStarted
 from maai.domain.prompts import PromptSet
 from maai.domain.registry import EventRegistry, Upcaster
@@ -71,6 +72,30 @@ class Summary:
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    rounds: int | None = None
+    """Rounds used so far, in the experiment's own unit (Frohlich: Phase-2 discussion
+    rounds; collaboration: exchanges of messages; world: game rounds played); ``None`` where
+    the experiment counts none. The study's runs table shows it (docs/studies.md)."""
+
+
+@dataclass(frozen=True)
+class VoteOutcome:
+    """How a run's votes ended, as the vote audit shows it (``maai audit votes``)."""
+
+    ended: bool
+    """Whether the voting is over (else the run stopped before it ended)."""
+    agreement: str | None
+    """What was agreed, in words; ``None``: no agreement (or not ended)."""
+    rounds_used: int | None
+    """Rounds it took, where the experiment counts them."""
+
+    def line(self) -> str:
+        if not self.ended:
+            return "outcome: the voting has not ended"
+        if self.agreement is not None:
+            return f"outcome: agreement on {self.agreement}"
+        after = "" if self.rounds_used is None else f" after {self.rounds_used} round(s)"
+        return f"outcome: no agreement{after}"
 
 
 class Experiment(ABC):
@@ -83,7 +108,10 @@ class Experiment(ABC):
     upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {}
     prompts: ClassVar[PromptSet]
     default_config: ClassVar[str]
-    """File name of its example config among the packaged ones (``maai.configs``)."""
+    """File name of its example config in ``configs_package``."""
+    configs_package: ClassVar[str] = "maai.configs"
+    """The package holding its example configs: maai's own for the built-in experiments, the
+    plug-in's for a plug-in (``maai run NAME`` runs ``default_config`` from there)."""
     views_module: ClassVar[str]
     """Dotted name of its projections package, which defines ``VIEWS``."""
     docs: ClassVar[str]
@@ -170,7 +198,8 @@ class ProgressView(Protocol):
 
 
 class ExperimentViews(Protocol):
-    """An experiment's read models; each takes a ``maai.projections.history.History``."""
+    """An experiment's read models; each takes a ``maai.projections.history.History``.
+    ``maai.projections.views.Views`` gives the defaults of an experiment without votes."""
 
     def agent_log(self, history: Any, agent: str | None = None) -> dict[str, Any]: ...
 
@@ -191,7 +220,22 @@ class ExperimentViews(Protocol):
     def audit_leaks(self, history: Any) -> Any: ...
 
     def audit_votes(self, history: Any) -> dict[str, Any] | None:
-        """The vote audit, or ``None`` for an experiment without votes."""
+        """The vote audit, or ``None`` for an experiment without votes: its JSON form, with
+        ``rows`` (each with ``seq``, ``round``, ``turn``, ``kind``, ``agent``, ``source``,
+        ``attempt``, ``raw_text``, ``reason``, ``hash``) and ``outcome``."""
+        ...
+
+    def vote_problems(self, history: Any) -> list[str]:
+        """Where the recorded tallies and outcomes disagree with a recount of the ballots,
+        one line each (``maai audit votes`` exits 1 on any)."""
+        ...
+
+    def describe_vote(self, row: dict[str, Any]) -> str:
+        """A vote audit row's value in a few words, for tables read by people."""
+        ...
+
+    def vote_outcome(self, report: dict[str, Any]) -> VoteOutcome:
+        """How the votes of ``report`` (``audit_votes``'s) ended."""
         ...
 
     def progress(self, config: ExperimentConfig) -> ProgressView: ...
@@ -216,3 +260,45 @@ class ExperimentViews(Protocol):
         """The per-run outcomes a study report compares between the levels of each factor
         (``projections.comparison.Outcome``; docs/studies.md, "Comparisons")."""
         ...
+
+
+class DeclaredExperiment(Experiment):
+    """An experiment declared from its modules' functions, so that its ``experiment.py`` is a
+    list of them (docs/experiments.md, "Declaring one"):
+
+    - ``initial_state``, ``evolve``, ``decide``, ``summarize``: its pure functions, each set
+      as ``staticmethod(...)``; ``fast_fold``, where it has one (``maai.domain.updates``);
+    - ``participant``: the simulated participant's class, built from the agent's config and
+      the run's seed; ``utility``: the simulated utility agent's, built from the seed.
+      An ``embedder`` gets ``SimulatedEmbedder`` where the config names an embeddings model.
+    """
+
+    participant: ClassVar[Callable[[Any, int], SimulatedPolicy]]
+    utility: ClassVar[Callable[[int], SimulatedPolicy]]
+    fast_fold: ClassVar[Callable[[Iterable[Event], Any], Any] | None] = None
+    _fast_fold_evolve: ClassVar[Any] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "fast_fold" in cls.__dict__:
+            # The fast fold stands for the reducer declared beside it, not one a subclass
+            # or an instance puts in its place.
+            cls._fast_fold_evolve = cls.evolve
+
+    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
+        cls = type(self)
+        fast = cls.fast_fold
+        replaced = cls.evolve is not cls._fast_fold_evolve or "evolve" in vars(self)
+        if fast is None or replaced:
+            return super().fold(events, state)
+        return fast(events, state)
+
+    def simulated_participant(self, config: ExperimentConfig, who: str) -> SimulatedPolicy:
+        embeddings = getattr(config, "embeddings", None)
+        if who == EMBEDDER and embeddings is not None:
+            return SimulatedEmbedder(embeddings.latency_ms)
+        agent = config.agent(who)  # type: ignore[attr-defined]
+        return type(self).participant(agent, config.seed)
+
+    def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
+        return type(self).utility(config.seed)

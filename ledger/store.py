@@ -396,7 +396,10 @@ class EventStore:
         read_chunk: int,
         read_only: bool = False,
     ) -> EventStore:
-        engine = create_engine(location.url, pool_pre_ping=True)
+        # Read-only: every transaction is READ ONLY on the server too, so that no code path
+        # of a reader (maai view) can write, whatever it calls.
+        options = {"postgresql_readonly": True} if read_only else {}
+        engine = create_engine(location.url, pool_pre_ping=True, execution_options=options)
         store = cls(
             engine,
             location,
@@ -624,6 +627,41 @@ class EventStore:
         with self._errors("listing runs"), self._engine.connect() as conn:
             rows = conn.execute(select(runs).order_by(runs.c.created_at, runs.c.run_id)).all()
         return [_run_info(row) for row in rows]
+
+    def list_runs_without_config(self) -> list[RunInfo]:
+        """Every run, oldest first, with an empty ``config``: the listing a reader that polls
+        asks for (rebuilding every config is most of :meth:`list_runs`'s time); the configs
+        of the runs it needs come from :meth:`configs`."""
+        self._check_open()
+        columns = [c for c in runs.c if c.name != "config"]
+        with self._errors("listing runs"), self._engine.connect() as conn:
+            rows = conn.execute(
+                select(*columns).order_by(runs.c.created_at, runs.c.run_id)
+            ).all()
+        return [
+            RunInfo(
+                run_id=row.run_id,
+                kind=row.kind,
+                config={},
+                status=row.status,
+                head_seq=row.head_seq,
+                created_at=row.created_at,
+                updated_at=row.updated_at,
+            )
+            for row in rows
+        ]
+
+    def configs(self, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Run id -> its config (keys in canonical order), for the runs named that exist."""
+        self._check_open()
+        out: dict[str, dict[str, Any]] = {}
+        with self._errors("reading run configs"), self._engine.connect() as conn:
+            for start in range(0, len(run_ids), 500):
+                chunk = list(run_ids[start : start + 500])
+                query = select(runs.c.run_id, runs.c.config).where(runs.c.run_id.in_(chunk))
+                for row in conn.execute(query):
+                    out[row.run_id] = canonical_order(row.config)
+        return out
 
     def set_status(self, run_id: str, status: str) -> RunInfo:
         """Set a run's status (free text of at most 64 characters, e.g. ``running``,

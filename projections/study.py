@@ -29,7 +29,11 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("experiment", "The experiment the run belongs to."),
     ("status", "The run's status: completed, failed, interrupted, running or created."),
     ("outcome", "The run's outcome in words (the experiment's summary)."),
-    ("rounds", "Discussion rounds or exchanges used, where the experiment counts them."),
+    (
+        "rounds",
+        "Rounds used, in the experiment's own unit (its summary's `rounds`); empty where it"
+        " counts none.",
+    ),
     ("events", "Events in the run's ledger."),
     ("calls", "Model calls made."),
     ("input_tokens", "Input tokens over every call."),
@@ -93,8 +97,7 @@ def run_row(history: History) -> dict[str, Any]:
         row["output_tokens"] = summary.output_tokens
         prices = getattr(history.config, "prices", None) or {}
         row["cost_usd"] = usage_of(e.event for e in history.entries).cost_usd(prices)
-        headline = dict(summary.headline)
-        row["rounds"] = headline.get("round") or headline.get("exchange")
+        row["rounds"] = summary.rounds
     return row
 
 

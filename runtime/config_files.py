@@ -41,7 +41,10 @@ def resolve(argument: str | Path) -> Path | Traversable:
     if name in examples:
         return examples[name]
     if name in experiments.names():
-        default = experiments.get(name).default_config.removesuffix(".yaml")
+        experiment = experiments.get(name)
+        if experiment.configs_package != "maai.configs":  # a plug-in's own example
+            return resources.files(experiment.configs_package).joinpath(experiment.default_config)
+        default = experiment.default_config.removesuffix(".yaml")
         if default in examples:
             return examples[default]
     raise ConfigError(

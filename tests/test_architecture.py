@@ -4,7 +4,12 @@
   its own folders: the engine, verify, the CLI and the generic projections reach it only
   through the Experiment interface;
 - imports point one way: ``domain`` imports no ledger, runtime, projections or cli; the
-  ``ledger`` knows no domain; ``projections`` import no runtime or cli;
+  ``ledger`` knows no domain; ``projections`` import no runtime or cli; nothing imports the
+  contract tests (``maai.testing``);
+- every import names the one package, ``maai``: no bare top-level name (``from domain.frohlich
+  import ...`` would load a second copy of the module from a checkout, and nothing from a
+  wheel), and no relative import out of a file's own layer (ruff's TID252 refuses relative
+  imports altogether; this walk resolves them, so a ``noqa`` cannot hide one);
 - the packages listed in pyproject.toml are exactly the folders on disk.
 """
 
@@ -23,21 +28,46 @@ TOP = ("cli", "configs", "domain", "ledger", "projections", "runtime")
 
 
 def _sources() -> list[Path]:
-    files = [ROOT / "maai" / name for name in ("__init__.py", "__main__.py", "canonical.py")]
-    files += [p for top in TOP for p in sorted((ROOT / top).rglob("*.py"))]
-    files += sorted((ROOT / "maai").glob("*.py"))
+    files = [p for top in (*TOP, "maai") for p in sorted((ROOT / top).rglob("*.py"))]
     return sorted(set(files))
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports (absolute names), at any depth of the file."""
+def _package_of(path: Path) -> list[str]:
+    """The dotted package ``path`` belongs to, as installed: ``maai.<folders>``."""
+    parts = list(path.relative_to(ROOT).parent.parts)
+    return ["maai", *parts[1:]] if parts and parts[0] == "maai" else ["maai", *parts]
+
+
+def _tree(path: Path, text: str | None) -> ast.AST:
+    return ast.parse(path.read_text(encoding="utf-8") if text is None else text)
+
+
+def _imports(path: Path, text: str | None = None) -> set[str]:
+    """Every module ``path`` (or ``text`` placed there) imports: absolute names, relative ones
+    resolved against the file's package, at any depth of the file."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path, text)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                package = _package_of(path)
+                base = package[: len(package) - (node.level - 1)]
+                module = ".".join([*base, module] if module else base)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _relative_imports(path: Path, text: str | None = None) -> list[tuple[int, str]]:
+    """(line, resolved module) of each relative import in ``path`` (or ``text`` placed there)."""
+    found = []
+    for node in ast.walk(_tree(path, text)):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            package = _package_of(path)
+            base = package[: len(package) - (node.level - 1)]
+            found.append((node.lineno, ".".join([*base, *([node.module] if node.module else [])])))
     return found
 
 
@@ -50,6 +80,39 @@ def test_the_walk_sees_the_code() -> None:
     assert len(sources) > 100
     engine = ROOT / "runtime" / "engine.py"
     assert "maai.domain.experiments" in _imports(engine)
+
+
+def test_the_walk_resolves_relative_imports() -> None:
+    # Source as if written in domain/frohlich/probe.py (no file is written).
+    probe = ROOT / "domain" / "frohlich" / "probe.py"
+    source = "from . import state\nfrom ..events import Event\nfrom ...runtime import engine\n"
+    found = _imports(probe, source)
+    relative = [module for _, module in _relative_imports(probe, source)]
+    assert {"maai.domain.frohlich.state", "maai.domain.events.Event"} <= found
+    assert "maai.runtime.engine" in found
+    assert relative == ["maai.domain.frohlich", "maai.domain.events", "maai.runtime"]
+
+
+def test_no_import_names_a_layer_without_maai() -> None:
+    # The tests, benchmarks and examples too: pytest puts the checkout on sys.path, where a
+    # bare `domain` would import.
+    others = [p for top in ("tests", "benchmarks", "examples") for p in (ROOT / top).rglob("*.py")]
+    offenders = []
+    for path in [*_sources(), *others]:
+        for module in _imports(path):
+            if module.split(".")[0] in TOP:
+                offenders.append(f"{path.relative_to(ROOT)} imports {module} (write maai.{module})")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_no_relative_import_leaves_its_layer() -> None:
+    offenders = []
+    for path in _sources():
+        layer = ".".join(_package_of(path)[:2])
+        for line, module in _relative_imports(path):
+            if module != layer and not module.startswith(layer + "."):
+                offenders.append(f"{path.relative_to(ROOT)}:{line} imports {module} relatively")
+    assert not offenders, "\n".join(offenders)
 
 
 @pytest.mark.parametrize("name", experiments.names())
@@ -87,6 +150,8 @@ FORBIDDEN = {
     "projections": ("maai.runtime", "maai.cli", "maai.api"),
     "runtime": ("maai.cli", "maai.api"),
 }
+FORBIDDEN = {layer: (*modules, "maai.testing") for layer, modules in FORBIDDEN.items()}
+FORBIDDEN["cli"] = ("maai.testing",)
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
@@ -114,12 +179,12 @@ def test_the_domain_does_no_io() -> None:
 def test_pyproject_lists_every_package_folder() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])
-    on_disk = {"maai"}
-    for top in TOP:
+    on_disk = set()
+    for top in (*TOP, "maai"):
         for folder in [ROOT / top, *(p for p in (ROOT / top).rglob("*") if p.is_dir())]:
             if "__pycache__" in folder.parts:
                 continue
-            on_disk.add("maai." + ".".join(folder.relative_to(ROOT).parts))
+            on_disk.add(".".join(_package_of(folder / "module.py")))
     assert listed == on_disk, (
         f"add to pyproject.toml: {sorted(on_disk - listed)}; remove: {sorted(listed - on_disk)}"
     )

@@ -94,7 +94,16 @@ def summarize(run_id: str, state: State, status: str | None = None) -> Summary:
         calls=totals.calls,
         input_tokens=totals.input_tokens,
         output_tokens=totals.output_tokens,
+        rounds=_exchanges(state),
     )
+
+
+def _exchanges(state: State) -> int | None:
+    """Exchanges used: an exchange is two messages, one each way (docs/collaboration.md); a
+    baseline run exchanges none and counts none."""
+    if state.config is None or state.config.baseline is not None:
+        return None
+    return (len(state.messages) + 1) // 2
 
 
 def _cell(value: Any) -> str:

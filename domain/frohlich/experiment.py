@@ -3,12 +3,10 @@ Experiment interface."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
-from maai.domain.events import Event
-from maai.domain.experiment import Experiment, SimulatedPolicy, Summary
+from maai.domain.experiment import DeclaredExperiment, SimulatedPolicy, Summary
 from maai.domain.frohlich import decide as protocol
 from maai.domain.frohlich import state as frohlich_state
 from maai.domain.frohlich.config import FrohlichConfig
@@ -16,10 +14,9 @@ from maai.domain.frohlich.events import FROHLICH_EVENTS
 from maai.domain.frohlich.prompts import PROMPTS
 from maai.domain.frohlich.simulated import SimulatedParticipant, SimulatedUtility, persona_for
 from maai.domain.frohlich.summary import summarize
-from maai.domain.walk import Decision
 
 
-class Frohlich(Experiment):
+class Frohlich(DeclaredExperiment):
     name = "frohlich"
     title = "Frohlich experiment on distributive justice"
     config_model = FrohlichConfig
@@ -30,20 +27,10 @@ class Frohlich(Experiment):
     docs = "docs/frohlich.md"
     # The principle a group agreed on, e.g. against Frohlich & Oppenheimer's groups.
     reference_statistics = {"agreed_principle": ("a", "b", "c", "d")}
-
-    def initial_state(self) -> frohlich_state.State:
-        return frohlich_state.initial_state()
-
-    def evolve(self, state: Any, event: Event) -> Any:
-        return frohlich_state.evolve(state, event)
-
-    def fold(self, events: Iterable[Event], state: Any = None) -> Any:
-        if not self.evolves_as(Frohlich):
-            return super().fold(events, state)
-        return frohlich_state.fold(events, state)
-
-    def decide(self, state: Any) -> Decision:
-        return protocol.decide(state)
+    initial_state = staticmethod(frohlich_state.initial_state)
+    evolve = staticmethod(frohlich_state.evolve)
+    fast_fold = staticmethod(frohlich_state.fold)
+    decide = staticmethod(protocol.decide)
 
     def summarize(self, run_id: str, state: Any, status: str | None = None) -> Summary:
         return summarize(run_id, state, status).to_summary()

@@ -67,6 +67,7 @@ class RunSummary:
             status=self.status,
             outcome=self.outcome,
             headline=[("phase", str(self.phase)), ("round", str(self.round))],
+            rounds=self.round,
             table=SummaryTable(
                 ["agent", "Phase 1", "Phase 2", "bank balance", "missing answers"], rows
             ),

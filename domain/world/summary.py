@@ -103,6 +103,7 @@ def summarize(run_id: str, state: State, status: str | None = None) -> Summary:
         calls=totals.calls,
         input_tokens=totals.input_tokens,
         output_tokens=totals.output_tokens,
+        rounds=len(state.outcomes) if state.config is not None and state.config.game else None,
     )
 
 

@@ -1,78 +1,15 @@
-"""The collaboration game's read models: agent log, transcript, tables, protocol and leak
-audits and progress lines, as ``VIEWS`` (``maai.domain.experiment.ExperimentViews``). The
-game has no votes: ``audit_votes`` gives ``None``."""
+"""The collaboration game's read models, as ``VIEWS`` (``maai.domain.experiment.
+ExperimentViews``): agent log, transcript, tables, protocol and leak audits, the sections of
+the run and study reports and progress lines, each in the module ``Views`` expects it in.
+The game has no votes."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
-from maai.domain.collaboration.config import CollaborationConfig
-from maai.domain.config import ExperimentConfig
-from maai.projections.history import History
+from maai.projections.views import Views
 
 
-class CollaborationViews:
-    def agent_log(self, history: History, agent: str | None = None) -> dict[str, Any]:
-        from maai.projections.collaboration.agent_log import agent_log
-
-        return agent_log(history, agent)
-
-    def transcript(self, history: History) -> str:
-        from maai.projections.collaboration.transcript import transcript
-
-        return transcript(history)
-
-    def tables(self, histories: Sequence[History]) -> Mapping[str, str]:
-        from maai.projections.collaboration.tables import render_tables
-
-        return render_tables(histories)
-
-    def table_rows(self, history: History) -> dict[str, list[dict[str, Any]]]:
-        from maai.projections.collaboration.tables import TABLES
-        from maai.projections.tables import build_tables
-
-        return build_tables(TABLES, [history])
-
-    def audit_protocol(self, history: History) -> Any:
-        from maai.projections.collaboration.protocol import audit_protocol
-
-        return audit_protocol(history)
-
-    def protocol_rules(self) -> Sequence[Any]:
-        from maai.projections.collaboration.protocol import all_rules
-
-        return all_rules()
-
-    def audit_leaks(self, history: History) -> Any:
-        from maai.projections.collaboration.leaks import audit_leaks
-        from maai.projections.leaks import guarded
-
-        return guarded(audit_leaks, history)
-
-    def audit_votes(self, history: History) -> dict[str, Any] | None:
-        return None
-
-    def report(self, history: History) -> list[Any]:
-        from maai.projections.collaboration.report import report
-
-        return report(history)
-
-    def study_report(self, runs: Sequence[Any], reference: Any) -> list[Any]:
-        from maai.projections.collaboration.study_report import study_report
-
-        return study_report(runs, reference)
-
-    def study_outcomes(self) -> list[Any]:
-        from maai.projections.collaboration.outcomes import study_outcomes
-
-        return study_outcomes()
-
-    def progress(self, config: ExperimentConfig) -> Any:
-        from maai.projections.collaboration.progress import Progress
-
-        assert isinstance(config, CollaborationConfig)
-        return Progress(config)
+class CollaborationViews(Views):
+    pass
 
 
 VIEWS = CollaborationViews()

@@ -1,0 +1,1 @@
+"""The two-player ultimatum game, a maai experiment installed as a plug-in."""

@@ -1,0 +1,1 @@
+"""The game's example configs (``maai run ultimatum`` runs ``ultimatum.yaml``)."""

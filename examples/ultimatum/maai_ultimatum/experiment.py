@@ -1,0 +1,34 @@
+"""The ultimatum game behind maai's Experiment interface, found by the ``maai.experiments``
+entry point in pyproject.toml."""
+
+from __future__ import annotations
+
+from maai.domain.experiment import DeclaredExperiment
+
+from maai_ultimatum import protocol, state
+from maai_ultimatum.config import UltimatumConfig
+from maai_ultimatum.events import ULTIMATUM_EVENTS
+from maai_ultimatum.prompts import PROMPTS
+from maai_ultimatum.simulated import SimulatedPlayer, SimulatedUtility
+from maai_ultimatum.summary import summarize
+
+
+class Ultimatum(DeclaredExperiment):
+    name = "ultimatum"
+    title = "Two-player ultimatum game"
+    config_model = UltimatumConfig
+    events = ULTIMATUM_EVENTS
+    prompts = PROMPTS
+    default_config = "ultimatum.yaml"
+    configs_package = "maai_ultimatum.configs"
+    views_module = "maai_ultimatum.views"
+    docs = "examples/ultimatum/README.md"
+    initial_state = staticmethod(state.initial_state)
+    evolve = staticmethod(state.evolve)
+    decide = staticmethod(protocol.decide)
+    summarize = staticmethod(summarize)
+    participant = SimulatedPlayer
+    utility = SimulatedUtility
+
+
+EXPERIMENT = Ultimatum()

@@ -1,0 +1,338 @@
+"""What each page of ``maai view`` shows: plain data for its template, read through
+:class:`~maai.runtime.view.reading.ViewStore` (docs/view.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+
+from maai.domain import experiments
+from maai.domain.experiments import UnknownExperimentError
+from maai.projections.report import Section, experiment_sections, run_section
+from maai.runtime.view import run_page as parts
+from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore, labels_of, stamp
+
+PER_PAGE = 50
+FOLD_BUDGET_S = 0.25
+"""How long the runs page folds rows not folded before; the rest are shown as pending and
+the page's script asks again (a ledger of 1,000 runs answers at once after a start)."""
+STATUSES = ("new", "running", "completed", "failed", "interrupted")
+
+
+class NotFound(LookupError):
+    pass
+
+
+def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
+    q = request.query_params
+    wanted = RunFilter(
+        experiment=q.get("experiment", ""),
+        status=q.get("status", ""),
+        label=q.get("label", ""),
+        study=q.get("study", ""),
+        model=q.get("model", ""),
+        since=q.get("since", ""),
+        until=q.get("until", ""),
+    )
+    sort = q.get("sort", "created")
+    if sort not in SORT_KEYS:
+        sort = "created"
+    descending = q.get("order", "desc") != "asc"
+    try:
+        page = int(q.get("page", "1"))
+    except ValueError:
+        page = 1
+    found = store.runs_page(wanted, sort, descending, page, PER_PAGE, budget_s=FOLD_BUDGET_S)
+    params = {
+        "experiment": wanted.experiment,
+        "status": wanted.status,
+        "label": wanted.label,
+        "study": wanted.study,
+        "model": wanted.model,
+        "since": wanted.since,
+        "until": wanted.until,
+        "sort": sort,
+        "order": "desc" if descending else "asc",
+    }
+    infos = store.run_infos()
+    return {
+        "title": "Runs",
+        "found": found,
+        "pending": any(getattr(row, "pending", False) for row in found.rows),
+        "params": params,
+        "sort_keys": SORT_KEYS,
+        "statuses": STATUSES,
+        "experiments": experiments.names(),
+        "studies": sorted({str(labels_of(i)["study"]) for i in infos if "study" in labels_of(i)}),
+        "stamp": stamp,
+    }
+
+
+def _history(store: ViewStore, run_id: str) -> tuple[Any, Any]:
+    info = store.info(run_id)
+    try:
+        experiment = experiments.get(info.kind)
+    except UnknownExperimentError:
+        experiment = None
+    return info, store.history(info, experiment)
+
+
+PARTS = ("timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
+"""The parts of a run's page fetched after its first screen (each read at the page's head)."""
+
+
+FIRST_SCREEN = 300
+"""Timeline lines sent with a run's page; the rest come as its first part."""
+
+
+def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
+    """The first screen: the run's facts and the start of its timeline, read from the stored
+    payloads (nothing decoded); the rest of the page comes in parts."""
+    info = store.info(request.path_params["run_id"])
+    lines, rest_from = store.public_lines(info, after=0, limit=FIRST_SCREEN)
+    try:
+        title = experiments.get(info.kind).title
+    except UnknownExperimentError:
+        title = info.kind
+    return {
+        "title": f"Run {info.run_id}",
+        "info": info,
+        "experiment_title": title,
+        "lines": lines,
+        "rest_from": rest_from,
+        "labels": labels_of(info),
+    }
+
+
+def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
+    """One part of a run's page, as of ``?head=SEQ`` (the head its page was read at)."""
+    name = request.path_params["part"]
+    if name not in PARTS:
+        raise NotFound(f"a run's page has no part {name!r}")
+    info = store.info(request.path_params["run_id"])
+    try:
+        head = int(request.query_params.get("head", str(info.head_seq)))
+        after = max(0, int(request.query_params.get("from", "0")))
+    except ValueError:
+        head, after = info.head_seq, 0
+    info = info.model_copy(update={"head_seq": max(0, min(head, info.head_seq))})
+    if name == "timeline":
+        lines, _ = store.public_lines(info, after=after, limit=None)
+        return {"info": info, "lines": lines, "template": "_part_timeline.html.j2"}
+    try:
+        experiment = experiments.get(info.kind)
+    except UnknownExperimentError:
+        experiment = None
+    history = store.history(info, experiment)
+    context: dict[str, Any] = {
+        "info": info,
+        "history": history,
+        "template": f"_part_{name}.html.j2",
+    }
+    if name == "audits":
+        found, failed = parts.findings(history)
+        context.update(findings=found, failed_audits=failed)
+    elif name == "transcript":
+        context["transcript"] = _transcript(history)
+    elif name == "trails":
+        context["trails"] = parts.trails(parts.timeline(history), history.agent_names)
+    elif name == "calls":
+        context["calls"] = parts.calls(history)
+    elif name == "memory":
+        context["memory"] = parts.memory_versions(history)
+    else:
+        sections: list[Section] = [run_section(history)]
+        try:
+            sections += experiment_sections(history)
+        except Exception as exc:  # an edited ledger may defeat a section: say so
+            context["broken"] = f"{type(exc).__name__}: {exc}"
+        context["sections"] = sections
+    return context
+
+
+def _transcript(history: Any) -> str:
+    if history.experiment is None:
+        return ""
+    try:
+        return str(history.experiment.views().transcript(history))
+    except Exception as exc:
+        return f"(the transcript cannot be built: {type(exc).__name__}: {exc})"
+
+
+def run_live(
+    request: Request, store: ViewStore, render: Callable[[dict[str, Any]], str]
+) -> dict[str, Any]:
+    """The run's status and head, and its events after ``?after=SEQ`` as timeline HTML."""
+    info = store.info(request.path_params["run_id"])
+    try:
+        after = max(0, int(request.query_params.get("after", "0")))
+    except ValueError:
+        after = 0
+    new = store.events_after(info, after) if info.head_seq > after else []
+    lines = parts.public_lines(parts.lines_of(new))
+    html = render({"lines": lines, "run_id": info.run_id}) if lines else ""
+    return {"status": info.status, "head": info.head_seq, "html": html}
+
+
+def prompt_page(request: Request, store: ViewStore) -> dict[str, Any]:
+    info, history = _history(store, request.path_params["run_id"])
+    seq = int(request.path_params["seq"])
+    texts = parts.prompt(history, seq)
+    if texts is None:
+        raise NotFound(f"run {info.run_id} has no model request at seq {seq}")
+    return {"system": texts[0], "input": texts[1], "seq": seq}
+
+
+def study_page(request: Request, store: ViewStore) -> dict[str, Any]:
+    name = request.path_params["name"]
+    progress = _study(store, name)
+    return {"title": f"Study {name}", "name": name, **progress, "stamp": stamp}
+
+
+def study_report_part(request: Request, store: ViewStore) -> dict[str, Any]:
+    """The sections of ``maai study report`` over the study's runs as they stand (without the
+    study file, which the ledger does not hold: no reference, no confounds)."""
+    from maai.projections.study_report import (
+        comparison_sections,
+        factor_labels,
+        study_runs,
+        study_section,
+    )
+    from maai.projections.study_report import experiment_sections as study_experiment_sections
+
+    name = request.path_params["name"]
+    infos = sorted(
+        (i for i in store.run_infos() if labels_of(i).get("study") == name),
+        key=lambda i: i.run_id,
+    )
+    if not infos:
+        raise NotFound(f"no run of the ledger belongs to a study named {name!r}")
+    histories = []
+    for info in infos:
+        try:
+            experiment = experiments.get(info.kind)
+        except UnknownExperimentError:
+            experiment = None
+        histories.append(store.history(store.info(info.run_id), experiment))
+    factors = factor_labels(histories, None)
+    runs = study_runs(histories, list(factors))
+    sections = [study_section(name, runs, factors, None, None)]
+    sections += study_experiment_sections(runs, None)
+    sections += comparison_sections(runs, factors, [])
+    return {"sections": sections, "template": "_part_sections.html.j2"}
+
+
+def study_live(request: Request, store: ViewStore) -> dict[str, Any]:
+    progress = _study(store, request.path_params["name"])
+    return {"counts": progress["counts"], "eta_s": progress["eta_s"]}
+
+
+def _study(store: ViewStore, name: str) -> dict[str, Any]:
+    infos = [i for i in store.run_infos() if labels_of(i).get("study") == name]
+    if not infos:
+        raise NotFound(f"no run of the ledger belongs to a study named {name!r}")
+    infos.sort(key=lambda i: i.run_id)
+    rows = [store.row(info) for info in infos]
+    counts = {status: 0 for status in STATUSES}
+    for info in infos:
+        counts[info.status] = counts.get(info.status, 0) + 1
+    by_cell: dict[str, list[Any]] = {}
+    for row in rows:
+        by_cell.setdefault(str(row.labels.get("cell", "")), []).append(row)
+    cells = []
+    for cell, members in by_cell.items():
+        factors = {
+            k: v for k, v in members[0].labels.items() if k not in ("study", "cell", "replicate")
+        }
+        outcomes: dict[str, int] = {}
+        for row in members:
+            if row.info.status == "completed" and row.outcome is not None:
+                outcomes[row.outcome] = outcomes.get(row.outcome, 0) + 1
+        done = sum(outcomes.values())
+        cells.append(
+            {
+                "cell": cell,
+                "factors": factors,
+                "runs": members,
+                "outcomes": [
+                    (outcome, n, done, _wilson(n, done)) for outcome, n in sorted(outcomes.items())
+                ],
+            }
+        )
+    finished = [r for r in rows if r.info.status in ("completed", "failed")]
+    running = counts.get("running", 0) + counts.get("new", 0)
+    left = len(rows) - len(finished)
+    mean_s = sum(r.duration_s for r in finished) / len(finished) if finished else None
+    eta_s = None if mean_s is None or not left else mean_s * left / max(1, running)
+    costs = [r.cost_usd for r in rows if r.cost_usd is not None]
+    return {
+        "counts": counts,
+        "total": len(rows),
+        "cells": cells,
+        "eta_s": eta_s,
+        "cost_usd": sum(costs) if costs else None,
+    }
+
+
+def _wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of a proportion k/n (95%)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def compare_page(request: Request, store: ViewStore) -> dict[str, Any]:
+    """Two runs side by side, their events aligned by key (the protocol slot each fills):
+    a fork and its parent line up from the fork point, two replicates step by step."""
+    a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
+    if not a or not b:  # the form, to name the runs
+        return {"title": "Compare two runs", "a": a, "b": b, "left": None, "right": None}
+    left_info, left = _history(store, a)
+    right_info, right = _history(store, b)
+    rows = align(parts.timeline(left), parts.timeline(right), left, right)
+    return {
+        "title": f"{left_info.run_id} and {right_info.run_id}",
+        "a": a,
+        "b": b,
+        "left": left_info,
+        "right": right_info,
+        "rows": rows,
+    }
+
+
+def align(left_lines: list[Any], right_lines: list[Any], left: Any, right: Any) -> list[Any]:
+    """Pairs of lines, matched by event key where both runs filled the slot, in the left
+    run's order, the right run's other events after the place they follow."""
+    keys_left = [_key(e) for e in left.entries]
+    keys_right = [_key(e) for e in right.entries]
+    right_at = {k: i for i, k in enumerate(keys_right)}
+    used: set[int] = set()
+    rows: list[tuple[Any, Any]] = []
+    next_right = 0
+    for i, key in enumerate(keys_left):
+        j = right_at.get(key)
+        if j is not None and j not in used:
+            while next_right < j:
+                if next_right not in used:
+                    rows.append((None, right_lines[next_right]))
+                    used.add(next_right)
+                next_right += 1
+            used.add(j)
+            next_right = max(next_right, j + 1)
+            rows.append((left_lines[i], right_lines[j]))
+        else:
+            rows.append((left_lines[i], None))
+    rows += [(None, right_lines[j]) for j in range(len(right_lines)) if j not in used]
+    return rows
+
+
+def _key(entry: Any) -> str:
+    try:
+        return str(entry.event.key)
+    except NotImplementedError:
+        return f"seq/{entry.seq}"

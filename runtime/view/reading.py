@@ -1,0 +1,421 @@
+"""What ``maai view`` reads of a ledger, and how: read-only, and never half a run.
+
+The store is opened read-only (SQLite through a ``mode=ro`` URI; PostgreSQL in read-only
+transactions), so nothing the viewer does can write to the ledger. A run is shown as of
+the head seq of its ``runs`` row, read in the same statement as its status: its events are
+read up to that head and no further, so an event another process commits meanwhile waits
+for the next poll instead of appearing in a half-folded page.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from maai.domain import experiments
+from maai.domain.config import Price
+from maai.domain.costs import Usage
+from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.experiment import Experiment, Summary
+from maai.domain.experiments import UnknownExperimentError
+from maai.ledger import EventStore, LedgerError, RunInfo, StoredEvent
+from maai.projections.history import (
+    History,
+    PromptText,
+    UnreadableEventError,
+    history_from_stored,
+    light_record,
+)
+from maai.runtime.view.run_page import CALL_EVENTS, EventLine, event_line
+
+BUSY_TIMEOUT_S = 2.0
+"""How long a read waits for a ledger another process holds locked: a page says so soon
+(and the next poll tries again) rather than hanging for the writers' 30 s."""
+
+SORT_KEYS = ("created", "updated", "id", "experiment", "status", "events")
+"""The columns the runs page sorts by on the server (each read off the runs table, so a
+sort costs no fold of 1,000 runs); the folded columns are computed for one page only."""
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """The runs page's filters; an empty string filters nothing."""
+
+    experiment: str = ""
+    status: str = ""
+    label: str = ""  # KEY=VALUE
+    study: str = ""
+    model: str = ""
+    since: str = ""  # an ISO date: runs created that day or later
+    until: str = ""  # an ISO date: runs created that day or earlier
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One line of the runs page."""
+
+    info: RunInfo
+    config_name: str
+    seed: Any
+    models: list[str]
+    labels: dict[str, Any]
+    outcome: str | None
+    rounds: Any
+    calls: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class PendingRow:
+    """A run whose folded columns are not computed yet: its stored facts only."""
+
+    info: RunInfo
+    labels: dict[str, Any]
+    pending: bool = True
+
+
+@dataclass(frozen=True)
+class RunPage:
+    rows: list[RunRow | PendingRow]
+    total: int
+    page: int
+    pages: int
+
+
+class ViewStore:
+    """The ledger as the viewer reads it. Opened on first use (a ledger missing at start
+    may appear later); a failed open is retried on the next request."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+        self._store: EventStore | None = None
+        self._lock = threading.Lock()
+        # (run id, head seq, status) -> row: a row is folded once per head.
+        self._rows: dict[tuple[str, int, str], RunRow] = {}
+        self._models: dict[str, list[str]] = {}
+        self._configs: dict[str, dict[str, Any]] = {}
+
+    def store(self) -> EventStore:
+        with self._lock:
+            if self._store is None:
+                self._store = EventStore.open(
+                    self.url, read_only=True, busy_timeout_s=BUSY_TIMEOUT_S
+                )
+            return self._store
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # ------------------------------------------------------------------ runs
+
+    def run_infos(self) -> list[RunInfo]:
+        """Every run, its config read once (a run's config never changes)."""
+        store = self.store()
+        infos = store.list_runs_without_config()
+        missing = [i.run_id for i in infos if i.run_id not in self._configs]
+        if missing:
+            self._configs.update(store.configs(missing))
+        return [
+            info.model_copy(update={"config": self._configs.get(info.run_id, {})}) for info in infos
+        ]
+
+    def runs_page(
+        self,
+        wanted: RunFilter,
+        sort: str,
+        descending: bool,
+        page: int,
+        per_page: int,
+        budget_s: float | None = None,
+    ) -> RunPage:
+        """One page of the runs that match. Rows not folded before are folded now, for at
+        most ``budget_s`` seconds; the others come back as their stored facts alone
+        (:class:`PendingRow`), and the page asks again."""
+        infos = [info for info in self.run_infos() if self._matches(info, wanted)]
+        infos.sort(key=_sort_key(sort), reverse=descending)
+        pages = max(1, -(-len(infos) // per_page))
+        page = min(max(1, page), pages)
+        chosen = infos[(page - 1) * per_page : page * per_page]
+        deadline = None if budget_s is None else time.monotonic() + budget_s
+        rows: list[RunRow | PendingRow] = []
+        folded = 0  # at least one a request: a page asked again always gets further
+        for info in chosen:
+            known = self._rows.get((info.run_id, info.head_seq, info.status))
+            if known is not None:
+                rows.append(known)
+            elif folded and deadline is not None and time.monotonic() > deadline:
+                rows.append(PendingRow(info, labels_of(info)))
+            else:
+                rows.append(self.row(info))
+                folded += 1
+        return RunPage(rows, len(infos), page, pages)
+
+    def row(self, info: RunInfo) -> RunRow:
+        key = (info.run_id, info.head_seq, info.status)
+        found = self._rows.get(key)
+        if found is None:
+            found = self._rows[key] = self._fold_row(info)
+        return found
+
+    def models_of(self, info: RunInfo) -> list[str]:
+        found = self._models.get(info.run_id)
+        if found is None:
+            found = self._models[info.run_id] = _models(info)
+        return found
+
+    def _matches(self, info: RunInfo, wanted: RunFilter) -> bool:
+        labels = labels_of(info)
+        created = info.created_at.date().isoformat()
+        if wanted.experiment and info.kind != wanted.experiment:
+            return False
+        if wanted.status and info.status != wanted.status:
+            return False
+        if wanted.study and labels.get("study") != wanted.study:
+            return False
+        if wanted.since and created < wanted.since:
+            return False
+        if wanted.until and created > wanted.until:
+            return False
+        if wanted.label:
+            key, _, value = wanted.label.partition("=")
+            if key.strip() not in labels or str(labels[key.strip()]) != value.strip():
+                return False
+        return not wanted.model or wanted.model in self.models_of(info)
+
+    def _fold_row(self, info: RunInfo) -> RunRow:
+        summary: Summary | None = None
+        config = info.config if isinstance(info.config, dict) else {}
+        prices = _prices(config)
+        models = self.models_of(info)
+        cost: float | None = None
+        try:
+            experiment = experiments.get(info.kind)
+        except UnknownExperimentError:
+            experiment = None
+        if experiment is not None:
+            summary = self._summary(info, experiment)
+            cost = self._cost(info, summary, models, prices)
+        data = summary.data if summary is not None else {}
+        return RunRow(
+            info=info,
+            config_name=str(config.get("name") or info.kind),
+            seed=config.get("seed"),
+            models=models,
+            labels=labels_of(info),
+            outcome=summary.outcome if summary else None,
+            # The rounds played, where the summary names them (Frohlich: "round").
+            rounds=data.get("rounds", data.get("round")) if isinstance(data, dict) else None,
+            calls=summary.calls if summary else None,
+            input_tokens=summary.input_tokens if summary else None,
+            output_tokens=summary.output_tokens if summary else None,
+            cost_usd=cost,
+            duration_s=(info.updated_at - info.created_at).total_seconds(),
+        )
+
+    def _summary(self, info: RunInfo, experiment: Experiment) -> Summary:
+        """The run's summary at ``info``'s head: folded as a resume folds it (without the
+        prompts' texts, the fast way), or, for a run that grew since ``info`` was read, from
+        its events up to that head."""
+        from maai.runtime.engine import UnreadableHistoryError, load_state
+
+        try:
+            state, head = load_state(self.store(), info.run_id, experiment)
+        except UnreadableHistoryError as exc:
+            raise UnreadableEventError(str(exc)) from None
+        if head != info.head_seq:
+            history = self.history(info, experiment)
+            state = experiment.fold(entry.event for entry in history.entries)
+        return experiment.summarize(info.run_id, state, info.status)
+
+    def _cost(
+        self,
+        info: RunInfo,
+        summary: Summary,
+        models: list[str],
+        prices: dict[str, Price] | None,
+    ) -> float | None:
+        """The run's cost at its config's prices, as ``maai runs`` gives it (``None``
+        without prices, or when a model used has none), by ``Usage.cost_usd``."""
+        if not prices:
+            return None
+        if len(models) == 1:  # one model: the summary's tokens are its tokens
+            usage = Usage()
+            usage.add(models[0], summary.input_tokens, summary.output_tokens)
+            return usage.cost_usd(prices)
+        usage = Usage()  # several models: the tokens of each, read off its calls
+        for record in HeadSource(self.store(), info.run_id, info.head_seq).read():
+            if record.type == ModelCallCompleted.TYPE:
+                tokens = (record.payload.get("answer") or {}).get("usage") or {}
+                usage.add(
+                    str(record.payload.get("model")),
+                    int(tokens.get("input_tokens") or 0),
+                    int(tokens.get("output_tokens") or 0),
+                )
+        return usage.cost_usd(prices)
+
+    def warm(self, limit: int = 200) -> None:
+        """Fold the newest runs' rows ahead of the first request (a background thread at
+        start): the runs page then folds only what changed since."""
+        try:
+            infos = sorted(self.run_infos(), key=_sort_key("created"), reverse=True)
+            for info in infos[:limit]:
+                self.row(info)
+        except (LedgerError, UnreadableEventError, UnknownExperimentError):
+            pass  # the request that meets it shows it
+
+    # ------------------------------------------------------------------ one run
+
+    def info(self, run_id: str) -> RunInfo:
+        """The run's row: its status and head seq, read together."""
+        return self.store().get_run(run_id)
+
+    def history(self, info: RunInfo, experiment: Experiment | None = None) -> History:
+        """The run's history up to ``info``'s head, its prompts left in the store (read on
+        demand through :class:`HeadSource`)."""
+        source = HeadSource(self.store(), info.run_id, info.head_seq)
+        try:
+            return history_from_stored(
+                info.run_id, source.light(), info.status, experiment, source=source
+            )
+        except UnknownExperimentError:
+            return history_from_stored(info.run_id, source.light(), info.status, source=None)
+
+    def public_lines(
+        self, info: RunInfo, after: int, limit: int | None
+    ) -> tuple[list[EventLine], int | None]:
+        """Timeline lines of the run's events after seq ``after`` up to its head, calls left
+        out, read from the stored payloads (the prompts and answers left packed); at most
+        ``limit``, and the seq after which the rest starts (``None``: no rest)."""
+        lines: list[EventLine] = []
+        source = HeadSource(self.store(), info.run_id, info.head_seq)
+        stream = self.store().read(info.run_id, from_seq=after, keep_packed=CALL_EVENTS)
+        for record in _upto(stream, source.head):
+            if record.type in CALL_EVENTS:
+                continue
+            if limit is not None and len(lines) >= limit:
+                return lines, lines[-1].seq
+            lines.append(
+                event_line(record.seq, record.type, record.payload, record.recorded_at.isoformat())
+            )
+        return lines, None
+
+    def events_after(self, info: RunInfo, after: int) -> list[StoredEvent]:
+        """The run's stored events after seq ``after`` up to its head (prompts whole)."""
+        return list(HeadSource(self.store(), info.run_id, info.head_seq).read(after))
+
+
+class HeadSource:
+    """A run's events up to a head seq, read again whenever a projection asks
+    (``projections.history.RunSource``)."""
+
+    def __init__(self, store: EventStore, run_id: str, head: int) -> None:
+        self._store = store
+        self._run_id = run_id
+        self.head = head
+        self._texts: dict[int, tuple[str, str]] | None = None
+
+    def light(self) -> Iterator[StoredEvent]:
+        """Every event, requests without their prompts (read again on demand)."""
+        stream = self._store.read(self._run_id, keep_packed=(ModelCallRequested.TYPE,))
+        for record in _upto(stream, self.head):
+            light = light_record(record)
+            if light is None:  # packed where a light record cannot do without: read whole
+                light = light_record(self.whole(record.seq))
+                assert light is not None
+            yield light
+
+    def read(self, after: int = 0) -> Iterator[StoredEvent]:
+        return _upto(self._store.read(self._run_id, from_seq=after), self.head)
+
+    def whole(self, seq: int) -> StoredEvent:
+        return next(iter(self._store.read(self._run_id, from_seq=seq - 1)))
+
+    def texts(self, seq: int) -> tuple[PromptText, PromptText]:
+        # The first prompt asked for reads them all in one pass: a projection that shows
+        # one usually shows every one (one read each cost seconds on a 250-call run).
+        if self._texts is None:
+            self._texts = {}
+            for record in self.read():
+                if record.type == ModelCallRequested.TYPE:
+                    request = record.payload.get("request") or {}
+                    self._texts[record.seq] = (
+                        str(request.get("system", "")),
+                        str(request.get("input", "")),
+                    )
+        return self._texts[seq]
+
+
+def _upto(stream: Iterator[StoredEvent], head: int) -> Iterator[StoredEvent]:
+    try:
+        for record in stream:
+            if record.seq > head:
+                return
+            yield record
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+
+
+def labels_of(info: RunInfo) -> dict[str, Any]:
+    labels = info.config.get("labels") if isinstance(info.config, dict) else None
+    return dict(labels) if isinstance(labels, dict) else {}
+
+
+def _models(info: RunInfo) -> list[str]:
+    try:
+        experiment = experiments.get(info.kind)
+        config = experiment.parse_config(info.config, f"run {info.run_id}")
+    except (UnknownExperimentError, ValueError):
+        return []
+    return sorted({user.model for user in config.model_users()})
+
+
+def _prices(config: Mapping[str, Any]) -> dict[str, Price] | None:
+    raw = config.get("prices") or {}
+    try:
+        return {name: Price.model_validate(price) for name, price in raw.items()}
+    except (ValueError, AttributeError):
+        return None
+
+
+def _sort_key(sort: str) -> Any:
+    keys: dict[str, Any] = {
+        "created": lambda i: (i.created_at, i.run_id),
+        "updated": lambda i: (i.updated_at, i.run_id),
+        "id": lambda i: i.run_id,
+        "experiment": lambda i: (i.kind, i.run_id),
+        "status": lambda i: (i.status, i.run_id),
+        "events": lambda i: (i.head_seq, i.run_id),
+    }
+    return keys.get(sort, keys["created"])
+
+
+def study_names(infos: Sequence[RunInfo]) -> list[str]:
+    return sorted({str(labels_of(i)["study"]) for i in infos if "study" in labels_of(i)})
+
+
+def stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+__all__ = [
+    "SORT_KEYS",
+    "HeadSource",
+    "LedgerError",
+    "RunFilter",
+    "RunPage",
+    "RunRow",
+    "UnreadableEventError",
+    "ViewStore",
+]
