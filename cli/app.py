@@ -48,6 +48,7 @@ def _options(
 def _register() -> None:
     from maai.cli import (
         export_commands,
+        fork_commands,
         ledger_commands,
         report_commands,
         run_commands,
@@ -60,6 +61,7 @@ def _register() -> None:
     report_commands.register(app)
     ledger_commands.register(app)
     study_commands.register(app)
+    fork_commands.register(app)
     view_commands.register(app)
 
 

@@ -32,6 +32,7 @@ from maai.cli.vote_table import print_vote_tables
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
+from maai.projections.forks import mark_inherited
 from maai.projections.history import History, UnknownAgentError, UnreadableEventError
 from maai.projections.jsonout import dumps, iter_dumps
 from maai.projections.tables import RenderedTables
@@ -196,6 +197,15 @@ def export(
             help="Overwrite an existing -o FILE, or write into a --out DIR that is not empty.",
         ),
     ] = False,
+    with_prefix: Annotated[
+        bool,
+        typer.Option(
+            "--with-prefix",
+            help="tables only: keep a fork's rows from its parent's prefix, marked in an "
+            "`inherited` column (by default a fork's tables hold what followed its fork "
+            "point; docs/forks.md).",
+        ),
+    ] = False,
 ) -> None:
     """Export a run: agent-centric JSON log (default), transcript, or CSV tables.
 
@@ -234,7 +244,8 @@ def export(
             for name, group in sorted(by_experiment.items()):
                 # Runs of different experiments have different tables: one folder each.
                 folder = out_dir if len(by_experiment) == 1 else out_dir / name
-                files = _views(group[0]).tables(group)
+                views = _views(group[0])
+                files = mark_inherited(views.tables(group), group, views.tables, with_prefix)
                 for file_name in files:
                     write_table_file(folder / file_name, files, file_name)
                 written += len(files)

@@ -47,6 +47,7 @@ from maai.runtime.engine import (
     load_state,
     run_engine,
 )
+from maai.runtime.forks import check_parent_receipt, check_prefix, forked_of, lineage
 from maai.runtime.live_status import LiveStatus, WatchedExecutor, showing
 from maai.runtime.runs import (
     experiment_of,
@@ -538,13 +539,20 @@ def verify(
     if receipt_file is not None:
         try:
             data = json.loads(receipt_file.read_text(encoding="utf-8"))
-            problems += [f"receipt: {p}" for p in check_receipt(store, run_id, data)]
+            # A fork is also held to its parent's receipt, over its inherited prefix.
+            found = check_parent_receipt(store, run_id, data)
+            found = check_receipt(store, run_id, data) if found is None else found
+            problems += [f"receipt: {p}" for p in found]
         except (OSError, ValueError) as exc:
             raise _fail(f"{receipt_file}: {exc}") from None
+    problems += [f"fork: {p}" for p in check_prefix(store, run_id)]
     local = _local_key()
     signed = check_checkpoints(store, run_id, local)
     problems += [f"checkpoint: {p}" for p in signed.problems]
-    report.divergences[:0] = check_run_row(store.get_run(run_id), _ends(store, run_id))
+    fork = forked_of(store, run_id)
+    report.divergences[:0] = check_run_row(
+        store.get_run(run_id), _ends(store, run_id), fork.config if fork else None
+    )
     for problem in problems:
         err.print(f"[red]broken[/red] {escape(problem)}", soft_wrap=True, highlight=False)
     for divergence in report.divergences:
@@ -663,6 +671,12 @@ def show(
             highlight=False,
         )
     _name_modified_build(store, run_id, out)
+    forks = lineage(store)
+    if run_id in forks.parents:
+        parent, point, seq = forks.parents[run_id]
+        out.print(f"fork of {parent} at {escape(point)} (seq {seq})", highlight=False)
+    if children := forks.children(run_id):
+        out.print(f"forks: {', '.join(children)}", highlight=False)
     summary = experiment.summarize(run_id, state, info.status)
     print_summary(out, summary, _cost(store, run_id, config))
     print_usage(out, store, run_id, config.prices)

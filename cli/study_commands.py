@@ -68,9 +68,14 @@ StudyArg = Annotated[
 ]
 
 
-def _load(path: str) -> Study:
+def _load(path: str, db: str | EventStore | None = None) -> Study:
+    """The study; one from a fork point reads its base config from the ledger (``db``, or
+    the store given), opened only for it (docs/forks.md)."""
+    def opened() -> EventStore:
+        return db if isinstance(db, EventStore) else open_store_or_exit(db)
+
     try:
-        return load_study(path)
+        return load_study(path, opened)
     except ConfigError as exc:
         fail(str(exc))
     raise AssertionError("unreachable")
@@ -139,7 +144,7 @@ def run_command(
     """Run every run of a study that is not completed yet, several at once, with one live
     progress line. Run it again after an interruption or a failure: completed runs are never
     run again; the others continue from their last event."""
-    study = _load(study_file)
+    study = _load(study_file, db)
     try:
         signer = load_signer()
     except SigningKeyError as exc:
@@ -224,7 +229,7 @@ def run_command(
 
 def _study_infos(store: EventStore, name_or_file: str) -> tuple[str, list[Any], Study | None]:
     if Path(name_or_file).is_file() or name_or_file in config_files.packaged_studies():
-        study = _load(name_or_file)
+        study = _load(name_or_file, store)
         name = study.file.study
     else:
         study, name = None, name_or_file
@@ -405,7 +410,7 @@ def submit_command(
     from maai.runtime.distributed import NotPostgresError, submit_study
     from maai.runtime.trust import UntrustedRunError
 
-    study = _load(study_file)
+    study = _load(study_file, db)
     _postgres_only(db)
     try:
         signer = load_signer()

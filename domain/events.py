@@ -66,6 +66,28 @@ class RunStarted(Event):
         return "run/started"
 
 
+class RunForked(Event):
+    """This run is a fork of ``parent_run`` at ``point``: the events before this one are the
+    parent's first ``parent_seq`` events, copied; the parent's event there hashes to
+    ``parent_hash``. From here on the run's config is ``config`` (the parent's with
+    ``changes`` applied) and its draws use ``seed`` (the parent's with ``draws="same"``)
+    (docs/forks.md)."""
+
+    TYPE: ClassVar[str] = "run.forked"
+    parent_run: str
+    parent_seq: int
+    parent_hash: str
+    point: str
+    changes: dict[str, Any]
+    draws: str  # "same": the parent's random streams go on; "own": drawn from ``seed``
+    seed: int
+    config: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        return f"run/forked/{self.parent_seq}"
+
+
 class RunCompleted(Event):
     TYPE: ClassVar[str] = "run.completed"
 

@@ -24,12 +24,14 @@ from maai.domain.events import (
     RunClaimed,
     RunCompleted,
     RunFailed,
+    RunForked,
     RunSigned,
     RunStarted,
 )
 
 COMMON_EVENTS: tuple[type[Event], ...] = (
     RunStarted,
+    RunForked,
     RunCompleted,
     RunFailed,
     RunClaimed,

@@ -10,11 +10,17 @@ from __future__ import annotations
 import io
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
+from typing import TYPE_CHECKING
 
 from maai.projections.markup import Markup, paragraph
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 NO_MATPLOTLIB = "plots need matplotlib: pip install 'maai[analysis]'"
 
@@ -78,76 +84,125 @@ def grouped_interval_plot(
     """Per group (a condition) a point per series with its interval as error bars, side by
     side; each group's note (its n) under its name. A point without an interval (a
     reference) is drawn as a cross."""
+    width = max(4.8, (0.9 + 0.35 * len(series)) * len(groups) + 2.2)
+    height = 3.6 if len(series) > 1 else 3.4
+
+    def draw(canvas: Canvas) -> None:
+        axes = canvas.axes
+        step = 0.8 / max(len(series), 1)
+        for j, one in enumerate(series):
+            offset = (j - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
+            colour = COLOURS[j % len(COLOURS)]
+            points = [(i + offset, e) for i, e in enumerate(one.estimates) if e is not None]
+            ranged = [(x, e) for x, e in points if e.low is not None and e.high is not None]
+            bare = [(x, e) for x, e in points if e.low is None or e.high is None]
+            if ranged:
+                drawn = axes.errorbar(
+                    [x for x, _ in ranged],
+                    [e.value for _, e in ranged],
+                    yerr=[
+                        [e.value - (e.low or 0.0) for _, e in ranged],
+                        [(e.high or 0.0) - e.value for _, e in ranged],
+                    ],
+                    fmt="o",
+                    color=colour,
+                    capsize=4,
+                    label=one.label or None,
+                )
+                drawn.lines[0].set_gid(POINTS)
+            if bare:
+                (crosses,) = axes.plot(
+                    [x for x, _ in bare],
+                    [e.value for _, e in bare],
+                    "x",
+                    color=colour,
+                    markersize=8,
+                    label=None if ranged else one.label or None,
+                )
+                crosses.set_gid(POINTS)
+        ticks = [
+            f"{textwrap.shorten(g, 24)}\n{note}" if note else textwrap.shorten(g, 24)
+            for g, note in zip(groups, group_notes, strict=True)
+        ]
+        axes.set_xticks(range(len(groups)), ticks)
+        axes.set_xlim(-0.6, len(groups) - 0.4)
+        if y_range is not None:
+            axes.set_ylim(y_range[0], y_range[1] * 1.12)
+        axes.set_xlabel(x_label)
+        axes.set_ylabel(textwrap.fill(y_label, 30))
+        axes.grid(axis="y", color="#e2e2e2")
+        if len(series) > 1 and axes.get_legend_handles_labels()[0]:  # something drawn
+            axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+
+    return render(name, title, (width, height), draw)
+
+
+class Canvas:
+    """One figure being drawn: its axes, and the artists the page names by a class (a bar or
+    a point is a ``mark``), each as a ``<g class="…">`` with its hover text as ``<title>``."""
+
+    def __init__(self, figure: Figure, axes: Axes) -> None:
+        self.figure = figure
+        self.axes = axes
+        self.named: list[tuple[str, str]] = []
+        self.each: list[list[str]] = []
+
+    def mark(self, artist: Artist, text: str, kind: str = "mark") -> None:
+        artist.set_gid(f"{MARK}{len(self.named)}")
+        self.named.append((kind, text))
+
+    def marks(self, artist: Artist, texts: Sequence[str]) -> None:
+        """A line's markers, one ``mark`` each with its own hover text, drawn by one artist
+        (an artist per point costs more than the point)."""
+        artist.set_gid(f"{EACH}{len(self.each)}")
+        self.each.append(list(texts))
+
+
+def render(
+    name: str, title: str, size: tuple[float, float], draw: Callable[[Canvas], None]
+) -> Markup:
+    """A figure of ``size`` inches drawn by ``draw`` on one axes, titled, as inline SVG;
+    without matplotlib, the line saying how to get it. The ``Figure`` is made directly, not
+    through pyplot: no global backend or figure manager, nothing to close."""
     try:
         import matplotlib
-
-        matplotlib.use("Agg")
-        from matplotlib import pyplot
+        from matplotlib.figure import Figure
     except ImportError:
         return paragraph(NO_MATPLOTLIB, "no-data")
-    rc = {"svg.hashsalt": name, "svg.fonttype": "none", "font.size": 10}
+    rc = {
+        "svg.hashsalt": name,
+        "svg.fonttype": "none",
+        "font.size": 10,
+        "font.sans-serif": ["DejaVu Sans"],
+    }
     with matplotlib.rc_context({**rc, "font.family": "sans-serif"}):
-        width = max(4.8, (0.9 + 0.35 * len(series)) * len(groups) + 2.2)
-        figure, axes = pyplot.subplots(figsize=(width, 3.6 if len(series) > 1 else 3.4))
-        try:
-            step = 0.8 / max(len(series), 1)
-            for j, one in enumerate(series):
-                offset = (j - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
-                colour = COLOURS[j % len(COLOURS)]
-                points = [(i + offset, e) for i, e in enumerate(one.estimates) if e is not None]
-                ranged = [(x, e) for x, e in points if e.low is not None and e.high is not None]
-                bare = [(x, e) for x, e in points if e.low is None or e.high is None]
-                if ranged:
-                    drawn = axes.errorbar(
-                        [x for x, _ in ranged],
-                        [e.value for _, e in ranged],
-                        yerr=[
-                            [e.value - (e.low or 0.0) for _, e in ranged],
-                            [(e.high or 0.0) - e.value for _, e in ranged],
-                        ],
-                        fmt="o",
-                        color=colour,
-                        capsize=4,
-                        label=one.label or None,
-                    )
-                    drawn.lines[0].set_gid(POINTS)
-                if bare:
-                    (crosses,) = axes.plot(
-                        [x for x, _ in bare],
-                        [e.value for _, e in bare],
-                        "x",
-                        color=colour,
-                        markersize=8,
-                        label=None if ranged else one.label or None,
-                    )
-                    crosses.set_gid(POINTS)
-            ticks = [
-                f"{textwrap.shorten(g, 24)}\n{note}" if note else textwrap.shorten(g, 24)
-                for g, note in zip(groups, group_notes, strict=True)
-            ]
-            axes.set_xticks(range(len(groups)), ticks)
-            axes.set_xlim(-0.6, len(groups) - 0.4)
-            if y_range is not None:
-                axes.set_ylim(y_range[0], y_range[1] * 1.12)
-            axes.set_title(textwrap.fill(title, int(width * 11)), fontsize=10)
-            axes.set_xlabel(x_label)
-            axes.set_ylabel(textwrap.fill(y_label, 30))
-            axes.grid(axis="y", color="#e2e2e2")
-            if len(series) > 1:
-                axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-            figure.tight_layout()
-            buffer = io.StringIO()
-            figure.savefig(buffer, format="svg", metadata={"Date": None})
-        finally:
-            pyplot.close(figure)
-    return Markup(_inline(buffer.getvalue(), name, title))
+        figure = Figure(figsize=size)
+        canvas = Canvas(figure, figure.subplots())
+        draw(canvas)
+        canvas.axes.set_title(textwrap.fill(title, int(size[0] * 11)), fontsize=10)
+        figure.tight_layout()
+        # Laid out once: left set, the engine would make savefig lay it out again.
+        figure.set_layout_engine("none")
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return Markup(_inline(buffer.getvalue(), name, title, canvas.named, canvas.each))
 
 
 POINTS = "maai-points"
 """The group of the estimates' points: each point becomes a ``mark`` (as the other plots')."""
+EACH = "maai-each-"
+"""The id prefix of a line whose markers are marks each (:meth:`Canvas.marks`)."""
+MARK = "maai-mark-"
+"""The id prefix of a mark with hover text (:meth:`Canvas.mark`); the page gets a class."""
 
 
-def _inline(svg: str, name: str, title: str) -> str:
+def _inline(
+    svg: str,
+    name: str,
+    title: str,
+    named: Sequence[tuple[str, str]] = (),
+    each: Sequence[Sequence[str]] = (),
+) -> str:
     """matplotlib's SVG made fit to sit in a page that names nothing outside itself: no XML
     declaration or doctype, no namespace or metadata URLs (HTML knows SVG's namespaces),
     no clip paths (``url(#…)``; the axes' limits already hold every mark), no style sheet,
@@ -161,11 +216,28 @@ def _inline(svg: str, name: str, title: str) -> str:
     svg = re.sub(r"<defs>\s*</defs>", "", svg)
     # Ids only where a mark is used again (salted by the plot's name, so unique in the page):
     # ``figure_1`` and its like would repeat in every plot.
-    used = {*re.findall(r'href="#([^"]+)"', svg), POINTS}
+    used = {
+        *re.findall(r'href="#([^"]+)"', svg),
+        POINTS,
+        *(f"{MARK}{i}" for i in range(len(named))),
+        *(f"{EACH}{i}" for i in range(len(each))),
+    }
     svg = re.sub(r' id="([^"]+)"', lambda m: m.group(0) if m.group(1) in used else "", svg)
     svg = re.sub(
         rf'<g id="{POINTS}">.*?</g>',
         lambda m: m.group(0).replace("<use ", '<use class="mark" ').replace(f' id="{POINTS}"', ""),
+        svg,
+        flags=re.S,
+    )
+    svg = re.sub(
+        rf'<g id="{MARK}(\d+)">',
+        lambda m: '<g class="{}"><title>{}</title>'.format(*map(escape, named[int(m.group(1))])),
+        svg,
+    )
+    # A line's markers sit in the one group after its marker's definition.
+    svg = re.sub(
+        rf'<g id="{EACH}(\d+)">(.*?</defs>\s*<g>)(.*?)</g>',
+        lambda m: "<g>" + m.group(2) + _each_marked(m.group(3), each[int(m.group(1))]) + "</g>",
         svg,
         flags=re.S,
     )
@@ -174,4 +246,19 @@ def _inline(svg: str, name: str, title: str) -> str:
         svg[:opening].replace("<svg ", f'<svg class="plot mpl" data-plot="{name}" role="img" ', 1)
         + f"<title>{escape(title)}</title>"
         + svg[opening:]
+    )
+
+
+def _each_marked(group: str, texts: Sequence[str]) -> str:
+    """Each marker (``<use>``) of a line made a ``mark`` with its text, in the data's order;
+    where matplotlib left some out (outside the figure) no marker gets a text that is not
+    its own: they are marks without one."""
+    uses = re.findall(r"<use [^>]*/>", group)
+    if len(uses) != len(texts):
+        return group.replace("<use ", '<use class="mark" ')
+    parts = iter(texts)
+    return re.sub(
+        r"<use [^>]*/>",
+        lambda m: f'<g class="mark"><title>{escape(next(parts))}</title>{m.group(0)}</g>',
+        group,
     )

@@ -2,7 +2,7 @@
 
 Every function takes plain text and escapes it with :func:`html.escape`; a parameter named
 ``body`` (or ``cells`` given as :class:`Markup`) is markup already built by these functions
-or by ``projections/plots.py``. Model answers are quoted in a report, so nothing a
+or by ``projections/charts.py``. Model answers are quoted in a report, so nothing a
 participant wrote can become markup: a statement holding ``<script>`` shows as text.
 """
 

@@ -5,7 +5,7 @@ The page is built here from what every run has (its experiment, id, status, seed
 agents and recorded config) and from the sections its experiment adds through the optional
 ``report(history)`` member of its views (``maai.domain.experiment.ExperimentViews``); a new
 experiment adds sections without editing this module. The page needs no network: the style
-is inline, the plots are inline SVG (``projections/plots.py``), there is no script, font or
+is inline, the plots are inline SVG (``projections/charts.py``), there is no script, font or
 image from elsewhere. Every text is escaped (``projections/markup.py``), and the same events
 give the same bytes (no clock, no random ids).
 """
@@ -33,7 +33,7 @@ FORMAT = "maai.report/1"
 @dataclass(frozen=True)
 class Section:
     """One titled part of a report; ``body`` is markup built with ``projections/markup.py``
-    and ``projections/plots.py`` (so every text in it is escaped)."""
+    and ``projections/charts.py`` (so every text in it is escaped)."""
 
     title: str
     body: Markup
@@ -47,9 +47,23 @@ def experiment_sections(history: History) -> list[Section]:
     return list(report(history)) if report is not None else []
 
 
-def run_report(history: History) -> str:
-    """The whole page for one run."""
-    return render_page(history, [run_section(history), *experiment_sections(history)])
+def run_report(history: History, parent: History | None = None) -> str:
+    """The whole page for one run; a fork's opens with it beside its ``parent`` (where the
+    ledger holds it) from the fork point on (docs/forks.md)."""
+    sections = [run_section(history), *experiment_sections(history)]
+    fork = fork_section(history, parent)
+    return render_page(history, [fork, *sections] if fork is not None else sections)
+
+
+def fork_section(history: History, parent: History | None) -> Section | None:
+    from maai.projections.forks import fork_facts
+
+    found = fork_facts(history, parent)
+    if found is None:
+        return None
+    pairs, rows = found
+    columns = ["", "run", "status", "outcome", "events after", "calls after", "tokens after"]
+    return Section("The fork beside its parent", Markup(facts(pairs) + table(columns, rows)))
 
 
 def run_section(history: History) -> Section:
@@ -192,12 +206,6 @@ th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 .figures{display:flex;flex-wrap:wrap;gap:16px;margin:8px 0}
 svg.plot{background:#fcfcfc;border:1px solid #e4e4e4;max-width:100%;height:auto}
-svg .grid{stroke:#e2e2e2}svg .axis{stroke:#666}
-svg text{font-family:inherit;font-size:11px;fill:#333}
-svg .plot-title{font-size:13px;font-weight:600}svg .axis-label{font-size:12px}
-svg .lane{font-size:12px;font-weight:600}svg .span-label{font-size:11px;fill:#00704f}
-svg .mark-label{font-size:10px}svg .rule-label{font-size:10px;fill:#a40000}
-svg .value{font-size:10px}
 .utterance{margin:8px 0}.speaker{font-weight:600}.note{color:#666;font-size:.9rem}
 blockquote{margin:2px 0 0 16px;padding:4px 10px;border-left:3px solid #ccc;
 white-space:pre-wrap}

@@ -6,7 +6,7 @@ with their cells, statuses, outcomes, calls and tokens) and from the sections it
 adds through the optional ``study_report(runs, reference)`` member of its views
 (``maai.domain.experiment.ExperimentViews``): this module knows no experiment. The page
 shell, the markup and the plots are the run report's (``projections/report.py``,
-``markup.py``, ``plots.py``): no network, every text escaped, the same events and study file
+``markup.py``, ``charts.py``): no network, every text escaped, the same events and study file
 give the same bytes.
 """
 

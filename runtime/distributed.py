@@ -34,9 +34,16 @@ from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
 from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.plans import JobRefused, check_job, make_plan, sign_plan
-from maai.runtime.runs import ensure_started, start_run, stored_config
+from maai.runtime.runs import ensure_started, stored_config
 from maai.runtime.signing import Signer
-from maai.runtime.study import DONE, Study, recorded_usage, stored_status, study_runs_in_ledger
+from maai.runtime.study import (
+    DONE,
+    Study,
+    create_planned,
+    recorded_usage,
+    stored_status,
+    study_runs_in_ledger,
+)
 
 QUEUE = "maai-runs"
 TASK = "maai.run"
@@ -97,7 +104,7 @@ def submit_study(store: EventStore, study: Study, signer: Signer) -> Submitted:
         statuses = stored_status(store, study.runs)
         for run in study.runs:
             if statuses[run.run_id] is None:
-                start_run(store, run.config, run_id=run.run_id, signer=signer)
+                create_planned(store, run, signer)
             else:  # a submit killed between a run's two creation writes: from the study file
                 ensure_started(store, run.run_id, run.config)
         plan = make_plan(

@@ -154,4 +154,10 @@ def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, Experimen
             "its row was made by hand); its row is not trusted for a config, start a new run"
         )
     experiment = experiments.get(started.experiment)
+    # A fork's config from its fork point on is its run.forked's (docs/forks.md).
+    from maai.runtime.forks import forked_of
+
+    forked = forked_of(store, run_id)
+    if forked is not None:
+        started = started.model_copy(update={"config": forked.config, "seed": forked.seed})
     return experiment, experiment.config_of(started)

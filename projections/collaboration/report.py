@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from maai.projections.charts import Line, Series, bar_chart, grouped_bars, line_chart
 from maai.projections.history import History
 from maai.projections.markup import Markup, facts, figures, join, paragraph, quote, table
-from maai.projections.plots import Line, Series, bar_chart, grouped_bars, line_chart
 from maai.projections.report import Section
 
 Row = dict[str, Any]

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from maai.domain.study import Reference
+from maai.projections.charts import Line, Rule, line_chart, num
 from maai.projections.collaboration import facts
 from maai.projections.history import History
 from maai.projections.markup import figures, join, paragraph, table
-from maai.projections.plots import Line, Rule, line_chart, num
 from maai.projections.report import Section
-from maai.projections.statistics import wilson_interval
+from maai.projections.statistics import mean_interval, wilson_interval
 from maai.projections.study_report import StudyRun
 
 Row = dict[str, Any]
@@ -112,6 +112,7 @@ def _lines(kind: dict[str, dict[float, Tally]]) -> list[Line]:
                 label,
                 [(u, t.successes / t.trials) for u, t in points],
                 intervals=[(u, *wilson_interval(t.successes, t.trials)) for u, t in points],
+                counts=[(u, t.trials) for u, t in points],
             )
         )
     return lines
@@ -180,6 +181,19 @@ def update_index(step: int) -> int:
     return step // 2
 
 
+def _mean_line(label: str, by_update: dict[int, list[float]]) -> Line:
+    """A condition's mean belief at each update, with its t interval (drawn within 0-100, the
+    scale a belief cannot leave) and its n."""
+    points, intervals = [], []
+    for i, beliefs in sorted(by_update.items()):
+        result = mean_interval(beliefs)
+        points.append((float(i), result.mean))
+        if result.low is not None and result.high is not None:
+            intervals.append((float(i), max(result.low, 0.0), min(result.high, 100.0)))
+    counts = [(float(i), len(b)) for i, b in sorted(by_update.items())]
+    return Line(label, points, intervals=intervals, counts=counts)
+
+
 def beliefs_section(runs: Sequence[StudyRun]) -> Section:
     """The mean belief at each of an agent's updates, over every agent and run of a
     condition."""
@@ -193,20 +207,17 @@ def beliefs_section(runs: Sequence[StudyRun]) -> Section:
         for row in beliefs:
             if row["belief"] is not None:
                 by_update.setdefault(update_index(row["step"]), []).append(row["belief"])
-    lines = [
-        Line(label, [(i, sum(b) / len(b)) for i, b in sorted(by_update.items())])
-        for label, by_update in beliefs_at.items()
-        if by_update
-    ]
+    lines = [_mean_line(label, by_update) for label, by_update in beliefs_at.items() if by_update]
     updates = sorted({i for by_update in beliefs_at.values() for i in by_update})
     plot = line_chart(
         "beliefs-by-condition",
-        "Mean belief by condition, from the initial belief through each update",
+        "Mean belief by condition, from the initial belief through each update (95% t intervals)",
         lines,
         x_label="messages the agent had read (0: its initial belief)",
         y_label="mean belief (0-100)",
         y_range=(0, 100),
         x_ticks=[(i, str(i)) for i in updates],
+        dodge=0.02,
     )
 
     def mean(values: list[float] | None) -> str:
@@ -220,7 +231,8 @@ def beliefs_section(runs: Sequence[StudyRun]) -> Section:
         "Each agent states a belief (0-100: how likely it is that both commit) before any "
         "message and again after each message it reads (docs/collaboration.md §2). Column i: "
         "the mean of the beliefs stated after reading i messages, over both agents and every "
-        "run of the condition, with how many there were (a missing belief is left out)."
+        "run of the condition, with how many there were (a missing belief is left out). The "
+        "plot draws each mean with its 95% Student's t interval (within 0-100) and its n."
     )
     columns = ["condition", *(f"after {i} read" if i else "initial" for i in updates)]
     return Section("Beliefs by condition", join([figures(plot), table(columns, rows), note]))

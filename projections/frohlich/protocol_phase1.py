@@ -131,7 +131,8 @@ def scaled_tables(audit: Audit) -> Iterator[Violation]:
     "draw is what the named stream of the run's seed gives",
 )
 def draws_reproducible(audit: Audit) -> Iterator[Violation]:
-    seed = audit.config.seed
+    # A fork draws from its own seed after its fork point (docs/forks.md).
+    seed_at = audit.history.config_at
     for entry, drawn in audit.history.each(DistributionsDrawn):
         if drawn.scope == "phase1" and (drawn.round == 1 or audit.config.original_values):
             continue
@@ -140,7 +141,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
             if drawn.scope == "phase1"
             else (audit.config.phase2_multiplier)
         )
-        if drawn.multiplier != rules.multiplier_for(config, seed, drawn.label):
+        if drawn.multiplier != rules.multiplier_for(config, seed_at(entry.seq).seed, drawn.label):
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
@@ -148,7 +149,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
             )
     for entry, paid in audit.history.each(PayoffAwarded):
         probs = audit.payment_probs(paid)
-        if paid.income_class != rules.draw_class(seed, paid.class_label, probs):
+        if paid.income_class != rules.draw_class(seed_at(entry.seq).seed, paid.class_label, probs):
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
@@ -156,7 +157,9 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
             )
     for entry, order in audit.history.each(SpeakingOrderDrawn):
         try:
-            expected = rules.speaking_order(seed, order.label, audit.names, order.previous_last)
+            expected = rules.speaking_order(
+                seed_at(entry.seq).seed, order.label, audit.names, order.previous_last
+            )
         except ValueError as exc:
             yield Violation("draws_reproducible", entry.seq, f"{order.label}: {exc}")
             continue
@@ -170,7 +173,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
     for entry, chosen in audit.history.each(GroupDistributionChosen):
         if chosen.drawn and chosen.label and table is not None:
             options = list(range(1, len(table[1].distributions) + 1))
-            if chosen.distribution != draw_choice(seed, chosen.label, options):
+            if chosen.distribution != draw_choice(seed_at(entry.seq).seed, chosen.label, options):
                 yield Violation(
                     "draws_reproducible",
                     entry.seq,

@@ -12,13 +12,13 @@ from collections import Counter
 from typing import Any
 
 from maai.domain.frohlich.types import Principle
+from maai.projections.charts import Series, grouped_bars
 from maai.projections.frohlich.report_discussion import discussion_section
 from maai.projections.frohlich.report_trail import trail_section
 from maai.projections.frohlich.table_rows import Row
 from maai.projections.frohlich.tables import TABLES
 from maai.projections.history import History
 from maai.projections.markup import Markup, facts, figures, join, paragraph, table
-from maai.projections.plots import Series, grouped_bars
 from maai.projections.report import Section
 from maai.projections.tables import build_tables
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from maai.projections.charts import WIDTH, Mark, Span, timeline
 from maai.projections.frohlich.table_rows import Row
 from maai.projections.markup import Markup, figures, heading, join, paragraph, quote
-from maai.projections.plots import WIDTH, Mark, Span, timeline
 from maai.projections.report import Section
 
 LANES = ["statements", "polls", "ballots"]
-PER_TURN = 32  # px per speaking turn, so that neighbouring marks do not touch
-MAX_WIDTH = 1280  # wider than the page: the browser scales the plot down to fit
+PER_TURN = 0.32  # inches per speaking turn, so that neighbouring marks do not touch
+MAX_WIDTH = 12.8  # inches, wider than the page: the browser scales the plot down to fit
 LABELLED_STATEMENTS = 15
 """Up to this many statements, each gets its speaker's name under it on the timeline (more
 would overlap; the name stays on hover)."""
@@ -132,5 +132,5 @@ def vote_timeline(statements: list[Row], polls: list[Row], ballots: list[Row], t
         x_ticks=ticks,
         x_range=(0.5, rounds + 0.5),
         spans=spans,
-        width=min(MAX_WIDTH, max(WIDTH, 100 + PER_TURN * rounds * turns)),
+        width=min(MAX_WIDTH, max(WIDTH, 1.0 + PER_TURN * rounds * turns)),
     )

@@ -14,9 +14,9 @@ from typing import Any
 from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import ActionResolved, WorldEnded
 from maai.domain.world.world import EVERYONE
+from maai.projections.charts import Level, Series, grouped_bars, label_step
 from maai.projections.history import History
 from maai.projections.markup import Markup, facts, figures, flag, join, paragraph, table
-from maai.projections.plots import Level, Series, grouped_bars, label_step
 from maai.projections.report import Section
 from maai.projections.world.game import GameRound, game_rounds
 from maai.projections.world.report_log import calls_section, event_log_section, plans_section

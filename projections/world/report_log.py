@@ -24,9 +24,9 @@ from maai.domain.world.events import (
     OutcomeComputed,
     RoundStarted,
 )
+from maai.projections.charts import Series, grouped_bars, label_step
 from maai.projections.history import History
 from maai.projections.markup import Markup, details, facts, figures, flag, join, paragraph, table
-from maai.projections.plots import Series, grouped_bars, label_step
 from maai.projections.report import Section
 from maai.projections.world.table_rows import tick_of
 

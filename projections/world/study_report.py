@@ -20,8 +20,8 @@ from statistics import median
 
 from maai.domain.study import Reference
 from maai.domain.world.config import WorldConfig
+from maai.projections.charts import Line, Series, grouped_bars, line_chart, nice_ticks, num
 from maai.projections.markup import Markup, figures, join, paragraph, table
-from maai.projections.plots import Line, Series, grouped_bars, line_chart, nice_ticks, num
 from maai.projections.report import Section
 from maai.projections.statistics import MeanInterval, mean_interval
 from maai.projections.study_report import StudyRun, condition_axis
@@ -144,7 +144,8 @@ def _share_plot(name: str, title: str, groups: list[Group]) -> str:
             points.append((float(number), result.mean))
             if result.low is not None and result.high is not None:
                 intervals.append((float(number), max(result.low, 0.0), min(result.high, 1.0)))
-        lines.append(Line(group.label, points, intervals=intervals))
+        counts = [(float(n), len(values)) for n, values in sorted(group.shares.items())]
+        lines.append(Line(group.label, points, intervals=intervals, counts=counts))
     rounds = sorted({n for group in groups for n in group.shares})
     return line_chart(
         name,
@@ -154,7 +155,7 @@ def _share_plot(name: str, title: str, groups: list[Group]) -> str:
         y_label="mean contribution (share of endowment)",
         y_range=(0, 1),
         x_ticks=[(float(n), str(n)) for n in rounds],
-        dodge=10,
+        dodge=0.02,
     )
 
 
@@ -252,7 +253,10 @@ def payoffs_section(games: Sequence[GameRun], axis: str) -> Section:
         "payoffs-by-condition",
         "Payoffs by condition: share of player-rounds in each range",
         groups,
-        [Series(labels[w], shares(values)) for w, values in payoffs.items()],
+        [
+            Series(f"{labels[w]} (n = {len(values)})", shares(values))
+            for w, values in payoffs.items()
+        ],
         x_label="payoff (points; a range holds its lower end, the last one both ends)",
         y_label="share of player-rounds",
         y_max=1,

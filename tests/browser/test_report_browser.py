@@ -175,9 +175,10 @@ def test_the_world_report_flags_the_wrong_announcement_and_folds_the_log(
     warning = page.locator("section .flag", has_text="announcement was wrong").first
     assert warning.is_visible()
     assert warning.evaluate("e => getComputedStyle(e).color") == "rgb(164, 0, 0)"
-    title = page.locator("svg[data-plot=contributions] text.plot-title")
-    assert title.text_content() == "Contribution per player and round" and title.is_visible()
-    assert page.locator("svg[data-plot=contributions] line.level").count() == 1
+    plot = page.locator("svg[data-plot=contributions]")
+    title = plot.locator("text", has_text="Contribution per player and round")
+    assert title.count() == 1 and title.is_visible()  # drawn, not only the hover <title>
+    assert plot.locator("g.level").count() == 1  # the endowment, across the bars
 
     ticks = page.locator("section details", has=page.locator("summary", has_text="Tick "))
     assert ticks.count() >= 10

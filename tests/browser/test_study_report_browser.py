@@ -127,8 +127,9 @@ def test_the_world_study_report_shows_contributions_by_condition_and_priming(
         assert page.locator("h2", has_text=heading).is_visible()
     # One line per condition, one point per round, an error bar at each point with n > 1.
     plot = page.locator("svg[data-plot=contributions-by-condition]")
-    assert plot.locator("polyline.line").count() == 2
-    assert plot.locator(".mark").count() == 4 and plot.locator("path.interval").count() == 4
+    assert plot.locator("g.line").count() == 2
+    assert plot.locator(".mark").count() == 4 and plot.locator("g.interval").count() == 4
+    assert plot.get_by_text("n=2").count() == 4  # each point's n beside it
     table = page.locator("section", has=page.locator("h2", has_text="by round and condition"))
     assert table.locator("th", has_text="round 2").first.is_visible()
     cell = re.compile(r"\d\.\d\d \[-?\d\.\d\d, \d\.\d\d\], n=2")  # mean [95% CI], n
