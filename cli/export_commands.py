@@ -17,10 +17,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
-from maai.cli.common import DbOption, err_console, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.common import (
+    CliConsole,
+    DbOption,
+    err_console,
+    exit_on_ledger_error,
+    fail,
+    open_store_or_exit,
+)
 from maai.cli.files import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
 from maai.cli.study_commands import write_study_tables
@@ -35,7 +41,7 @@ from maai.projections.tables import RenderedTables
 
 EXIT_VIOLATIONS = 1
 
-out = Console(highlight=False, soft_wrap=True)
+out = CliConsole(highlight=False, soft_wrap=True)
 
 audit_app = typer.Typer(
     name="audit",

@@ -111,6 +111,24 @@ class RunFailed(Event):
         return f"run/failed/{self.address}/{self.attempt}"
 
 
+class RunClaimed(Event):
+    """A study's worker took this run: who runs it from here (its id, host and process id).
+    Appended when a worker takes the run, before anything else it records; ``continues`` says
+    whether the run had been begun before (by a worker that stopped answering, by ``maai
+    study run``, or by the same worker's earlier try that failed). A fact about the outside
+    world, as an answer is: no reducer reads it, and it never follows ``run.completed``."""
+
+    TYPE: ClassVar[str] = "run.claimed"
+    worker: str
+    host: str
+    pid: int
+    continues: bool
+
+    @property
+    def key(self) -> str:
+        return f"run/claimed/{self.worker}"
+
+
 class RunSigned(Event):
     """A signed checkpoint of this run's history, named inside the chain that it signs: the
     chain then says which checkpoints must exist, so that deleting their rows is seen

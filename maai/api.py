@@ -4,10 +4,10 @@
 
     import maai
 
-    with maai.open("ledger.db") as ledger:
+    with maai.open() as ledger:  # the default ledger, as the CLI's; or a path or URL
         for record in ledger.runs(labels={"condition": "high"}):
             print(record.id, record.outcome)
-        run = ledger.run("20261123-1827")
+        run = ledger.run("20261123-1827")  # a unique prefix of a run id
         run.summary.outcome
         run.tables()["choices"]  # a pandas DataFrame (pip install 'maai[analysis]')
 

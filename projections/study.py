@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from maai.domain.costs import usage_of
-from maai.domain.events import ModelCallCompleted, RunForked
+from maai.domain.events import ModelCallCompleted, RunClaimed, RunForked
 from maai.projections.history import History
 from maai.projections.schema import (
     CATEGORY,
@@ -57,6 +57,12 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("started_at", "When the run's first event was recorded (UTC, ISO 8601)."),
     ("ended_at", "When its last event was recorded (UTC, ISO 8601)."),
     ("wall_s", "Seconds between the two."),
+    (
+        "worker",
+        "The `maai worker` that took the run first (its `--name`, else HOST:PID), from the"
+        " run's first `run.claimed` event; empty for a run no worker took (`maai study run`).",
+    ),
+    ("host", "The machine that worker ran on."),
 )
 """The runs table's columns after the labels, with their meaning (``run_row`` builds a row)."""
 
@@ -77,6 +83,8 @@ RUN_TYPES: dict[str, ColumnType] = {
     "started_at": col("timestamp", "UTC"),
     "ended_at": col("timestamp", "UTC"),
     "wall_s": col("float64", "s"),
+    "worker": TEXT,
+    "host": TEXT,
 }
 """The runs table's declared types (``projections/schema.py``); labels are typed by value."""
 
@@ -93,6 +101,9 @@ def run_row(history: History) -> dict[str, Any]:
         seconds = (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
         row["wall_s"] = round(seconds, 3)
     row.update(_fork_columns(history))
+    claimed = worker_of(history)
+    if claimed is not None:
+        row["worker"], row["host"] = claimed.worker, claimed.host
     if experiment is not None and history.entries:
         state = experiment.fold([entry.event for entry in history.entries])
         summary = experiment.summarize(history.run_id, state, history.stored_status)
@@ -104,6 +115,12 @@ def run_row(history: History) -> dict[str, Any]:
         row["cost_usd"] = usage_of(e.event for e in history.entries).cost_usd(prices)
         row["rounds"] = summary.rounds
     return row
+
+
+def worker_of(history: History) -> RunClaimed | None:
+    """The first worker that took the run (its first ``run.claimed``), or None."""
+    claims = history.of(RunClaimed)
+    return claims[0][1] if claims else None
 
 
 def _fork_columns(history: History) -> dict[str, Any]:
@@ -210,4 +227,5 @@ __all__ = [
     "runs_dictionary",
     "study_table_types",
     "study_tables",
+    "worker_of",
 ]

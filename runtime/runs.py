@@ -12,7 +12,7 @@ from typing import Any
 from maai.domain import experiments
 from maai.domain.calls import REQUEST_HASH_VERSION
 from maai.domain.config import ConfigError, ExperimentConfig
-from maai.domain.events import RunStarted
+from maai.domain.events import RunClaimed, RunStarted
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
 from maai.ledger import ConcurrencyError, EventStore
@@ -129,6 +129,20 @@ def started_event(store: EventStore, run_id: str) -> RunStarted | None:
     if not isinstance(event, RunStarted):
         raise ConfigError(f"run {run_id}: its first event is {first.type}, not run.started")
     return event
+
+
+def first_claim(store: EventStore, run_id: str) -> RunClaimed | None:
+    """The first ``run.claimed`` of the run: the study's worker that took it first, or
+    ``None`` (no worker took it, or the event cannot be read: ``maai verify`` says why)."""
+    seqs = store.seqs_of_type(run_id, RunClaimed.TYPE)
+    stored = store.read_one(run_id, seqs[0]) if seqs else None
+    if stored is None:
+        return None
+    try:
+        event = COMMON_REGISTRY.decode(stored.type, stored.schema_version, stored.payload)
+    except Exception:  # an edited payload: shown as no worker, never a traceback
+        return None
+    return event if isinstance(event, RunClaimed) else None
 
 
 def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, ExperimentConfig]:

@@ -39,11 +39,13 @@ class Study:
 def load_study(
     path: str | Path, store: EventStore | Callable[[], EventStore] | None = None
 ) -> Study:
-    """Read, validate and plan a study file; every problem is a ``ConfigError`` naming the
-    file and the key or factor at fault. A study from a fork point (``fork:``) reads its
-    base config from the run forked, in ``store`` (or the store it opens, when a callable:
-    a study from a config needs none)."""
-    path = Path(path)
+    """Read, validate and plan a study file (a path, or a packaged example study's name:
+    ``u_sweep``); every problem is a ``ConfigError`` naming the file and the key or factor at
+    fault. A study from a fork point (``fork:``) reads its base config from the run forked,
+    in ``store`` (or the store it opens, when a callable: a study from a config needs none)."""
+    found = config_files.resolve_study(path)
+    # Packaged files are plain files in an installed maai: the base config beside them too.
+    path = found if isinstance(found, Path) else Path(str(found))
     data = config_files.read_config_file(path)
     study = parse_study(data, str(path))
     if study.fork is not None:
@@ -186,6 +188,7 @@ class StudyProgress:
     budget_usd: float | None = None
     not_started: list[str] = field(default_factory=list)  # held back by the budget
     touched: list[str] = field(default_factory=list)  # runs this process started or resumed
+    preparing: str | None = None  # what the study waits for before its first run, in words
 
     def add_cost(self, cost: float | None) -> None:
         self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
@@ -347,7 +350,12 @@ def run_study(
             if statuses[run.run_id] is not None:  # what the study has spent so far
                 progress.add_cost(recorded_usage(store, run.run_id).cost_usd(run.config.prices))
         limit = concurrency or study.file.concurrency
+        progress.preparing = "loading the model providers"
         on_start(progress)
+        # The model SDK takes seconds to import: once, here, while the live line says so.
+        from maai.runtime.executors import LiveExecutor  # noqa: F401
+
+        progress.preparing = None
         try:
             asyncio.run(
                 _run_all(

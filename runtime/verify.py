@@ -24,6 +24,7 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
     RunForked,
@@ -64,7 +65,14 @@ def reuse_large_blocks() -> bool:
 
 
 # Events that record what the outside world did, not what the protocol derives.
-_OBSERVED = (RunStarted, RunForked, ModelCallCompleted, ModelAttemptFailed, RunFailed)
+_OBSERVED = (
+    RunStarted,
+    RunForked,
+    ModelCallCompleted,
+    ModelAttemptFailed,
+    RunFailed,
+    RunClaimed,
+)
 
 
 @dataclass(frozen=True)
