@@ -18,8 +18,7 @@ from maai.domain.frohlich.events import (
 )
 from maai.domain.frohlich.steps import counterfactual_rows
 from maai.domain.frohlich.types import INCOME_CLASSES
-from maai.domain.random_streams import draw_choice
-from maai.projections.frohlich import reference
+from maai.projections.frohlich import reference, reference_draws
 from maai.projections.frohlich.calls import site_of
 from maai.projections.frohlich.protocol_base import Audit, Violation, dset, rule
 
@@ -131,6 +130,7 @@ def scaled_tables(audit: Audit) -> Iterator[Violation]:
     "draw is what the named stream of the run's seed gives",
 )
 def draws_reproducible(audit: Audit) -> Iterator[Violation]:
+    # Every draw re-derived by reference_draws, which shares no code with the engine's.
     seed = audit.config.seed
     for entry, drawn in audit.history.each(DistributionsDrawn):
         if drawn.scope == "phase1" and (drawn.round == 1 or audit.config.original_values):
@@ -140,37 +140,47 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
             if drawn.scope == "phase1"
             else (audit.config.phase2_multiplier)
         )
-        if drawn.multiplier != rules.multiplier_for(config, seed, drawn.label):
+        expected = reference_draws.multiplier(
+            config.fixed, config.low, config.high, seed, drawn.label
+        )
+        if drawn.multiplier != expected:
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
-                f"{drawn.label}: multiplier {drawn.multiplier} is not the stream's",
+                f"{drawn.label}: multiplier {drawn.multiplier} is not the stream's {expected}",
             )
     for entry, paid in audit.history.each(PayoffAwarded):
-        probs = audit.payment_probs(paid)
-        if paid.income_class != rules.draw_class(seed, paid.class_label, probs):
+        by_name = {c.value: p for c, p in audit.payment_probs(paid).items()}
+        chances = [by_name[name] for name in reference.CLASSES]
+        expected_class = reference_draws.income_class(seed, paid.class_label, chances)
+        if paid.income_class.value != expected_class:
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
-                f"{paid.class_label}: class {paid.income_class.value} is not the stream's",
+                f"{paid.class_label}: class {paid.income_class.value} is not the stream's "
+                f"{expected_class}",
             )
     for entry, order in audit.history.each(SpeakingOrderDrawn):
-        try:
-            expected = rules.speaking_order(seed, order.label, audit.names, order.previous_last)
-        except ValueError as exc:
-            yield Violation("draws_reproducible", entry.seq, f"{order.label}: {exc}")
-            continue
-        if order.order != expected:
+        expected_order = reference_draws.speaking_order(
+            seed, order.label, audit.names, order.previous_last
+        )
+        if expected_order is None:
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
-                f"{order.label}: order {order.order} is not the stream's {expected}",
+                f"{order.label}: no speaking order can be drawn for {list(audit.names)}",
+            )
+        elif order.order != expected_order:
+            yield Violation(
+                "draws_reproducible",
+                entry.seq,
+                f"{order.label}: order {order.order} is not the stream's {expected_order}",
             )
     table = audit.phase2_table
     for entry, chosen in audit.history.each(GroupDistributionChosen):
         if chosen.drawn and chosen.label and table is not None:
             options = list(range(1, len(table[1].distributions) + 1))
-            if chosen.distribution != draw_choice(seed, chosen.label, options):
+            if chosen.distribution != reference_draws.uniform_choice(seed, chosen.label, options):
                 yield Violation(
                     "draws_reproducible",
                     entry.seq,

@@ -115,3 +115,30 @@ def test_a_skipped_step_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Broken, Phase 1 stops after its third round."""
     monkeypatch.setattr(phase1, "ROUNDS", 3)
     assert "phase1_rounds" in frohlich_violations()
+
+
+def test_a_wrong_multiplier_draw_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, the multiplier is drawn from the stream of another label: a legal value, but
+    not the one the run's seed names."""
+    real = rules.multiplier_for
+    monkeypatch.setattr(rules, "multiplier_for", lambda c, s, label: real(c, s, label + "/x"))
+    assert "draws_reproducible" in frohlich_violations()
+
+
+def test_a_wrong_class_draw_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, the class is drawn from the seed's neighbour's stream."""
+    real = rules.draw_class
+    monkeypatch.setattr(rules, "draw_class", lambda seed, label, p: real(seed + 1, label, p))
+    assert "draws_reproducible" in frohlich_violations()
+
+
+def test_a_wrong_speaking_order_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, the speaking order is the stream's order reversed (still a permutation, and
+    the previous last speaker may still open: only the stream tells)."""
+    real = rules.speaking_order
+
+    def reversed_order(seed: int, label: str, agents: Any, previous_last: Any) -> list[str]:
+        return real(seed, label, agents, previous_last)[::-1]
+
+    monkeypatch.setattr(rules, "speaking_order", reversed_order)
+    assert "draws_reproducible" in frohlich_violations()
