@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from maai.domain.frohlich import rules
 from maai.domain.frohlich.config import Multiplier
 from maai.domain.frohlich.events import (
     AnswerAccepted,
@@ -268,16 +267,19 @@ def principle_applied(audit: Audit) -> Iterator[Violation]:
         if table is None:
             yield Violation("principle_applied", entry.seq, f"{paid.key}: no table was drawn")
             continue
-        picked = rules.apply_principle(paid.choice, dset(table), audit.payment_probs(paid))
-        if (picked.distribution_number, picked.constraint_satisfied) != (
-            paid.distribution,
-            paid.constraint_satisfied,
-        ):
+        # The reference's own reading of the principles (reference.pick), not the domain's.
+        letter, amount = paid.choice.principle.value, paid.choice.amount
+        by_name = {c.value: p for c, p in audit.payment_probs(paid).items()}
+        chances = [by_name[name] for name in reference.CLASSES]
+        picked = reference.pick(letter, amount, table, chances)
+        met = reference.constraint_met(letter, amount, table)
+        if (picked, met) != (paid.distribution, paid.constraint_satisfied):
             yield Violation(
                 "principle_applied",
                 entry.seq,
-                f"{paid.key}: {paid.choice.describe()} picks Distribution "
-                f"{picked.distribution_number}, not {paid.distribution}",
+                f"{paid.key}: {paid.choice.describe()} picks Distribution {picked}"
+                f"{'' if met else ' (constraint unmet)'}, not {paid.distribution}"
+                f"{'' if paid.constraint_satisfied else ' (constraint unmet)'}",
             )
 
 

@@ -21,7 +21,7 @@ from maai.domain.world.world import LocationSpec
 from maai.projections.frohlich.protocol import audit_protocol as frohlich_audit
 from maai.projections.history import history_from_events
 from maai.projections.world.protocol import audit_protocol as world_audit
-from tests.projections.recording import play
+from tests.projections.recording import golden_config, play
 from tests.projections.test_audits_catch_code_bugs import config as frohlich_config
 from tests.support.world_driver import drive, load
 
@@ -142,3 +142,31 @@ def test_a_wrong_speaking_order_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(rules, "speaking_order", reversed_order)
     assert "draws_reproducible" in frohlich_violations()
+
+
+def test_a_wrong_principle_application_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, every principle pays by the distribution after the one it picks (the last
+    wraps to the first)."""
+    real = rules.apply_principle
+
+    def next_distribution(choice: Any, dists: Any, probs: Any) -> rules.Application:
+        picked = real(choice, dists, probs)
+        number = picked.distribution_number % len(dists.distributions) + 1
+        return picked.model_copy(update={"distribution_number": number})
+
+    monkeypatch.setattr(rules, "apply_principle", next_distribution)
+    assert "principle_applied" in frohlich_violations()
+
+
+def test_a_wrong_ballot_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, a majority of the valid ballots is taken for unanimity: the golden run's
+    ballot splits two to one, so the engine records an agreement the rule does not give."""
+
+    def majority(ballots: Any) -> bool:
+        keys = [rules.ballot_key(b) for b in ballots if b is not None]
+        return bool(keys) and max(keys.count(k) for k in keys) * 2 > len(ballots)
+
+    monkeypatch.setattr(rules, "is_consensus", majority)
+    events = play(golden_config())
+    violations = {v.rule for v in frohlich_audit(history_from_events(events)).violations}
+    assert "ballot_rule" in violations
