@@ -315,14 +315,30 @@ def payoff_arithmetic(audit: Audit) -> Iterator[Violation]:
                 f"{paid.key}: income {paid.income} / payoff {paid.payoff_cents}c, "
                 f"expected {income} / {reference.payoff_cents(income)}c",
             )
-        probs = audit.payment_probs(paid)
-        language = audit.config.language_of(paid.agent)  # picked_by is in its words
-        expected = counterfactual_rows(dset(table), paid.income_class, probs, language)
-        if paid.counterfactuals != expected:
+        # Every distribution's income and payoff for the drawn class, read from the table
+        # by the reference's own class order and rounding.
+        row = reference.CLASSES.index(paid.income_class.value)
+        numbers = [
+            (n, d[row], reference.payoff_cents(d[row])) for n, d in enumerate(table, start=1)
+        ]
+        recorded = [(cf.distribution, cf.income, cf.payoff_cents) for cf in paid.counterfactuals]
+        if recorded != numbers:
             yield Violation(
                 "payoff_arithmetic",
                 entry.seq,
-                f"{paid.key}: counterfactuals differ from the table's",
+                f"{paid.key}: counterfactuals {recorded} differ from the table's {numbers}",
+            )
+            continue
+        # Which principles pick each row is words in the agent's language: still compared
+        # with the domain's rendering (an independent renderer is not written yet).
+        probs = audit.payment_probs(paid)
+        language = audit.config.language_of(paid.agent)
+        expected = counterfactual_rows(dset(table), paid.income_class, probs, language)
+        if [cf.picked_by for cf in paid.counterfactuals] != [cf.picked_by for cf in expected]:
+            yield Violation(
+                "payoff_arithmetic",
+                entry.seq,
+                f"{paid.key}: the principles named for the counterfactual rows differ",
             )
 
 

@@ -170,3 +170,23 @@ def test_a_wrong_ballot_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     events = play(golden_config())
     violations = {v.rule for v in frohlich_audit(history_from_events(events)).violations}
     assert "ballot_rule" in violations
+
+
+def test_a_wrong_counterfactual_row_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, each counterfactual row shows the income of the distribution after it (the
+    last wraps to the first): the paid income is still right, only the table an agent is
+    shown of what the other distributions would have paid is wrong."""
+    real = rules.counterfactuals
+
+    def shifted(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        rows = real(*args, **kwargs)
+        if len(rows) < 2:
+            return rows
+        incomes = [row.income for row in rows][1:] + [rows[0].income]
+        return tuple(
+            row.model_copy(update={"income": income})
+            for row, income in zip(rows, incomes, strict=True)
+        )
+
+    monkeypatch.setattr(rules, "counterfactuals", shifted)
+    assert "payoff_arithmetic" in frohlich_violations()
