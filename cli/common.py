@@ -46,9 +46,24 @@ DbOption = Annotated[
     ),
 ]
 
+
+class CliConsole(Console):
+    """A rich console whose text is never wrapped when it writes to a pipe or a file: a line
+    wrapped at 80 columns breaks ``grep`` and the ``maai resume RUN_ID`` a user copies. On a
+    terminal it wraps as configured. Tables still fit the console's width."""
+
+    @property  # type: ignore[override]
+    def soft_wrap(self) -> bool:
+        return self._wrap_softly or not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, value: bool) -> None:
+        self._wrap_softly = value
+
+
 # soft_wrap: an error stays one line however narrow the terminal; highlight off: no colours
 # guessed from the text (numbers, paths) inside a message.
-err_console = Console(stderr=True, soft_wrap=True, highlight=False)
+err_console = CliConsole(stderr=True, soft_wrap=True, highlight=False)
 
 
 def fail(message: str, code: int = STORE_ERROR_EXIT) -> NoReturn:

@@ -17,22 +17,29 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
-from maai.cli.common import DbOption, err_console, exit_on_ledger_error, fail, open_store_or_exit
+from maai.cli.common import (
+    CliConsole,
+    DbOption,
+    err_console,
+    exit_on_ledger_error,
+    fail,
+    open_store_or_exit,
+)
 from maai.cli.run_source import StoredRun
 from maai.cli.vote_table import print_vote_tables
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
+from maai.projections.forks import mark_inherited
 from maai.projections.history import History, UnknownAgentError, UnreadableEventError
 from maai.projections.jsonout import dumps, iter_dumps
 from maai.projections.tables import RenderedTables
 
 EXIT_VIOLATIONS = 1
 
-out = Console(highlight=False, soft_wrap=True)
+out = CliConsole(highlight=False, soft_wrap=True)
 
 audit_app = typer.Typer(
     name="audit",
@@ -190,6 +197,15 @@ def export(
             help="Overwrite an existing -o FILE, or write into a --out DIR that is not empty.",
         ),
     ] = False,
+    with_prefix: Annotated[
+        bool,
+        typer.Option(
+            "--with-prefix",
+            help="tables only: keep a fork's rows from its parent's prefix, marked in an "
+            "`inherited` column (by default a fork's tables hold what followed its fork "
+            "point; docs/forks.md).",
+        ),
+    ] = False,
 ) -> None:
     """Export a run: agent-centric JSON log (default), transcript, or CSV tables.
 
@@ -228,7 +244,8 @@ def export(
             for name, group in sorted(by_experiment.items()):
                 # Runs of different experiments have different tables: one folder each.
                 folder = out_dir if len(by_experiment) == 1 else out_dir / name
-                files = _views(group[0]).tables(group)
+                views = _views(group[0])
+                files = mark_inherited(views.tables(group), group, views.tables, with_prefix)
                 for file_name in files:
                     write_table_file(folder / file_name, files, file_name)
                 written += len(files)

@@ -157,6 +157,33 @@ def _runs_lines(records: list[RunRecord]) -> list[str]:
     return lines
 
 
+def _as_tree(
+    lines: list[str], records: list[RunRecord], parents: dict[str, tuple[str, str, int]]
+) -> list[str]:
+    """The listed lines reordered so that each fork follows its parent, indented, with the
+    point it was forked at; a fork whose parent is not listed stays at the top level."""
+    line_of = {r.id: line for r, line in zip(records, lines[1:], strict=True)}
+    children: dict[str, list[str]] = {}
+    for record in records:
+        parent = parents.get(record.id)
+        if parent is not None and parent[0] in line_of:
+            children.setdefault(parent[0], []).append(record.id)
+    out = [lines[0]]
+
+    def emit(run_id: str, depth: int) -> None:
+        fork = parents.get(run_id)
+        where = f"  (fork at {fork[1]}, seq {fork[2]})" if fork is not None and depth else ""
+        out.append("  " * depth + ("└ " if depth else "") + line_of[run_id] + where)
+        for child in children.get(run_id, []):
+            emit(child, depth + 1)
+
+    for record in records:
+        parent = parents.get(record.id)
+        if parent is None or parent[0] not in line_of:
+            emit(record.id, 0)
+    return out
+
+
 def runs_command(
     db: DbOption = None,
     experiment: Annotated[
@@ -192,6 +219,12 @@ def runs_command(
         int | None,
         typer.Option("--limit", metavar="N", min=1, help="Only the first N runs, once sorted."),
     ] = None,
+    tree: Annotated[
+        bool,
+        typer.Option(
+            "--tree", help="Each fork under its parent, with its fork point (docs/forks.md)."
+        ),
+    ] = False,
     as_json: Annotated[
         bool,
         typer.Option(
@@ -219,6 +252,10 @@ def runs_command(
         runs = select_runs(infos, experiment=experiment, status=status, labels=labels or None)
         records = [run_record(store, info) for info in runs]
         where = store.display
+        if tree:
+            from maai.runtime.forks import lineage
+
+            parents = lineage(store).parents
     for problem in problems:
         err_console.print(f"[yellow]warning:[/yellow] {escape(problem)}", soft_wrap=True)
     records = sort_records(records, sort)[:limit]
@@ -236,6 +273,8 @@ def runs_command(
     if not records:
         return
     lines = _runs_lines(records)
+    if tree:
+        lines = _as_tree(lines, records, parents)
     if sys.stdout.isatty():
         lines[0] = typer.style(lines[0], bold=True)
     for line in lines:

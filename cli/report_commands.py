@@ -11,6 +11,9 @@ import typer
 
 from maai.cli.common import DbOption, fail, open_store_or_exit
 from maai.cli.export_commands import RunArg, load_history, refuse_to_overwrite
+from maai.cli.run_source import StoredRun
+from maai.ledger import EventStore, LedgerError
+from maai.projections.history import History
 from maai.projections.report import run_report
 
 
@@ -58,9 +61,23 @@ def report(
             refuse_to_overwrite(target, None)
         if target.is_dir():
             fail(f"{target}: is a folder; -o names the file to write")
-        page = run_report(history)
+        page = run_report(history, _parent(store, history))
     write_whole(target, page)
     typer.echo(f"wrote {target}", err=True)
+
+
+def _parent(store: EventStore, history: History) -> History | None:
+    """A fork's parent, where this ledger holds it (its report sits beside the fork's)."""
+    from maai.runtime.forks import forked_of
+
+    forked = forked_of(store, history.run_id)
+    if forked is None:
+        return None
+    try:
+        info = store.get_run(forked.parent_run)
+        return StoredRun(store, info.run_id).load(info.status)
+    except (LedgerError, ValueError):  # not in this ledger, or unreadable: the fork alone
+        return None
 
 
 def register(app: typer.Typer) -> None:

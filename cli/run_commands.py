@@ -6,22 +6,24 @@ import json
 import os
 import signal
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from maai.cli.common import (
     EXIT_BUSY,
     EXIT_FULL,
+    CliConsole,
     DbOption,
     exit_code_for,
     open_store_or_exit,
 )
+from maai.cli.status_line import StatusLine
 from maai.cli.summary import print_summary, print_usage
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig
@@ -45,8 +47,11 @@ from maai.runtime.engine import (
     load_state,
     run_engine,
 )
+from maai.runtime.forks import check_parent_receipt, check_prefix, forked_of, lineage
+from maai.runtime.live_status import LiveStatus, WatchedExecutor, showing
 from maai.runtime.runs import (
     experiment_of,
+    first_claim,
     load_config,
     new_run_id,
     start_run,
@@ -67,8 +72,8 @@ EXIT_CONFLICT = EXIT_BUSY  # 3: another process writes the run, or holds the sto
 EXIT_STORE_FULL = EXIT_FULL  # 4: the store's disk (or database) is full
 EXIT_INTERRUPTED = 130
 
-err = Console(stderr=True)
-out = Console()
+err = CliConsole(stderr=True)
+out = CliConsole()
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
@@ -101,6 +106,10 @@ def _execute(
 ) -> int:
     from maai.runtime.executors import LiveExecutor
 
+    # On a terminal, a live line under the progress names the step, the calls in flight and
+    # how long they have waited (a slow model leaves the screen still otherwise).
+    status = LiveStatus()
+    status_line = StatusLine(out, status.text, enabled=not quiet)
     on_event = None
     if not quiet:
         progress = experiment.views().progress(config)
@@ -108,18 +117,21 @@ def _execute(
         def on_event(event: object, state: object) -> None:
             for line in progress.lines(event, state):
                 out.print(line, highlight=False, soft_wrap=True)
+                status.set_step(Text.from_markup(line).plain)
 
+    executor = LiveExecutor(config, experiment=experiment)
     engine = Engine(
         store,
         run_id,
-        LiveExecutor(config, experiment=experiment),
+        WatchedExecutor(executor, status) if status_line.shown else executor,
         experiment=experiment,
         on_event=on_event,
         signer=signer,
     )
     show_warnings = True
     try:
-        state = run_engine(engine)
+        with status_line, showing(status) if status_line.shown else nullcontext():
+            state = run_engine(engine)
     except KeyboardInterrupt:
         with _sigint_deferred():
             _stop_running(store, run_id)
@@ -527,13 +539,20 @@ def verify(
     if receipt_file is not None:
         try:
             data = json.loads(receipt_file.read_text(encoding="utf-8"))
-            problems += [f"receipt: {p}" for p in check_receipt(store, run_id, data)]
+            # A fork is also held to its parent's receipt, over its inherited prefix.
+            found = check_parent_receipt(store, run_id, data)
+            found = check_receipt(store, run_id, data) if found is None else found
+            problems += [f"receipt: {p}" for p in found]
         except (OSError, ValueError) as exc:
             raise _fail(f"{receipt_file}: {exc}") from None
+    problems += [f"fork: {p}" for p in check_prefix(store, run_id)]
     local = _local_key()
     signed = check_checkpoints(store, run_id, local)
     problems += [f"checkpoint: {p}" for p in signed.problems]
-    report.divergences[:0] = check_run_row(store.get_run(run_id), _ends(store, run_id))
+    fork = forked_of(store, run_id)
+    report.divergences[:0] = check_run_row(
+        store.get_run(run_id), _ends(store, run_id), fork.config if fork else None
+    )
     for problem in problems:
         err.print(f"[red]broken[/red] {escape(problem)}", soft_wrap=True, highlight=False)
     for divergence in report.divergences:
@@ -571,7 +590,7 @@ def _require_trusted(store: EventStore, run_id: str) -> None:
         raise _fail(str(exc), exit_code_for(exc)) from None
 
 
-def _name_modified_build(store: EventStore, run_id: str, console: Console) -> None:
+def _name_modified_build(store: EventStore, run_id: str, console: CliConsole) -> None:
     """Say so when the run was recorded by a modified build (docs/ledger.md, "Provenance")."""
     try:
         modified = modified_build(started_event(store, run_id))
@@ -644,7 +663,20 @@ def show(
         f"created {info.created_at:%Y-%m-%d %H:%M:%S}  events {head}",
         highlight=False,
     )
+    claimed = first_claim(store, run_id)
+    if claimed is not None:
+        out.print(
+            f"taken by worker {escape(claimed.worker)} on host {escape(claimed.host)}"
+            f" (pid {claimed.pid})",
+            highlight=False,
+        )
     _name_modified_build(store, run_id, out)
+    forks = lineage(store)
+    if run_id in forks.parents:
+        parent, point, seq = forks.parents[run_id]
+        out.print(f"fork of {parent} at {escape(point)} (seq {seq})", highlight=False)
+    if children := forks.children(run_id):
+        out.print(f"forks: {', '.join(children)}", highlight=False)
     summary = experiment.summarize(run_id, state, info.status)
     print_summary(out, summary, _cost(store, run_id, config))
     print_usage(out, store, run_id, config.prices)

@@ -9,19 +9,17 @@ later run), 130 interrupted (run it again to continue)."""
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.live import Live
 from rich.markup import escape
 from rich.table import Table as RichTable
 
 from maai.cli.common import (
     EXIT_FULL,
+    CliConsole,
     DbOption,
     exit_code_for,
     exit_on_ledger_error,
@@ -30,6 +28,7 @@ from maai.cli.common import (
 )
 from maai.cli.export_commands import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
+from maai.cli.status_line import StatusLine
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
@@ -37,6 +36,8 @@ from maai.ledger.urls import resolve_store_url
 from maai.projections.history import History
 from maai.projections.study import study_tables
 from maai.projections.tables import to_csv
+from maai.runtime import config_files
+from maai.runtime.runs import first_claim
 from maai.runtime.signing import SigningKeyError, load_signer
 from maai.runtime.study import (
     DONE,
@@ -53,8 +54,8 @@ EXIT_BUSY = 3
 EXIT_BUDGET = 5
 EXIT_INTERRUPTED = 130
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = CliConsole(highlight=False, soft_wrap=True)
+err = CliConsole(stderr=True, highlight=False, soft_wrap=True)
 
 study_app = typer.Typer(
     name="study",
@@ -67,9 +68,14 @@ StudyArg = Annotated[
 ]
 
 
-def _load(path: str) -> Study:
+def _load(path: str, db: str | EventStore | None = None) -> Study:
+    """The study; one from a fork point reads its base config from the ledger (``db``, or
+    the store given), opened only for it (docs/forks.md)."""
+    def opened() -> EventStore:
+        return db if isinstance(db, EventStore) else open_store_or_exit(db)
+
     try:
-        return load_study(path)
+        return load_study(path, opened)
     except ConfigError as exc:
         fail(str(exc))
     raise AssertionError("unreachable")
@@ -80,7 +86,7 @@ def _line(progress: StudyProgress) -> str:
     tokens = progress.input_tokens + progress.output_tokens
     parts = [
         f"runs {progress.total}: done {progress.done}",
-        f"running {len(progress.running)}",
+        f"running {len(progress.running)}" + _names(progress.running),
         f"failed {progress.failed}",
         f"pending {progress.pending}",
         f"calls {progress.calls}",
@@ -95,12 +101,33 @@ def _line(progress: StudyProgress) -> str:
         + (f" of ${progress.budget_usd:,.2f}" if progress.budget_usd is not None else ""),
         "ETA " + ("—" if eta is None else f"{int(eta // 60)}:{int(eta % 60):02d}"),
     ]
+    if progress.preparing:
+        parts.insert(1, progress.preparing + "…")
     return " · ".join(parts)
+
+
+RUNNING_NAMED = 4
+"""How many of the runs under way the progress line names."""
+
+
+def _names(running: set[str]) -> str:
+    """``(c1.r2, c1.r3, +6)``: the runs under way, by their cell and replicate."""
+    if not running:
+        return ""
+    names = [run_id.split(".", 1)[-1] for run_id in sorted(running)]
+    more = len(names) - RUNNING_NAMED
+    return " (" + ", ".join(names[:RUNNING_NAMED]) + (f", +{more}" if more > 0 else "") + ")"
 
 
 @study_app.command("run")
 def run_command(
-    study_file: Annotated[str, typer.Argument(metavar="STUDY.yaml", help="The study file.")],
+    study_file: Annotated[
+        str,
+        typer.Argument(
+            metavar="STUDY.yaml",
+            help="The study file, or a packaged example study by name (`u_sweep`).",
+        ),
+    ],
     db: DbOption = None,
     concurrency: Annotated[
         int | None,
@@ -117,7 +144,7 @@ def run_command(
     """Run every run of a study that is not completed yet, several at once, with one live
     progress line. Run it again after an interruption or a failure: completed runs are never
     run again; the others continue from their last event."""
-    study = _load(study_file)
+    study = _load(study_file, db)
     try:
         signer = load_signer()
     except SigningKeyError as exc:
@@ -131,24 +158,24 @@ def run_command(
     except ProviderSetupError as exc:
         fail(str(exc))  # exit 2: bad setup, like a bad study file
     with open_store_or_exit(db, read_only=False) as store:
+        # On a terminal one live line, drawn from the progress from the first moment (the
+        # first run's model setup takes seconds); in a pipe the same line every 5 s at most.
+        # The final line is printed once, after the live line is gone.
+        shown: list[StudyProgress] = []
+        status_line = StatusLine(out, lambda: _line(shown[0]), enabled=not quiet)
+        printed = {"at": 0.0, "line": ""}
 
         def start(progress: StudyProgress) -> None:
             done = f", {progress.done} completed before" if progress.done else ""
             out.print(f"study [bold]{escape(study.file.study)}[/bold]: {progress.total} runs{done}")
-            if live_ok:
-                live.start()
-
-        live_ok = not quiet and sys.stdout.isatty()
-        last_print = [0.0]
+            shown.append(progress)
+            status_line.start()
 
         def show(progress: StudyProgress) -> None:
-            if live_ok:
-                live.update(_line(progress))
-            elif not quiet and time.monotonic() - last_print[0] > 5:
-                last_print[0] = time.monotonic()
-                out.print(_line(progress))
+            if not quiet and not status_line.shown and time.monotonic() - printed["at"] > 5:
+                printed["at"], printed["line"] = time.monotonic(), _line(progress)
+                out.print(printed["line"])
 
-        live = Live("", console=out, refresh_per_second=4, transient=False)
         try:
             with exit_on_ledger_error():
                 try:
@@ -161,8 +188,7 @@ def run_command(
                         on_start=start,
                     )
                 finally:
-                    if live_ok:
-                        live.stop()
+                    status_line.stop()
         except LockHeldError as exc:
             fail(f"{exc}; wait for it to finish, or stop it first", EXIT_BUSY)
         except ConfigError as exc:
@@ -173,7 +199,8 @@ def run_command(
             )
             raise typer.Exit(EXIT_INTERRUPTED) from None
     progress = outcome.progress
-    out.print(_line(progress))
+    if _line(progress) != printed["line"]:
+        out.print(_line(progress))
     if outcome.skipped:
         out.print(f"{len(outcome.skipped)} run(s) were already completed and were not run again")
     for run_id, reason in progress.failures.items():
@@ -201,8 +228,8 @@ def run_command(
 
 
 def _study_infos(store: EventStore, name_or_file: str) -> tuple[str, list[Any], Study | None]:
-    if Path(name_or_file).is_file():
-        study = _load(name_or_file)
+    if Path(name_or_file).is_file() or name_or_file in config_files.packaged_studies():
+        study = _load(name_or_file, store)
         name = study.file.study
     else:
         study, name = None, name_or_file
@@ -226,16 +253,26 @@ def status_command(study_arg: StudyArg, db: DbOption = None) -> None:
                     statuses = stored_status(store, study.runs)
             except ConfigError as exc:
                 fail(str(exc))
+        with exit_on_ledger_error():
+            workers = {run_id: _worker(store, run_id) for run_id, s in statuses.items() if s}
     table = RichTable(title=f"study {name}")
-    for column in ("run id", "status"):
+    shown_workers = any(workers.values())  # a distributed study: who started each run
+    for column in ("run id", "status", *(("worker",) if shown_workers else ())):
         table.add_column(column)
     for run_id, status in statuses.items():
-        table.add_row(run_id, status or "not created")
+        worker = (workers.get(run_id) or "—",) if shown_workers else ()
+        table.add_row(escape(run_id), status or "not created", *worker)
     out.print(table)
     counts: dict[str, int] = {}
     for status in statuses.values():
         counts[status or "not created"] = counts.get(status or "not created", 0) + 1
     out.print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+
+
+def _worker(store: EventStore, run_id: str) -> str | None:
+    """``ID on HOST``: the worker that took the run first (its first ``run.claimed``)."""
+    claimed = first_claim(store, run_id)
+    return None if claimed is None else escape(f"{claimed.worker} on {claimed.host}")
 
 
 @study_app.command("list")
@@ -358,7 +395,13 @@ def _parquet(csv_path: Path, text: str, types: dict[str, Any] | None) -> bool:
 
 @study_app.command("submit")
 def submit_command(
-    study_file: Annotated[str, typer.Argument(metavar="STUDY.yaml", help="The study file.")],
+    study_file: Annotated[
+        str,
+        typer.Argument(
+            metavar="STUDY.yaml",
+            help="The study file, or a packaged example study by name (`u_sweep`).",
+        ),
+    ],
     db: DbOption = None,
 ) -> None:
     """Spread a study over machines: create its runs in a PostgreSQL ledger and enqueue one
@@ -367,7 +410,7 @@ def submit_command(
     from maai.runtime.distributed import NotPostgresError, submit_study
     from maai.runtime.trust import UntrustedRunError
 
-    study = _load(study_file)
+    study = _load(study_file, db)
     _postgres_only(db)
     try:
         signer = load_signer()
@@ -412,6 +455,14 @@ def worker_command(
     burst: Annotated[
         bool, typer.Option("--burst", help="Stop when no job is left instead of waiting.")
     ] = False,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name",
+            help="This worker's id, recorded in the run.claimed of each run it takes "
+            "(default: HOST:PID).",
+        ),
+    ] = None,
     trust: Annotated[
         list[Path] | None,
         typer.Option(
@@ -437,7 +488,12 @@ def worker_command(
     the runs under way are saved (resumable)."""
     import asyncio
 
-    from maai.runtime.distributed import NotPostgresError, WorkerOptions, run_worker
+    from maai.runtime.distributed import (
+        NotPostgresError,
+        WorkerIdentity,
+        WorkerOptions,
+        run_worker,
+    )
     from maai.runtime.plans import TrustKeyError, read_trusted_key
 
     _postgres_only(db)
@@ -454,7 +510,13 @@ def worker_command(
     def on_revive(job_id: int) -> None:
         out.print(f"job {job_id}: its worker stopped answering; queued again")
 
+    identity = WorkerIdentity.of_this_process(name)
     with open_store_or_exit(db, read_only=False) as store:
+        out.print(
+            f"worker {escape(identity.id)} (host {escape(identity.host)}, pid {identity.pid}):"
+            f" taking study runs from {escape(store.display)}, {concurrency} at a time"
+            + ("; stops when the queue is empty" if burst else "; Ctrl-C stops")
+        )
         try:
             with exit_on_ledger_error():
                 asyncio.run(
@@ -464,6 +526,7 @@ def worker_command(
                         options,
                         on_run,
                         on_revive,
+                        identity,
                         trusted_keys=trusted,
                         allowed_hosts=[h.lower() for h in allow_host] if allow_host else None,
                     )

@@ -17,6 +17,7 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
     RunSigned,
@@ -101,6 +102,11 @@ def _run_completed(core: Core, event: RunCompleted) -> tuple[Changes, bool]:
     return {"status": "completed", "failure": None}, False
 
 
+def _unread(core: Core, event: Event) -> tuple[Changes, bool]:
+    """A recorded fact the state does not hold (``run.claimed``)."""
+    return {}, False
+
+
 def _domain_event(core: Core, event: Event) -> tuple[Changes, bool]:
     changes: Changes = {"records": core.records.set(event.key, event)}
     if core.status == "failed":
@@ -121,6 +127,7 @@ _CORE_STEPS: dict[type, Callable[[Core, Any], tuple[Changes, bool]]] = {
     ModelAttemptFailed: _attempt_failed,
     RunFailed: _run_failed,
     RunCompleted: _run_completed,
+    RunClaimed: _unread,
     RunSigned: _run_signed,
 }
 

@@ -66,6 +66,28 @@ class RunStarted(Event):
         return "run/started"
 
 
+class RunForked(Event):
+    """This run is a fork of ``parent_run`` at ``point``: the events before this one are the
+    parent's first ``parent_seq`` events, copied; the parent's event there hashes to
+    ``parent_hash``. From here on the run's config is ``config`` (the parent's with
+    ``changes`` applied) and its draws use ``seed`` (the parent's with ``draws="same"``)
+    (docs/forks.md)."""
+
+    TYPE: ClassVar[str] = "run.forked"
+    parent_run: str
+    parent_seq: int
+    parent_hash: str
+    point: str
+    changes: dict[str, Any]
+    draws: str  # "same": the parent's random streams go on; "own": drawn from ``seed``
+    seed: int
+    config: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        return f"run/forked/{self.parent_seq}"
+
+
 class RunCompleted(Event):
     TYPE: ClassVar[str] = "run.completed"
 
@@ -87,6 +109,24 @@ class RunFailed(Event):
     @property
     def key(self) -> str:
         return f"run/failed/{self.address}/{self.attempt}"
+
+
+class RunClaimed(Event):
+    """A study's worker took this run: who runs it from here (its id, host and process id).
+    Appended when a worker takes the run, before anything else it records; ``continues`` says
+    whether the run had been begun before (by a worker that stopped answering, by ``maai
+    study run``, or by the same worker's earlier try that failed). A fact about the outside
+    world, as an answer is: no reducer reads it, and it never follows ``run.completed``."""
+
+    TYPE: ClassVar[str] = "run.claimed"
+    worker: str
+    host: str
+    pid: int
+    continues: bool
+
+    @property
+    def key(self) -> str:
+        return f"run/claimed/{self.worker}"
 
 
 class RunSigned(Event):

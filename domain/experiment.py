@@ -22,7 +22,8 @@ from pydantic import TypeAdapter, ValidationError
 from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig, validate_config, validation_lines
 from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
-from maai.domain.events import Event, RunStarted
+from maai.domain.events import Event, RunForked, RunStarted
+from maai.domain.forks import ForkRules
 from maai.domain.prompts import PromptSet
 from maai.domain.registry import EventRegistry, Upcaster
 from maai.domain.walk import Decision
@@ -183,6 +184,25 @@ class Experiment(ABC):
         for ``cls`` folds with ``cls``'s reducer, so it stands for ``evolve`` only then (not
         when a subclass or the instance replaced ``evolve``)."""
         return type(self).evolve is cls.evolve and "evolve" not in getattr(self, "__dict__", {})
+
+    # --- forks (docs/forks.md, docs/experiments.md "Forks") ------------------------------
+
+    def fork_point_names(self, address: str) -> Sequence[str]:
+        """The named fork points (``round:3``) that the step of a call at ``address`` opens:
+        each lies at the last boundary before the first such call. None by default: a run
+        can then be forked at ``seq:N`` and at an address prefix only."""
+        return ()
+
+    def fork_rules(self, point: str) -> ForkRules:
+        """Which config fields may change after ``point`` (``seq:N`` and address prefixes
+        included). Nothing by default: a fork may then only change its draws."""
+        return ForkRules()
+
+    def forked(self, state: Any, event: RunForked) -> Any:
+        """The state after ``run.forked``: the run's config and seed from here on are the
+        event's (``maai.domain.forks.restarted``), everything else as it was. An experiment
+        handles the event in its ``evolve`` and ``fold`` through this."""
+        raise NotImplementedError(f"experiment {self.name} cannot be forked")
 
     def views(self) -> ExperimentViews:
         """Its read models (loaded on first use: commands that only run need none)."""

@@ -21,16 +21,20 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
+    RunForked,
     RunSigned,
     RunStarted,
 )
 
 COMMON_EVENTS: tuple[type[Event], ...] = (
     RunStarted,
+    RunForked,
     RunCompleted,
     RunFailed,
+    RunClaimed,
     ModelCallRequested,
     ModelAttemptFailed,
     ModelCallCompleted,

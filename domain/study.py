@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from maai.canonical import canonical_json
 from maai.domain import experiments
@@ -85,6 +85,16 @@ class Limits(Strict):
     providers: dict[str, ProviderLimits] = Field(default_factory=dict)
 
 
+class ForkFrom(Strict):
+    """``fork: {from: RUN_ID, at: POINT}``: every run of the study is a fork of that run at
+    that point (docs/forks.md), its factors applied after the point."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    parent: str = Field(alias="from", min_length=1)
+    at: str = Field(min_length=1)
+
+
 class StudyFile(Strict):
     """A study file, validated (docs/studies.md "The study file")."""
 
@@ -99,6 +109,7 @@ class StudyFile(Strict):
     prices: dict[str, Price] = Field(default_factory=dict)  # model name -> USD per 1M tokens
     budget_usd: float | None = Field(default=None, ge=0, le=10_000_000, allow_inf_nan=False)
     reference: Reference | None = None  # distributions the study report compares with
+    fork: ForkFrom | None = None  # every run a fork of a stored run (then no base config)
     # Factors or conditions confounded by design, in words: the study report prints them
     # beside its comparisons (docs/studies.md, "Comparisons").
     confounds: list[Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
@@ -125,6 +136,10 @@ class StudyFile(Strict):
 
     @model_validator(mode="after")
     def _one_base(self) -> StudyFile:
+        if self.fork is not None:
+            if self.base is not None or self.config is not None:
+                raise ValueError("a study from a fork point takes its config from the run forked")
+            return self
         if (self.base is None) == (self.config is None):
             raise ValueError("give the base config either as `base: FILE` or inline as `config:`")
         return self
@@ -137,6 +152,7 @@ class PlannedRun:
     replicate: int  # from 1
     values: dict[str, Any]  # factor path → value
     config: ExperimentConfig
+    fork: tuple[str, str] | None = None  # (parent run, point): the run is created as a fork
 
 
 @dataclass(frozen=True)
@@ -275,7 +291,8 @@ def plan_study(study: StudyFile, base: ExperimentConfig, source: str) -> list[Pl
                 run_data["prices"] = prices
             config = _validated(run_data, values, source)
             run_id = f"{study.study}.c{cell:0{width_cell}d}.r{replicate:0{width_rep}d}"
-            runs.append(PlannedRun(run_id, cell, replicate, values, config))
+            fork = None if study.fork is None else (study.fork.parent, study.fork.at)
+            runs.append(PlannedRun(run_id, cell, replicate, values, config, fork))
     return runs
 
 

@@ -4,10 +4,10 @@
 
     import maai
 
-    with maai.open("ledger.db") as ledger:
+    with maai.open() as ledger:  # the default ledger, as the CLI's; or a path or URL
         for record in ledger.runs(labels={"condition": "high"}):
             print(record.id, record.outcome)
-        run = ledger.run("20261123-1827")
+        run = ledger.run("20261123-1827")  # a unique prefix of a run id
         run.summary.outcome
         run.tables()["choices"]  # a pandas DataFrame (pip install 'maai[analysis]')
 
@@ -208,7 +208,10 @@ class Ledger:
             experiment = experiments.get(info.kind)
         except UnknownExperimentError as exc:
             raise UnknownExperimentError(f"run {info.run_id}: {exc}") from None
-        return Run(info, experiment, _read_to_head(self._store, info))
+        from maai.runtime.forks import lineage
+
+        children = tuple(lineage(self._store).children(info.run_id))
+        return Run(info, experiment, _read_to_head(self._store, info), children)
 
     def _record(self, info: RunInfo) -> RunRecord:
         return run_record(self._store, info)
@@ -262,9 +265,16 @@ class Run:
     its experiment's read models. The history, state, summary and tables are computed once,
     on first use."""
 
-    def __init__(self, info: RunInfo, experiment: Experiment, stored: list[StoredEvent]) -> None:
+    def __init__(
+        self,
+        info: RunInfo,
+        experiment: Experiment,
+        stored: list[StoredEvent],
+        children: tuple[str, ...] = (),
+    ) -> None:
         self._info = info
         self._stored = stored
+        self._children = children
         self.experiment: Experiment = experiment
         """The run's experiment (``maai.domain.experiment.Experiment``)."""
 
@@ -294,6 +304,30 @@ class Run:
     @property
     def status(self) -> str:
         return self._info.status
+
+    @cached_property
+    def _forked(self) -> StoredEvent | None:
+        """The run's own ``run.forked`` (its last: a fork of a fork holds its parent's)."""
+        found = [e for e in self._stored if e.type == "run.forked"]
+        return found[-1] if found else None
+
+    @property
+    def parent(self) -> str | None:
+        """The id of the run this one is a fork of (docs/forks.md); ``None`` if none."""
+        return None if self._forked is None else str(self._forked.payload["parent_run"])
+
+    @property
+    def fork_point(self) -> tuple[str, int] | None:
+        """Where this run was forked from its parent: the point's name and the parent's seq
+        there (this run's events up to that seq are the parent's); ``None`` if no fork."""
+        if self._forked is None:
+            return None
+        return str(self._forked.payload["point"]), int(self._forked.payload["parent_seq"])
+
+    @property
+    def children(self) -> tuple[str, ...]:
+        """The ids of the runs forked from this one, when it was read."""
+        return self._children
 
     @property
     def head_seq(self) -> int:
@@ -440,6 +474,12 @@ def _hashed(store: EventStore, info: RunInfo) -> tuple[RunInfo, str | None]:
         return info.model_copy(update={"config": {}}), problem
     payload = first.payload
     config = payload.get("config")
+    from maai.runtime.forks import fork_event
+
+    forked = fork_event(store, info.run_id)
+    if forked is not None and forked.hash_holds():
+        # A fork's config (its labels too) from its fork point on (docs/forks.md).
+        config = forked.payload.get("config")
     update = {"kind": str(payload.get("experiment", info.kind))}
     update["config"] = dict(config) if isinstance(config, dict) else {}  # type: ignore[assignment]
     return info.model_copy(update=update), None

@@ -36,6 +36,7 @@ from maai.domain.events import (
     ModelCallRequested,
     RunCompleted,
     RunFailed,
+    RunForked,
     RunStarted,
 )
 from maai.domain.experiment import Experiment
@@ -200,14 +201,31 @@ class History:
     @cached_property
     def config(self) -> Any:
         """The run's config as recorded (its experiment's config model); ``None`` when
-        missing or unreadable (audits report that instead of crashing)."""
+        missing or unreadable (audits report that instead of crashing). A fork's is the
+        config its ``run.forked`` gives, in force from its fork point on (docs/forks.md)."""
+        return self._configs[-1][1] if self._configs else None
+
+    def config_at(self, seq: int) -> Any:
+        """The config in force at event ``seq``: a fork's prefix ran under its parent's."""
+        found = [config for at, config in self._configs if at <= seq]
+        return found[-1] if found else self.config
+
+    @cached_property
+    def _configs(self) -> list[tuple[int, Any]]:
+        """(seq, config) at ``run.started`` and at every ``run.forked``, in seq order."""
         if self.started is None or self.experiment is None:
-            return None
-        try:
-            config: ExperimentConfig = self.experiment.config_of(self.started)
-        except ValueError:
-            return None
-        return config
+            return []
+        out: list[tuple[int, Any]] = []
+        for entry, event in self.of(RunStarted, RunForked):
+            started = self.started
+            if isinstance(event, RunForked):
+                started = started.model_copy(update={"config": event.config, "seed": event.seed})
+            try:
+                config: ExperimentConfig = self.experiment.config_of(started)
+            except ValueError:
+                return []
+            out.append((entry.seq, config))
+        return out
 
     @property
     def agent_names(self) -> list[str]:

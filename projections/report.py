@@ -47,9 +47,23 @@ def experiment_sections(history: History) -> list[Section]:
     return list(report(history)) if report is not None else []
 
 
-def run_report(history: History) -> str:
-    """The whole page for one run."""
-    return render_page(history, [run_section(history), *experiment_sections(history)])
+def run_report(history: History, parent: History | None = None) -> str:
+    """The whole page for one run; a fork's opens with it beside its ``parent`` (where the
+    ledger holds it) from the fork point on (docs/forks.md)."""
+    sections = [run_section(history), *experiment_sections(history)]
+    fork = fork_section(history, parent)
+    return render_page(history, [fork, *sections] if fork is not None else sections)
+
+
+def fork_section(history: History, parent: History | None) -> Section | None:
+    from maai.projections.forks import fork_facts
+
+    found = fork_facts(history, parent)
+    if found is None:
+        return None
+    pairs, rows = found
+    columns = ["", "run", "status", "outcome", "events after", "calls after", "tokens after"]
+    return Section("The fork beside its parent", Markup(facts(pairs) + table(columns, rows)))
 
 
 def run_section(history: History) -> Section:

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from maai.domain.costs import usage_of
+from maai.domain.events import ModelCallCompleted, RunClaimed, RunForked
 from maai.projections.history import History
 from maai.projections.schema import (
     CATEGORY,
@@ -42,9 +43,26 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
         "What the calls cost in US dollars at the run's `prices`; empty when a"
         " model used has no price (the simulated model is free).",
     ),
+    ("parent_run", "For a fork (docs/forks.md): the run it was forked from; else empty."),
+    ("fork_point", "For a fork: the point it was forked at (`phase2`, `round:3`, ...)."),
+    (
+        "inherited_calls",
+        "For a fork: the model calls of its inherited prefix, counted in `calls` and the"
+        " tokens but not made (nor paid) by this run.",
+    ),
+    (
+        "inherited_tokens",
+        "For a fork: the input and output tokens of those inherited calls.",
+    ),
     ("started_at", "When the run's first event was recorded (UTC, ISO 8601)."),
     ("ended_at", "When its last event was recorded (UTC, ISO 8601)."),
     ("wall_s", "Seconds between the two."),
+    (
+        "worker",
+        "The `maai worker` that took the run first (its `--name`, else HOST:PID), from the"
+        " run's first `run.claimed` event; empty for a run no worker took (`maai study run`).",
+    ),
+    ("host", "The machine that worker ran on."),
 )
 """The runs table's columns after the labels, with their meaning (``run_row`` builds a row)."""
 
@@ -58,9 +76,15 @@ RUN_TYPES: dict[str, ColumnType] = {
     "input_tokens": col("int64", "tokens"),
     "output_tokens": col("int64", "tokens"),
     "cost_usd": col("float64", "US dollars"),
+    "parent_run": TEXT,
+    "fork_point": TEXT,
+    "inherited_calls": COUNT,
+    "inherited_tokens": col("int64", "tokens"),
     "started_at": col("timestamp", "UTC"),
     "ended_at": col("timestamp", "UTC"),
     "wall_s": col("float64", "s"),
+    "worker": TEXT,
+    "host": TEXT,
 }
 """The runs table's declared types (``projections/schema.py``); labels are typed by value."""
 
@@ -76,6 +100,10 @@ def run_row(history: History) -> dict[str, Any]:
         row["started_at"], row["ended_at"] = first, last
         seconds = (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
         row["wall_s"] = round(seconds, 3)
+    row.update(_fork_columns(history))
+    claimed = worker_of(history)
+    if claimed is not None:
+        row["worker"], row["host"] = claimed.worker, claimed.host
     if experiment is not None and history.entries:
         state = experiment.fold([entry.event for entry in history.entries])
         summary = experiment.summarize(history.run_id, state, history.stored_status)
@@ -87,6 +115,33 @@ def run_row(history: History) -> dict[str, Any]:
         row["cost_usd"] = usage_of(e.event for e in history.entries).cost_usd(prices)
         row["rounds"] = summary.rounds
     return row
+
+
+def worker_of(history: History) -> RunClaimed | None:
+    """The first worker that took the run (its first ``run.claimed``), or None."""
+    claims = history.of(RunClaimed)
+    return claims[0][1] if claims else None
+
+
+def _fork_columns(history: History) -> dict[str, Any]:
+    """A fork's parent, point, and the calls and tokens of the prefix it inherited."""
+    forks = [i for i, e in enumerate(history.entries) if isinstance(e.event, RunForked)]
+    if not forks:
+        return {}
+    last = forks[-1]
+    forked = history.entries[last].event
+    assert isinstance(forked, RunForked)
+    inherited = [
+        e.event for e in history.entries[:last] if isinstance(e.event, ModelCallCompleted)
+    ]
+    return {
+        "parent_run": forked.parent_run,
+        "fork_point": forked.point,
+        "inherited_calls": len(inherited),
+        "inherited_tokens": sum(
+            e.answer.usage.input_tokens + e.answer.usage.output_tokens for e in inherited
+        ),
+    }
 
 
 def study_tables(histories: Sequence[History]) -> dict[str, list[dict[str, Any]] | str]:
@@ -170,4 +225,5 @@ __all__ = [
     "runs_dictionary",
     "study_table_types",
     "study_tables",
+    "worker_of",
 ]

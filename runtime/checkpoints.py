@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from maai.domain.events import RunSigned
 from maai.domain.registry import COMMON_REGISTRY
-from maai.ledger import Checkpoint, EventStore
+from maai.ledger import Checkpoint, EventStore, LedgerError
 from maai.ledger.errors import StoreBusyError
 from maai.runtime import signing
 
@@ -126,8 +126,42 @@ def check_checkpoints(
             what = "is missing" if cp.seq not in hashes else "has another hash than was signed"
             report.problems.append(f"event {cp.seq} {what} (signed at {cp.signed_at:%Y-%m-%d})")
     rows = {(cp.seq, cp.hash, cp.public_key, cp.signature) for cp in found}
+    # A fork's prefix holds its parent's run.signed events: they name the parent's
+    # checkpoints, checked against the parent's hashes of the inherited events (docs/forks.md).
+    from maai.runtime.forks import inherited_signers
+
+    ancestors = inherited_signers(store, run_id) if named else []
+    checked_rows: dict[str, set[tuple[int, str, str, str]]] = {}
     for at, named_cp in named:
         where = f"run.signed at seq {at}"
+        signer_of = next((a for a in ancestors if at <= a[0]), None)
+        if signer_of is not None:
+            _, parent, parent_hashes = signer_of
+            if named_cp.seq >= at or not signing.valid(
+                named_cp.public_key, named_cp.signature, parent, named_cp.seq, named_cp.hash
+            ):
+                report.problems.append(f"{where} (inherited): the signature does not hold")
+            elif parent_hashes.get(named_cp.seq) != named_cp.hash:
+                report.problems.append(
+                    f"{where} (inherited): event {named_cp.seq} has another hash than "
+                    f"run {parent} signed"
+                )
+            if parent not in checked_rows:
+                try:
+                    checked_rows[parent] = {
+                        (cp.seq, cp.hash, cp.public_key, cp.signature)
+                        for cp in store.checkpoints(parent)
+                    }
+                except LedgerError:  # the parent lives in another ledger
+                    checked_rows[parent] = set()
+            parent_rows = checked_rows[parent]
+            key = (named_cp.seq, named_cp.hash, named_cp.public_key, named_cp.signature)
+            if parent_rows and key not in parent_rows:
+                report.problems.append(
+                    f"{MISSING}: the chain records ({where}) a checkpoint of run {parent} "
+                    f"at seq {named_cp.seq} that the checkpoints table no longer holds"
+                )
+            continue
         if named_cp.seq >= at or not signing.valid(
             named_cp.public_key, named_cp.signature, run_id, named_cp.seq, named_cp.hash
         ):

@@ -175,12 +175,42 @@ def _packaged_files() -> dict[str, Traversable]:
     return found
 
 
+STUDIES = "studies"
+"""The packaged folder of example study files (``maai study run u_sweep``)."""
+
+
+def packaged_studies() -> dict[str, Traversable]:
+    """Name (file stem) -> packaged example study file."""
+    root = resources.files("maai.configs").joinpath(STUDIES)
+    return {
+        item.name.removesuffix(".yaml"): item
+        for item in sorted(root.iterdir(), key=lambda i: i.name)
+        if item.name.endswith(".yaml")
+    }
+
+
+def resolve_study(argument: str | Path) -> Path | Traversable:
+    """The study file a ``STUDY`` argument names: a file path; else a packaged example
+    study by name (``u_sweep``)."""
+    path = Path(argument)
+    if path.exists() or path.suffix in (".yaml", ".yml") or len(path.parts) > 1:
+        return path
+    studies = packaged_studies()
+    if str(argument) in studies:
+        return studies[str(argument)]
+    raise ConfigError(
+        f"{argument}: no such file, and no packaged study of that name"
+        f" (packaged: {', '.join(studies)})"
+    )
+
+
 def write_examples(folder: Path, *, force: bool = False) -> list[Path]:
-    """Copy every packaged example into ``folder``, with the files they name (``worlds/``)
-    beside them so that the copies work as they are; refuses to overwrite without
-    ``force``."""
+    """Copy every packaged example into ``folder``: the configs, the files they name
+    (``worlds/``) beside them so that the copies work as they are, and the example studies
+    (``studies/``); refuses to overwrite without ``force``."""
     sources: dict[str, Traversable] = {f"{name}.yaml": item for name, item in packaged().items()}
     sources.update(_packaged_files())
+    sources.update({f"{STUDIES}/{name}.yaml": item for name, item in packaged_studies().items()})
     targets = {relative: folder / relative for relative in sources}
     existing = [p for p in targets.values() if p.exists()]
     if existing and not force:

@@ -12,6 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,14 +28,22 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from maai.domain.config import Price
+from maai.domain.events import ModelCallCompleted, RunClaimed, RunSigned
 from maai.ledger import EventStore, LedgerError
 from maai.ledger.locks import named_lock
 from maai.ledger.urls import StoreLocation
-from maai.runtime.engine import Engine
+from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.plans import JobRefused, check_job, make_plan, sign_plan
-from maai.runtime.runs import ensure_started, start_run, stored_config
+from maai.runtime.runs import ensure_started, stored_config
 from maai.runtime.signing import Signer
-from maai.runtime.study import DONE, Study, recorded_usage, stored_status, study_runs_in_ledger
+from maai.runtime.study import (
+    DONE,
+    Study,
+    create_planned,
+    recorded_usage,
+    stored_status,
+    study_runs_in_ledger,
+)
 
 QUEUE = "maai-runs"
 TASK = "maai.run"
@@ -93,7 +104,7 @@ def submit_study(store: EventStore, study: Study, signer: Signer) -> Submitted:
         statuses = stored_status(store, study.runs)
         for run in study.runs:
             if statuses[run.run_id] is None:
-                start_run(store, run.config, run_id=run.run_id, signer=signer)
+                create_planned(store, run, signer)
             else:  # a submit killed between a run's two creation writes: from the study file
                 ensure_started(store, run.run_id, run.config)
         plan = make_plan(
@@ -139,6 +150,21 @@ def _placeholder(run_id: str) -> None:  # pragma: no cover -- only workers run t
     raise RuntimeError("a submitter never runs jobs")
 
 
+@dataclass(frozen=True)
+class WorkerIdentity:
+    """Who runs a job: the worker's id (``--name``, else HOST:PID), its host and process."""
+
+    id: str
+    host: str
+    pid: int
+
+    @classmethod
+    def of_this_process(cls, name: str | None = None) -> WorkerIdentity:
+        host, pid = socket.gethostname(), os.getpid()
+        return cls(name or f"{host}:{pid}", host, pid)
+
+
+
 @dataclass
 class WorkerOptions:
     concurrency: int = 1
@@ -161,6 +187,7 @@ def build_worker_app(
     store: EventStore,
     signer: Signer | None,
     on_run: Callable[[str, str], None],
+    identity: WorkerIdentity | None = None,
     trusted_keys: Sequence[str] = (),
     allowed_hosts: Sequence[str] | None = None,
 ) -> App:
@@ -203,16 +230,34 @@ def build_worker_app(
                 )
                 return
         experiment, config = stored_config(store, run_id)
+        me = identity or WorkerIdentity.of_this_process()
+        head = store.head(run_id)
+        # Begun before (by a worker that stopped answering, by `maai study run`, or by this
+        # worker's earlier try): anything beyond run.started and its signing evidence.
+        continues = head > 1 + len(store.seqs_of_type(run_id, RunSigned.TYPE))
+        if continues:
+            on_run(run_id, f"continuing from event {head}")
         on_run(run_id, "started")
+        calls = [0]
+
+        def count(event: object, state: object) -> None:
+            calls[0] += isinstance(event, ModelCallCompleted)
+
         engine = Engine(
             store,
             run_id,
             LiveExecutor(config, experiment=experiment),
             experiment=experiment,
+            on_event=count,
             signer=signer,
+            opening=[RunClaimed(worker=me.id, host=me.host, pid=me.pid, continues=continues)],
         )
+        began = time.monotonic()
         try:
             await engine.run()
+        except RunFailedError as exc:
+            on_run(run_id, f"failed after {calls[0]} model call(s): {exc}")
+            raise
         except LedgerError as exc:
             # The store refused a write (full, locked): the run is left interrupted, never
             # running, and the job fails with the reason (procrastinate retries it).
@@ -221,6 +266,7 @@ def build_worker_app(
                     store.set_status(run_id, "interrupted")
             on_run(run_id, f"stopped: {exc}")
             raise
+        on_run(run_id, f"{calls[0]} model call(s) in {time.monotonic() - began:.1f} s")
         on_run(run_id, "completed")
 
     return app
@@ -251,11 +297,12 @@ async def run_worker(
     options: WorkerOptions,
     on_run: Callable[[str, str], None] = lambda run_id, what: None,
     on_revive: Callable[[int], None] = lambda job_id: None,
+    identity: WorkerIdentity | None = None,
     trusted_keys: Sequence[str] = (),
     allowed_hosts: Sequence[str] | None = None,
 ) -> None:
     ensure_queue_schema(store.location)
-    app = build_worker_app(store, signer, on_run, trusted_keys, allowed_hosts)
+    app = build_worker_app(store, signer, on_run, identity, trusted_keys, allowed_hosts)
     async with app.open_async():
         reviver = asyncio.create_task(_revive_stalled(app, options, on_revive))
         try:

@@ -23,6 +23,7 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunCompleted,
     RunFailed,
     RunSigned,
 )
@@ -393,6 +394,7 @@ class Engine:
         on_event: Callable[[Event, State], None] | None = None,
         signer: Signer | None | Literal["local"] = "local",
         checkpoint_every: int = CHECKPOINT_EVERY,
+        opening: Sequence[Event] = (),
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -408,6 +410,10 @@ class Engine:
         # kept, it is not marked ended, and the resume that continues it signs its head.
         self.signer = load_signer() if signer == "local" else signer
         self.checkpoint_every = checkpoint_every
+        # Observed facts recorded first, once the run is trusted (a study's worker says who
+        # takes the run, run.claimed): never after run.completed, so a run whose history
+        # ended only has its status set.
+        self.opening = tuple(opening)
         self.warnings: list[str] = []
         self._signing_failed = False
         # Nothing is signed, and no request sent, for a run whose chain and signatures were
@@ -543,6 +549,10 @@ class Engine:
 
             loop.call_soon_threadsafe(store_now)
 
+        if self.opening:
+            last = await loop.run_in_executor(pool, self.store.read_one, self.run_id, head)
+            if last is not None and last.type != RunCompleted.TYPE:
+                record(self.opening)
         try:
             while True:
                 await _check_writes(pending)

@@ -12,7 +12,7 @@ from typing import Any
 from maai.domain import experiments
 from maai.domain.calls import REQUEST_HASH_VERSION
 from maai.domain.config import ConfigError, ExperimentConfig
-from maai.domain.events import RunStarted
+from maai.domain.events import RunClaimed, RunStarted
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
 from maai.ledger import ConcurrencyError, EventStore
@@ -128,6 +128,20 @@ def started_event(store: EventStore, run_id: str) -> RunStarted | None:
     return event
 
 
+def first_claim(store: EventStore, run_id: str) -> RunClaimed | None:
+    """The first ``run.claimed`` of the run: the study's worker that took it first, or
+    ``None`` (no worker took it, or the event cannot be read: ``maai verify`` says why)."""
+    seqs = store.seqs_of_type(run_id, RunClaimed.TYPE)
+    stored = store.read_one(run_id, seqs[0]) if seqs else None
+    if stored is None:
+        return None
+    try:
+        event = COMMON_REGISTRY.decode(stored.type, stored.schema_version, stored.payload)
+    except Exception:  # an edited payload: shown as no worker, never a traceback
+        return None
+    return event if isinstance(event, RunClaimed) else None
+
+
 def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, ExperimentConfig]:
     """The experiment and config of a stored run, from its hashed ``run.started`` event: the
     ``runs`` row is a cache, never a source. A run with no events has no config to trust
@@ -140,4 +154,10 @@ def stored_config(store: EventStore, run_id: str) -> tuple[Experiment, Experimen
             "its row was made by hand); its row is not trusted for a config, start a new run"
         )
     experiment = experiments.get(started.experiment)
+    # A fork's config from its fork point on is its run.forked's (docs/forks.md).
+    from maai.runtime.forks import forked_of
+
+    forked = forked_of(store, run_id)
+    if forked is not None:
+        started = started.model_copy(update={"config": forked.config, "seed": forked.seed})
     return experiment, experiment.config_of(started)

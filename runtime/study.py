@@ -36,12 +36,20 @@ class Study:
     source: str
 
 
-def load_study(path: str | Path) -> Study:
-    """Read, validate and plan a study file; every problem is a ``ConfigError`` naming the
-    file and the key or factor at fault."""
-    path = Path(path)
+def load_study(
+    path: str | Path, store: EventStore | Callable[[], EventStore] | None = None
+) -> Study:
+    """Read, validate and plan a study file (a path, or a packaged example study's name:
+    ``u_sweep``); every problem is a ``ConfigError`` naming the file and the key or factor at
+    fault. A study from a fork point (``fork:``) reads its base config from the run forked,
+    in ``store`` (or the store it opens, when a callable: a study from a config needs none)."""
+    found = config_files.resolve_study(path)
+    # Packaged files are plain files in an installed maai: the base config beside them too.
+    path = found if isinstance(found, Path) else Path(str(found))
     data = config_files.read_config_file(path)
     study = parse_study(data, str(path))
+    if study.fork is not None:
+        return _fork_study(study, path, store() if callable(store) else store)
     if study.base is not None:
         beside = path.parent / study.base
         base_path = beside if beside.exists() else config_files.resolve(study.base)
@@ -53,6 +61,46 @@ def load_study(path: str | Path) -> Study:
         inline = config_files.inline_files(study.config, path.parent, source)
         _, base = experiments.parse_config(inline, source=source)
     return Study(study, plan_study(study, base, str(path)), str(path))
+
+
+def _fork_study(study: StudyFile, path: Path, store: EventStore | None) -> Study:
+    from maai.domain.forks import ForkError
+    from maai.runtime.forks import fork_base, plan_fork_to
+
+    assert study.fork is not None
+    where = f"{path}: fork"
+    if store is None:
+        raise ConfigError(f"{where}: needs the ledger that holds run {study.fork.parent}")
+    try:
+        parent, base_data = fork_base(store, study.fork.parent, study.fork.at)
+    except (ForkError, LedgerError) as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    _, base = experiments.parse_config(base_data, source=where)
+    fork = study.fork.model_copy(update={"parent": parent})
+    study = study.model_copy(update={"fork": fork})
+    runs = plan_study(study, base, str(path))
+    for run in runs:  # each run's changes are checked against the experiment's rules now
+        try:
+            plan_fork_to(store, parent, fork.at, config_snapshot(run.config), str(path))
+        except ForkError as exc:
+            raise ConfigError(f"{path}: run {run.run_id}: {exc}") from None
+    return Study(study, runs, str(path))
+
+
+def create_planned(store: EventStore, run: PlannedRun, signer: Signer | None = None) -> None:
+    """Create a planned run: started from its config, or a fork of its study's run at its
+    point (docs/forks.md), in one transaction; with ``signer``, its head signed at once."""
+    if run.fork is None:
+        start_run(store, run.config, run_id=run.run_id, signer=signer)
+        return
+    from maai.runtime.checkpoints import sign_head
+    from maai.runtime.forks import make_fork, plan_fork_to
+
+    parent, point = run.fork
+    plan = plan_fork_to(store, parent, point, config_snapshot(run.config), run.run_id)
+    make_fork(store, plan, run.run_id)
+    if signer is not None:
+        sign_head(store, run.run_id, signer)
 
 
 def stored_status(store: EventStore, runs: Sequence[PlannedRun]) -> dict[str, str | None]:
@@ -140,6 +188,7 @@ class StudyProgress:
     budget_usd: float | None = None
     not_started: list[str] = field(default_factory=list)  # held back by the budget
     touched: list[str] = field(default_factory=list)  # runs this process started or resumed
+    preparing: str | None = None  # what the study waits for before its first run, in words
 
     def add_cost(self, cost: float | None) -> None:
         self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
@@ -206,7 +255,7 @@ async def _run_engine(
 
     experiment = experiments.get(run.config.experiment)
     if status is None:
-        start_run(store, run.config, run_id=run.run_id)
+        create_planned(store, run)
     else:
         ensure_started(store, run.run_id, run.config)
 
@@ -301,7 +350,12 @@ def run_study(
             if statuses[run.run_id] is not None:  # what the study has spent so far
                 progress.add_cost(recorded_usage(store, run.run_id).cost_usd(run.config.prices))
         limit = concurrency or study.file.concurrency
+        progress.preparing = "loading the model providers"
         on_start(progress)
+        # The model SDK takes seconds to import: once, here, while the live line says so.
+        from maai.runtime.executors import LiveExecutor  # noqa: F401
+
+        progress.preparing = None
         try:
             asyncio.run(
                 _run_all(

@@ -24,8 +24,10 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
+    RunForked,
     RunSigned,
     RunStarted,
 )
@@ -63,7 +65,14 @@ def reuse_large_blocks() -> bool:
 
 
 # Events that record what the outside world did, not what the protocol derives.
-_OBSERVED = (RunStarted, ModelCallCompleted, ModelAttemptFailed, RunFailed)
+_OBSERVED = (
+    RunStarted,
+    RunForked,
+    ModelCallCompleted,
+    ModelAttemptFailed,
+    RunFailed,
+    RunClaimed,
+)
 
 
 @dataclass(frozen=True)
@@ -382,9 +391,12 @@ def _last_seq(first: StoredEvent | None, rest: Iterator[StoredEvent]) -> int | N
     return last
 
 
-def check_run_row(info: RunInfo, stored: Iterable[StoredEvent]) -> list[Divergence]:
+def check_run_row(
+    info: RunInfo, stored: Iterable[StoredEvent], forked_config: dict[str, Any] | None = None
+) -> list[Divergence]:
     """The ``runs`` row is a cache of the events: its experiment, config and completion must
-    say what the hashed events say. Each difference is reported (the events win)."""
+    say what the hashed events say. Each difference is reported (the events win). A fork's
+    config is the one its ``run.forked`` gives (``forked_config``)."""
     first: StoredEvent | None = None
     last: StoredEvent | None = None
     for record in stored:
@@ -408,13 +420,16 @@ def check_run_row(info: RunInfo, stored: Iterable[StoredEvent]) -> list[Divergen
                     f"{started.experiment!r}",
                 )
             )
-        if canonical_json(info.config) != canonical_json(started.config):
+        recorded, where = started.config, "run.started"
+        if forked_config is not None:
+            recorded, where = forked_config, "run.forked"
+        if canonical_json(info.config) != canonical_json(recorded):
             found.append(
                 Divergence(
                     first.seq,
                     None,
-                    "the runs row's config differs from the config in run.started "
-                    f"({_first_config_difference(info.config, started.config)})",
+                    f"the runs row's config differs from the config in {where} "
+                    f"({_first_config_difference(info.config, recorded)})",
                 )
             )
     ends_completed = last.type == RunCompleted.TYPE

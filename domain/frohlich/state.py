@@ -27,6 +27,7 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunCompleted,
     RunFailed,
     RunSigned,
@@ -296,6 +297,11 @@ def _run_completed(state: State, event: RunCompleted) -> Changes:
     return {"status": "completed", "phase": 3, "failure": None}
 
 
+def _unread(state: State, event: Event) -> Changes:
+    """A recorded fact the state does not hold (``run.claimed``)."""
+    return {}
+
+
 def _run_signed(state: State, event: RunSigned) -> Changes:
     return {}  # evidence about the ledger (docs/ledger.md), not about the run
 
@@ -445,6 +451,7 @@ _HANDLERS: dict[type, Handler] = {
     ModelAttemptFailed: _attempt_failed,
     RunFailed: _run_failed,
     RunCompleted: _run_completed,
+    RunClaimed: _unread,
     RunSigned: _run_signed,
 }
 

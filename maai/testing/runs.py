@@ -15,6 +15,7 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunFailed,
     RunSigned,
     RunStarted,
@@ -30,9 +31,10 @@ from maai.runtime.signing import load_signer
 
 RUN_ID = "contract"
 
-TELEMETRY = (ModelCallRequested, ModelAttemptFailed, RunSigned)
-"""Per-attempt records, which a run cut and resumed holds again for the calls it redoes, and
-the signatures of the chain, which sign hashes that differ from ledger to ledger."""
+TELEMETRY = (ModelCallRequested, ModelAttemptFailed, RunSigned, RunClaimed)
+"""Per-attempt records, which a run cut and resumed holds again for the calls it redoes, the
+signatures of the chain, which sign hashes that differ from ledger to ledger, and the study
+workers' claims, one per take."""
 
 
 @dataclass(frozen=True)

@@ -129,8 +129,9 @@ def scaled_tables(audit: Audit) -> Iterator[Violation]:
     "draw is what the named stream of the run's seed gives",
 )
 def draws_reproducible(audit: Audit) -> Iterator[Violation]:
-    # Every draw re-derived by reference_draws, which shares no code with the engine's.
-    seed = audit.config.seed
+    # Every draw re-derived by reference_draws, which shares no code with the engine's; a
+    # fork draws from its own seed after its fork point (docs/forks.md).
+    seed_at = audit.history.config_at
     for entry, drawn in audit.history.each(DistributionsDrawn):
         if drawn.scope == "phase1" and (drawn.round == 1 or audit.config.original_values):
             continue
@@ -140,7 +141,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
             else (audit.config.phase2_multiplier)
         )
         expected = reference_draws.multiplier(
-            config.fixed, config.low, config.high, seed, drawn.label
+            config.fixed, config.low, config.high, seed_at(entry.seq).seed, drawn.label
         )
         if drawn.multiplier != expected:
             yield Violation(
@@ -151,7 +152,9 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
     for entry, paid in audit.history.each(PayoffAwarded):
         by_name = {c.value: p for c, p in audit.payment_probs(paid).items()}
         chances = [by_name[name] for name in reference.CLASSES]
-        expected_class = reference_draws.income_class(seed, paid.class_label, chances)
+        expected_class = reference_draws.income_class(
+            seed_at(entry.seq).seed, paid.class_label, chances
+        )
         if paid.income_class.value != expected_class:
             yield Violation(
                 "draws_reproducible",
@@ -161,7 +164,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
             )
     for entry, order in audit.history.each(SpeakingOrderDrawn):
         expected_order = reference_draws.speaking_order(
-            seed, order.label, audit.names, order.previous_last
+            seed_at(entry.seq).seed, order.label, audit.names, order.previous_last
         )
         if expected_order is None:
             yield Violation(
@@ -179,6 +182,7 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
     for entry, chosen in audit.history.each(GroupDistributionChosen):
         if chosen.drawn and chosen.label and table is not None:
             options = list(range(1, len(table[1].distributions) + 1))
+            seed = seed_at(entry.seq).seed
             if chosen.distribution != reference_draws.uniform_choice(seed, chosen.label, options):
                 yield Violation(
                     "draws_reproducible",

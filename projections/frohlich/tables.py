@@ -42,6 +42,7 @@ TYPES: dict[str, ColumnType] = {
     "consensus": FLAG,
     "constraint_satisfied": FLAG,
     "distribution": col("int64", "distribution number"),
+    "history_window_rounds": col("int64", "rounds"),
     "income": col("int64", "dollars"),
     "income_class": CATEGORY,
     "language": CATEGORY,

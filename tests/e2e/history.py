@@ -5,7 +5,8 @@ same *domain events*: the events decoded from the ledger without their envelope 
 seq, time, hashes), without per-attempt telemetry (``model.requested``,
 ``model.attempt_failed``), with the latency dropped from each recorded answer and the trace
 id dropped from ``run.started``, and without the ``run.signed`` events that name the run's
-checkpoints (where they fall depends on where a run stopped and was resumed). Phase-1 agents
+checkpoints (where they fall depends on where a run stopped and was resumed) nor the
+``run.claimed`` events of study workers (one per take). Phase-1 agents
 run side by side, so the global order may differ; what must be equal is the set of
 (key -> event) and each thread's own sequence of keys, a thread being one participant (the
 utility agent's calls count for the participant whose answer they read) or the group.
@@ -26,6 +27,7 @@ from maai.domain.events import (
     ModelAttemptFailed,
     ModelCallCompleted,
     ModelCallRequested,
+    RunClaimed,
     RunFailed,
     RunSigned,
     RunStarted,
@@ -85,7 +87,8 @@ def domain_history(
     history = DomainHistory()
     for record in stored:
         event = decode(record)
-        if isinstance(event, (*TELEMETRY, RunSigned)):  # RunSigned: evidence about the ledger
+        # RunSigned: evidence about the ledger; RunClaimed: which worker took the run.
+        if isinstance(event, (*TELEMETRY, RunSigned, RunClaimed)):
             continue
         if isinstance(event, RunFailed) and not keep_failures:
             history.failures += 1

@@ -133,6 +133,36 @@ def test_a_killed_worker_s_run_is_finished_by_another(postgres_url: str, tmp_pat
     assert revived, survivors
     for run_id in _runs_of_jobs(postgres_url, revived):
         assert f"{run_id}: completed" in survivors or f"{run_id}: already completed" in survivors
+    # The run the killed worker was in is continued by a survivor, which records itself.
+    killed_log = (tmp_path / "worker0.log").read_text(encoding="utf-8").splitlines()
+    begun = {line.removesuffix(": started") for line in killed_log if line.endswith(": started")}
+    left = begun - {line.removesuffix(": completed") for line in killed_log}
+    assert left, killed_log
+    for run_id in left:
+        if f"{run_id}: already completed" in survivors:  # it ended just before its kill
+            continue
+        found = re.search(rf"{re.escape(run_id)}: continuing from event (\d+)", survivors)
+        with EventStore.open(postgres_url) as store:
+            events = list(store.read(run_id))
+        claims = [e for e in events if e.type == "run.claimed"]
+        if found is None:  # killed before it wrote anything: a survivor took it afresh
+            assert all(c.payload["pid"] != workers[0].pid for c in claims), claims
+            assert claims[0].payload["continues"] is False, claims
+            continue
+        head = int(found.group(1))
+        # The killed worker claimed it first, before anything the run derived.
+        assert claims[0].payload["pid"] == workers[0].pid, claims
+        assert claims[0].payload["continues"] is False
+        if events[head - 1].type != "run.completed":  # not ended before the kill: continued
+            # The survivor's claim comes first among its events (after the signing
+            # evidence its engine names first).
+            after = [e for e in events[head:] if e.type != "run.signed"]
+            taken = after[0]
+            assert taken.type == "run.claimed", (run_id, taken.type)
+            assert taken.payload["pid"] != workers[0].pid
+            assert taken.payload["continues"] is True
+        else:  # its history had ended: only its status was set, run.completed stays last
+            assert events[-1].type == "run.completed", [e.type for e in events[head - 1 :]]
     with EventStore.open(postgres_url) as store:
         for run_id in _statuses(postgres_url):
             completed = [e for e in store.read(run_id) if e.type == "run.completed"]

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from maai.projections.history import History
+from maai.projections.schema import CATEGORY, FLAG, ColumnType, col
 from maai.projections.tables import RUN_ID, Table
 from maai.projections.tables import render_tables as render_generic
 
@@ -45,6 +46,19 @@ def _calls(history: History) -> Iterator[dict[str, Any]]:
         }
 
 
+TYPES: dict[str, ColumnType] = {
+    "pie": col("int64", "points"),
+    "proposer": CATEGORY,
+    "responder": CATEGORY,
+    "offer": col("int64", "points"),
+    "accepted": FLAG,
+    "outcome": CATEGORY,
+    "proposer_points": col("int64", "points"),
+    "responder_points": col("int64", "points"),
+}
+"""The declared type of each column beyond maai's common ones (maai.projections.schema)."""
+
+
 TABLES: tuple[Table, ...] = (
     Table(
         "games",
@@ -79,4 +93,4 @@ TABLES: tuple[Table, ...] = (
 
 
 def render_tables(histories: Sequence[History]) -> Mapping[str, str]:
-    return render_generic(TABLES, histories)
+    return render_generic(TABLES, histories, types=TYPES)

@@ -1,0 +1,140 @@
+"""A fork's tables (docs/forks.md, "Tables"): by default only what happened after its fork
+point; with the prefix, every row marked ``inherited`` or not.
+
+Generic, with no experiment's rules: a row is inherited when the fork's prefix alone (the
+history cut before its own ``run.forked``) gives the very same row. A row that the prefix
+gives otherwise (a total that later events changed) is the fork's own."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+from maai.domain.events import RunForked
+from maai.projections.history import History
+
+INHERITED = "inherited"
+
+
+def prefix_of(history: History) -> History | None:
+    """The fork's history before its own ``run.forked``; ``None`` for a run that is no fork."""
+    entries = list(history.entries)
+    forks = [i for i, e in enumerate(entries) if isinstance(e.event, RunForked)]
+    if not forks:
+        return None
+    return replace(history, entries=tuple(entries[: forks[-1]]), stored_status=None)
+
+
+def mark_inherited(
+    files: Mapping[str, str],
+    histories: Sequence[History],
+    tables: Callable[[Sequence[History]], Mapping[str, str]],
+    with_prefix: bool,
+) -> dict[str, str]:
+    """``files`` (file name -> CSV text, as ``ExperimentViews.tables`` gives for
+    ``histories``) with the forks' inherited rows left out, or (``with_prefix``) kept and
+    marked in an ``inherited`` column."""
+    prefixes = [p for p in map(prefix_of, histories) if p is not None]
+    if not prefixes:
+        return dict(files)
+    inherited_files = tables(prefixes)
+    out = dict(files)
+    for name, text in files.items():
+        if not name.endswith(".csv"):
+            continue
+        header, rows = _parse(text)
+        if not header:
+            continue
+        _, prefix_rows = _parse(inherited_files.get(name, ""))
+        left = Counter(map(tuple, prefix_rows))
+        kept: list[list[str]] = []
+        for row in rows:
+            key = tuple(row)
+            mine = left[key] <= 0
+            if not mine:
+                left[key] -= 1
+            if with_prefix:
+                kept.append([*row, "false" if mine else "true"])
+            elif mine:
+                kept.append(row)
+        out[name] = _write([*header, INHERITED] if with_prefix else header, kept)
+    return out
+
+
+def _parse(text: str) -> tuple[list[str], list[list[str]]]:
+    rows = list(csv.reader(io.StringIO(text)))
+    return (rows[0], rows[1:]) if rows else ([], [])
+
+
+def _write(header: list[str], rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _after(history: History, upto: int) -> tuple[str, int, int]:
+    """The run's outcome, and the calls and tokens of its events after seq ``upto``."""
+    from maai.domain.events import ModelCallCompleted
+
+    outcome = ""
+    if history.experiment is not None:
+        state = history.experiment.fold([e.event for e in history.entries])
+        outcome = history.experiment.summarize(history.run_id, state, history.status).outcome
+    calls = tokens = 0
+    for entry in history.entries:
+        if entry.seq > upto and isinstance(entry.event, ModelCallCompleted):
+            usage = entry.event.answer.usage
+            calls += 1
+            tokens += usage.input_tokens + usage.output_tokens
+    return outcome, calls, tokens
+
+
+def fork_facts(history: History, parent: History | None) -> tuple[list, list] | None:
+    """A fork's report opening: its parent, point, draws and changes, and parent and fork
+    side by side from the point (outcome, events, calls and tokens after it); ``None`` for
+    a run that is no fork."""
+    forks = [e for e in history.entries if isinstance(e.event, RunForked)]
+    if not forks:
+        return None
+    entry = forks[-1]
+    forked = entry.event
+    assert isinstance(forked, RunForked)
+    changes = ", ".join(f"{k} = {v}" for k, v in sorted(forked.changes.items())) or "none"
+    pairs = [
+        ("fork of", forked.parent_run),
+        ("at", f"{forked.point} (the parent's seq {forked.parent_seq})"),
+        ("draws", "the parent's streams" if forked.draws == "same" else f"own seed {forked.seed}"),
+        ("changes", changes),
+    ]
+    mine = _after(history, entry.seq)
+    rows = [
+        [
+            "fork",
+            history.run_id,
+            history.status,
+            mine[0],
+            len(history.entries) - entry.seq,
+            mine[1],
+            mine[2],
+        ]
+    ]
+    if parent is not None:
+        theirs = _after(parent, forked.parent_seq)
+        rows.insert(
+            0,
+            [
+                "parent",
+                parent.run_id,
+                parent.status,
+                theirs[0],
+                len(parent.entries) - forked.parent_seq,
+                theirs[1],
+                theirs[2],
+            ],
+        )
+    return pairs, rows

@@ -1,0 +1,82 @@
+"""A study from a fork point (docs/forks.md, docs/studies.md): every run is a fork of one
+stored run at one point, its factors applied after the point; the runs table names the
+parent, the point and the calls the study did not make again."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from typer.testing import CliRunner, Result
+
+from maai.cli.app import app
+from maai.ledger import EventStore
+
+runner = CliRunner()
+
+
+def invoke(*args: str) -> Result:
+    return runner.invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def _parent(db: str) -> str:
+    done = invoke("run", "collaboration", "--db", db, "-q")
+    assert done.exit_code == 0, done.output
+    with EventStore.open(db) as store:
+        return store.list_runs()[0].run_id
+
+
+def _study(folder: Path, parent: str, factors: str) -> Path:
+    path = folder / "forked.yaml"
+    path.write_text(
+        f"study: forked\nfork: {{from: {parent}, at: 'exchange:2'}}\n"
+        f"factors:\n{factors}\nreplicates: 2\nconcurrency: 2\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_study_from_a_fork_point_shares_the_prefix_and_counts_what_it_did_not_pay(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "l.db")
+    parent = _parent(db)
+    study = _study(tmp_path, parent, "  agents[name=Ben].temperature: [0.2, 0.9]")
+    done = invoke("study", "run", str(study), "--db", db, "-q")
+    assert done.exit_code == 0, done.output
+    with EventStore.open(db) as store:
+        parent_events = list(store.read(parent))
+        forks = [r.run_id for r in store.list_runs() if r.run_id.startswith("forked.")]
+        assert len(forks) == 4
+        for run_id in forks:
+            events = list(store.read(run_id))
+            forked = next(e for e in events if e.type == "run.forked")
+            upto = forked.seq - 1
+            assert [(e.type, e.payload) for e in events[:upto]] == [
+                (e.type, e.payload) for e in parent_events[:upto]
+            ]
+            assert forked.payload["point"] == "exchange:2"
+    out = tmp_path / "out"
+    exported = invoke("study", "export", "forked", "--db", db, "--out", str(out))
+    assert exported.exit_code == 0, exported.output
+    with (out / "runs.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {r["parent_run"] for r in rows} == {parent}
+    assert {r["fork_point"] for r in rows} == {"exchange:2"}
+    inherited = sum(1 for e in parent_events[:upto] if e.type == "model.completed")
+    assert inherited > 0
+    assert {int(r["inherited_calls"]) for r in rows} == {inherited}
+    assert all(int(r["calls"]) > inherited for r in rows)
+
+
+def test_a_factor_the_experiment_refuses_after_the_point_is_one_line_exit_2(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "l.db")
+    parent = _parent(db)
+    study = _study(tmp_path, parent, "  agents[name=Ben].u_value: [0.2, 0.9]")
+    before = [(r.run_id, r.head_seq) for r in EventStore.open(db).list_runs()]
+    done = invoke("study", "run", str(study), "--db", db, "-q")
+    assert done.exit_code == 2, done.output
+    assert "agents.Ben.u_value: cannot change after exchange:2" in done.output
+    assert [(r.run_id, r.head_seq) for r in EventStore.open(db).list_runs()] == before

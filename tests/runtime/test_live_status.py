@@ -1,0 +1,118 @@
+"""The live status line of a single run: on a terminal one line, redrawn, names the calls in
+flight, how long they have waited and the step; in a pipe there is no such line."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from maai.cli import run_commands
+from maai.cli.app import app
+from maai.cli.common import CliConsole
+from maai.domain.calls import ModelAnswer, ModelRequest
+from maai.runtime import live_status
+from maai.runtime.live_status import LiveStatus, WatchedExecutor
+from tests.e2e.runs import write_config
+
+runner = CliRunner()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_status_names_the_calls_in_flight_the_oldest_wait_notes_and_the_step() -> None:
+    clock = Clock()
+    status = LiveStatus(clock)
+    assert status.text() == "no call in flight · starting"
+    status.set_step("Alice  1.3 paid   round 2/4")
+    first = status.call_started()
+    clock.now += 5
+    second = status.call_started()
+    clock.now += 7
+    assert status.text() == "2 calls in flight, waiting 12 s · Alice 1.3 paid round 2/4"
+    status.set_note("rate", "openai: rate limited, retrying in 20 s")
+    status.call_ended(first)
+    assert status.text() == (
+        "1 call in flight, waiting 7 s · openai: rate limited, retrying in 20 s"
+        " · Alice 1.3 paid round 2/4"
+    )
+    status.set_note("rate", None)
+    status.call_ended(second)
+    assert status.in_flight == 0 and status.waited_s() == 0.0
+    assert status.text() == "no call in flight · Alice 1.3 paid round 2/4"
+
+
+def test_a_watched_executor_counts_a_call_while_it_waits_and_after_it_fails() -> None:
+    status = LiveStatus()
+    seen: list[int] = []
+
+    class Inner:
+        async def execute(self, request: ModelRequest, on_attempt_failed: object) -> ModelAnswer:
+            seen.append(status.in_flight)
+            raise RuntimeError("the model is down")
+
+    with pytest.raises(RuntimeError):
+        asyncio.run(WatchedExecutor(Inner(), status).execute(None, print))  # type: ignore[arg-type]
+    assert seen == [1] and status.in_flight == 0
+
+
+def test_code_inside_a_shown_run_finds_its_status() -> None:
+    assert live_status.current() is None
+    status = LiveStatus()
+
+    async def note() -> None:
+        found = live_status.current()
+        assert found is status
+        found.set_note("wait", "waiting for a slot")
+
+    with live_status.showing(status):
+        asyncio.run(note())
+    assert live_status.current() is None
+    assert "waiting for a slot" in status.text()
+
+
+@pytest.fixture
+def slow_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # A simulated model that takes its time: 250 ms a call.
+    return write_config(tmp_path / "slow.yaml", agents=2, rounds=1, latency_ms=250)
+
+
+def test_a_run_on_a_terminal_shows_a_live_line_of_its_calls_and_step(
+    slow_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    screen = io.StringIO()
+    terminal = CliConsole(file=screen, force_terminal=True, width=200, color_system=None)
+    monkeypatch.setattr(run_commands, "out", terminal)
+    result = runner.invoke(app, ["run", str(slow_config), "--db", str(tmp_path / "l.db")])
+    assert result.exit_code == 0, result.output
+    drawn = screen.getvalue()
+    lines = set(re.findall(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] ([^\r\n\x1b]*)", drawn))
+    flying = {line for line in lines if re.match(r"[12] calls? in flight, waiting \d+ s · ", line)}
+    assert len(flying) >= 3, lines  # redrawn as the run moves on
+    steps = {line.split(" · ", 1)[1] for line in flying}
+    assert any(re.fullmatch(r"(Alice|Bob) 1\.\d .+", step) for step in steps), steps
+    # Transient: once the run ends the line is gone, and the summary follows the progress.
+    assert drawn.rstrip().splitlines()[-1].startswith("model calls: ")
+
+
+def test_a_run_in_a_pipe_prints_plain_lines_and_no_live_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = write_config(tmp_path / "quick.yaml", agents=2, rounds=1)
+    result = runner.invoke(app, ["run", str(config), "--db", str(tmp_path / "l.db")])
+    assert result.exit_code == 0, result.output
+    assert "in flight" not in result.output and "\x1b" not in result.output
+    assert "Alice 1.1 initial ranking\n" in result.stdout
+    # Not wrapped at 80 columns: the summary's long line is whole.
+    (calls,) = [line for line in result.stdout.splitlines() if line.startswith("model calls: ")]
+    assert len(calls) > 80 and calls.endswith("failed attempts: 0"), calls
