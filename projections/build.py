@@ -13,7 +13,12 @@ from maai.domain.events import RunStarted
 def modified_build(started: RunStarted | None) -> str | None:
     """A sentence naming the modified build that recorded the run; ``None`` for a clean
     build, an installed package, or a run recorded before provenance was kept."""
-    provenance = started.provenance if started is not None else None
+    return modified_build_of(started.provenance if started is not None else None)
+
+
+def modified_build_of(provenance: object) -> str | None:
+    """:func:`modified_build` from a ``run.started``'s ``provenance`` as stored (a reader
+    that does not decode the event, as ``maai view``, passes the payload's field)."""
     git = provenance.get("git") if isinstance(provenance, dict) else None
     if not isinstance(git, dict) or git.get("dirty") is not True:
         return None

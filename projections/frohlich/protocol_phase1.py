@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from maai.domain.frohlich import rules
 from maai.domain.frohlich.config import Multiplier
 from maai.domain.frohlich.events import (
     AnswerAccepted,
@@ -18,8 +17,7 @@ from maai.domain.frohlich.events import (
 )
 from maai.domain.frohlich.steps import counterfactual_rows
 from maai.domain.frohlich.types import INCOME_CLASSES
-from maai.domain.random_streams import draw_choice
-from maai.projections.frohlich import reference
+from maai.projections.frohlich import reference, reference_draws
 from maai.projections.frohlich.calls import site_of
 from maai.projections.frohlich.protocol_base import Audit, Violation, dset, rule
 
@@ -131,7 +129,8 @@ def scaled_tables(audit: Audit) -> Iterator[Violation]:
     "draw is what the named stream of the run's seed gives",
 )
 def draws_reproducible(audit: Audit) -> Iterator[Violation]:
-    # A fork draws from its own seed after its fork point (docs/forks.md).
+    # Every draw re-derived by reference_draws, which shares no code with the engine's; a
+    # fork draws from its own seed after its fork point (docs/forks.md).
     seed_at = audit.history.config_at
     for entry, drawn in audit.history.each(DistributionsDrawn):
         if drawn.scope == "phase1" and (drawn.round == 1 or audit.config.original_values):
@@ -141,39 +140,50 @@ def draws_reproducible(audit: Audit) -> Iterator[Violation]:
             if drawn.scope == "phase1"
             else (audit.config.phase2_multiplier)
         )
-        if drawn.multiplier != rules.multiplier_for(config, seed_at(entry.seq).seed, drawn.label):
+        expected = reference_draws.multiplier(
+            config.fixed, config.low, config.high, seed_at(entry.seq).seed, drawn.label
+        )
+        if drawn.multiplier != expected:
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
-                f"{drawn.label}: multiplier {drawn.multiplier} is not the stream's",
+                f"{drawn.label}: multiplier {drawn.multiplier} is not the stream's {expected}",
             )
     for entry, paid in audit.history.each(PayoffAwarded):
-        probs = audit.payment_probs(paid)
-        if paid.income_class != rules.draw_class(seed_at(entry.seq).seed, paid.class_label, probs):
+        by_name = {c.value: p for c, p in audit.payment_probs(paid).items()}
+        chances = [by_name[name] for name in reference.CLASSES]
+        expected_class = reference_draws.income_class(
+            seed_at(entry.seq).seed, paid.class_label, chances
+        )
+        if paid.income_class.value != expected_class:
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
-                f"{paid.class_label}: class {paid.income_class.value} is not the stream's",
+                f"{paid.class_label}: class {paid.income_class.value} is not the stream's "
+                f"{expected_class}",
             )
     for entry, order in audit.history.each(SpeakingOrderDrawn):
-        try:
-            expected = rules.speaking_order(
-                seed_at(entry.seq).seed, order.label, audit.names, order.previous_last
-            )
-        except ValueError as exc:
-            yield Violation("draws_reproducible", entry.seq, f"{order.label}: {exc}")
-            continue
-        if order.order != expected:
+        expected_order = reference_draws.speaking_order(
+            seed_at(entry.seq).seed, order.label, audit.names, order.previous_last
+        )
+        if expected_order is None:
             yield Violation(
                 "draws_reproducible",
                 entry.seq,
-                f"{order.label}: order {order.order} is not the stream's {expected}",
+                f"{order.label}: no speaking order can be drawn for {list(audit.names)}",
+            )
+        elif order.order != expected_order:
+            yield Violation(
+                "draws_reproducible",
+                entry.seq,
+                f"{order.label}: order {order.order} is not the stream's {expected_order}",
             )
     table = audit.phase2_table
     for entry, chosen in audit.history.each(GroupDistributionChosen):
         if chosen.drawn and chosen.label and table is not None:
             options = list(range(1, len(table[1].distributions) + 1))
-            if chosen.distribution != draw_choice(seed_at(entry.seq).seed, chosen.label, options):
+            seed = seed_at(entry.seq).seed
+            if chosen.distribution != reference_draws.uniform_choice(seed, chosen.label, options):
                 yield Violation(
                     "draws_reproducible",
                     entry.seq,
@@ -261,16 +271,19 @@ def principle_applied(audit: Audit) -> Iterator[Violation]:
         if table is None:
             yield Violation("principle_applied", entry.seq, f"{paid.key}: no table was drawn")
             continue
-        picked = rules.apply_principle(paid.choice, dset(table), audit.payment_probs(paid))
-        if (picked.distribution_number, picked.constraint_satisfied) != (
-            paid.distribution,
-            paid.constraint_satisfied,
-        ):
+        # The reference's own reading of the principles (reference.pick), not the domain's.
+        letter, amount = paid.choice.principle.value, paid.choice.amount
+        by_name = {c.value: p for c, p in audit.payment_probs(paid).items()}
+        chances = [by_name[name] for name in reference.CLASSES]
+        picked = reference.pick(letter, amount, table, chances)
+        met = reference.constraint_met(letter, amount, table)
+        if (picked, met) != (paid.distribution, paid.constraint_satisfied):
             yield Violation(
                 "principle_applied",
                 entry.seq,
-                f"{paid.key}: {paid.choice.describe()} picks Distribution "
-                f"{picked.distribution_number}, not {paid.distribution}",
+                f"{paid.key}: {paid.choice.describe()} picks Distribution {picked}"
+                f"{'' if met else ' (constraint unmet)'}, not {paid.distribution}"
+                f"{'' if paid.constraint_satisfied else ' (constraint unmet)'}",
             )
 
 
@@ -306,14 +319,30 @@ def payoff_arithmetic(audit: Audit) -> Iterator[Violation]:
                 f"{paid.key}: income {paid.income} / payoff {paid.payoff_cents}c, "
                 f"expected {income} / {reference.payoff_cents(income)}c",
             )
-        probs = audit.payment_probs(paid)
-        language = audit.config.language_of(paid.agent)  # picked_by is in its words
-        expected = counterfactual_rows(dset(table), paid.income_class, probs, language)
-        if paid.counterfactuals != expected:
+        # Every distribution's income and payoff for the drawn class, read from the table
+        # by the reference's own class order and rounding.
+        row = reference.CLASSES.index(paid.income_class.value)
+        numbers = [
+            (n, d[row], reference.payoff_cents(d[row])) for n, d in enumerate(table, start=1)
+        ]
+        recorded = [(cf.distribution, cf.income, cf.payoff_cents) for cf in paid.counterfactuals]
+        if recorded != numbers:
             yield Violation(
                 "payoff_arithmetic",
                 entry.seq,
-                f"{paid.key}: counterfactuals differ from the table's",
+                f"{paid.key}: counterfactuals {recorded} differ from the table's {numbers}",
+            )
+            continue
+        # Which principles pick each row is words in the agent's language: still compared
+        # with the domain's rendering (an independent renderer is not written yet).
+        probs = audit.payment_probs(paid)
+        language = audit.config.language_of(paid.agent)
+        expected = counterfactual_rows(dset(table), paid.income_class, probs, language)
+        if [cf.picked_by for cf in paid.counterfactuals] != [cf.picked_by for cf in expected]:
+            yield Violation(
+                "payoff_arithmetic",
+                entry.seq,
+                f"{paid.key}: the principles named for the counterfactual rows differ",
             )
 
 

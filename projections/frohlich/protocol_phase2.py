@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from maai.domain.frohlich import parsing, rules
+from maai.domain.frohlich import parsing
 from maai.domain.frohlich.events import (
     BallotResolved,
     DiscussionEnded,
@@ -18,6 +18,7 @@ from maai.domain.frohlich.events import (
     StatementMade,
 )
 from maai.domain.frohlich.types import PrincipleChoice
+from maai.projections.frohlich import reference
 from maai.projections.frohlich.protocol_base import Audit, Violation, rule
 
 
@@ -165,8 +166,24 @@ def poll_rule(audit: Audit) -> Iterator[Violation]:
             )
 
 
-def _key(choice: PrincipleChoice | None) -> tuple[str, int] | None:
-    return None if choice is None else rules.ballot_key(choice)
+Key = tuple[str, int | None]
+"""A ballot's principle and amount (0 for (a)/(b)), as reference.tally and .consensus take it."""
+
+
+def _key(choice: PrincipleChoice | None) -> Key | None:
+    # Two ballots are the same when principle and amount agree ((a)/(b) carry no amount).
+    return None if choice is None else (choice.principle.value, choice.amount or 0)
+
+
+def _reference_tally(keys: list[Key | None]) -> list[tuple[Key | None, int]]:
+    """The valid ballots counted per principle and amount in that order, the invalid last."""
+    counts: dict[Key, int] = {}
+    for key in keys:
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+    lines: list[tuple[Key | None, int]] = sorted(counts.items(), key=lambda kv: kv[0])
+    invalid = keys.count(None)
+    return [*lines, (None, invalid)] if invalid else lines
 
 
 @rule(
@@ -185,16 +202,17 @@ def ballot_rule(audit: Audit) -> Iterator[Violation]:
             audit.choice_of(f"p2/r{ballot.round}/t{ballot.turn}/ballot/{name}")
             for name in audit.names
         ]
-        tally = [(_key(c), n) for c, n in rules.tally(cast)]
+        keys = [_key(c) for c in cast]
+        tally = _reference_tally(keys)
         if [(_key(line.choice), line.count) for line in ballot.tally] != tally:
             yield Violation(
                 "ballot_rule",
                 entry.seq,
                 f"{where}: tally differs from the accepted ballots {tally}",
             )
-        consensus = rules.is_consensus(cast)
-        agreement = cast[0] if consensus else None
-        if ballot.consensus != consensus or _key(ballot.agreement) != _key(agreement):
+        consensus = reference.consensus(keys)
+        agreement = keys[0] if consensus else None
+        if ballot.consensus != consensus or _key(ballot.agreement) != agreement:
             yield Violation(
                 "ballot_rule",
                 entry.seq,
@@ -301,15 +319,18 @@ def group_payment(audit: Audit) -> Iterator[Violation]:
                 f"discussion ended with {agreement}",
             )
         if table is not None and agreement is not None:
-            applied = rules.apply_principle(
-                agreement, rules.DistributionSet.from_incomes(table[1].distributions), audit.probs
+            by_name = {c.value: p for c, p in audit.probs.items()}
+            picked = reference.pick(
+                agreement.principle.value,
+                agreement.amount,
+                [list(d) for d in table[1].distributions],
+                [by_name[name] for name in reference.CLASSES],
             )
-            if applied.distribution_number != pick.distribution:
+            if picked != pick.distribution:
                 yield Violation(
                     "group_payment",
                     entry.seq,
-                    f"{agreement.describe()} picks Distribution "
-                    f"{applied.distribution_number}, not {pick.distribution}",
+                    f"{agreement.describe()} picks Distribution {picked}, not {pick.distribution}",
                 )
         if table is not None and not 1 <= pick.distribution <= len(table[1].distributions):
             yield Violation(

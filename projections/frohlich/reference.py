@@ -76,6 +76,16 @@ def pick(letter: str, amount: int | None, table: list[list[int]], probs: list[Fr
     return best([n for n in everyone if spread[n] == low], avg)
 
 
+def constraint_met(letter: str, amount: int | None, table: list[list[int]]) -> bool:
+    """Whether some distribution meets a constraint principle's amount ((a) and (b) have no
+    constraint, so theirs is always met)."""
+    if letter == "c":
+        return any(min(d) >= (amount or 0) for d in table)
+    if letter == "d":
+        return any(max(d) - min(d) <= (amount or 0) for d in table)
+    return True
+
+
 def tally(ballots: list[tuple[str, int | None] | None]) -> dict[tuple[str, int | None] | None, int]:
     counts: dict[tuple[str, int | None] | None, int] = {}
     for ballot in ballots:

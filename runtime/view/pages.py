@@ -103,6 +103,7 @@ def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "lines": lines,
         "rest_from": rest_from,
         "labels": labels_of(info),
+        "modified_build": store.modified_build(info),
     }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,10 +20,11 @@ from typing import Any
 from maai.domain import experiments
 from maai.domain.config import Price
 from maai.domain.costs import Usage
-from maai.domain.events import ModelCallCompleted, ModelCallRequested
+from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunStarted
 from maai.domain.experiment import Experiment, Summary
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore, LedgerError, RunInfo, StoredEvent
+from maai.projections.build import modified_build_of
 from maai.projections.history import (
     History,
     PromptText,
@@ -70,6 +72,7 @@ class RunRow:
     output_tokens: int | None
     cost_usd: float | None
     duration_s: float
+    modified_build: str | None = None  # the run was recorded by a modified build (build.py)
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,17 @@ class ViewStore:
             output_tokens=summary.output_tokens if summary else None,
             cost_usd=cost,
             duration_s=(info.updated_at - info.created_at).total_seconds(),
+            modified_build=self.modified_build(info),
         )
+
+    def modified_build(self, info: RunInfo) -> str | None:
+        """The sentence naming the modified build that recorded the run (its ``run.started``'s
+        ``provenance.git.dirty``), read from the stored payload; ``None`` for a clean build."""
+        with closing(self.store().read(info.run_id, keep_packed=CALL_EVENTS)) as stream:
+            first = next(stream, None)
+        if first is None or first.type != RunStarted.TYPE:
+            return None
+        return modified_build_of(first.payload.get("provenance"))
 
     def _summary(self, info: RunInfo, experiment: Experiment) -> Summary:
         """The run's summary at ``info``'s head: folded as a resume folds it (without the

@@ -21,7 +21,7 @@ from maai.domain.world.world import LocationSpec
 from maai.projections.frohlich.protocol import audit_protocol as frohlich_audit
 from maai.projections.history import history_from_events
 from maai.projections.world.protocol import audit_protocol as world_audit
-from tests.projections.recording import play
+from tests.projections.recording import golden_config, play
 from tests.projections.test_audits_catch_code_bugs import config as frohlich_config
 from tests.support.world_driver import drive, load
 
@@ -115,3 +115,78 @@ def test_a_skipped_step_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Broken, Phase 1 stops after its third round."""
     monkeypatch.setattr(phase1, "ROUNDS", 3)
     assert "phase1_rounds" in frohlich_violations()
+
+
+def test_a_wrong_multiplier_draw_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, the multiplier is drawn from the stream of another label: a legal value, but
+    not the one the run's seed names."""
+    real = rules.multiplier_for
+    monkeypatch.setattr(rules, "multiplier_for", lambda c, s, label: real(c, s, label + "/x"))
+    assert "draws_reproducible" in frohlich_violations()
+
+
+def test_a_wrong_class_draw_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, the class is drawn from the seed's neighbour's stream."""
+    real = rules.draw_class
+    monkeypatch.setattr(rules, "draw_class", lambda seed, label, p: real(seed + 1, label, p))
+    assert "draws_reproducible" in frohlich_violations()
+
+
+def test_a_wrong_speaking_order_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, the speaking order is the stream's order reversed (still a permutation, and
+    the previous last speaker may still open: only the stream tells)."""
+    real = rules.speaking_order
+
+    def reversed_order(seed: int, label: str, agents: Any, previous_last: Any) -> list[str]:
+        return real(seed, label, agents, previous_last)[::-1]
+
+    monkeypatch.setattr(rules, "speaking_order", reversed_order)
+    assert "draws_reproducible" in frohlich_violations()
+
+
+def test_a_wrong_principle_application_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, every principle pays by the distribution after the one it picks (the last
+    wraps to the first)."""
+    real = rules.apply_principle
+
+    def next_distribution(choice: Any, dists: Any, probs: Any) -> rules.Application:
+        picked = real(choice, dists, probs)
+        number = picked.distribution_number % len(dists.distributions) + 1
+        return picked.model_copy(update={"distribution_number": number})
+
+    monkeypatch.setattr(rules, "apply_principle", next_distribution)
+    assert "principle_applied" in frohlich_violations()
+
+
+def test_a_wrong_ballot_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, a majority of the valid ballots is taken for unanimity: the golden run's
+    ballot splits two to one, so the engine records an agreement the rule does not give."""
+
+    def majority(ballots: Any) -> bool:
+        keys = [rules.ballot_key(b) for b in ballots if b is not None]
+        return bool(keys) and max(keys.count(k) for k in keys) * 2 > len(ballots)
+
+    monkeypatch.setattr(rules, "is_consensus", majority)
+    events = play(golden_config())
+    violations = {v.rule for v in frohlich_audit(history_from_events(events)).violations}
+    assert "ballot_rule" in violations
+
+
+def test_a_wrong_counterfactual_row_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, each counterfactual row shows the income of the distribution after it (the
+    last wraps to the first): the paid income is still right, only the table an agent is
+    shown of what the other distributions would have paid is wrong."""
+    real = rules.counterfactuals
+
+    def shifted(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        rows = real(*args, **kwargs)
+        if len(rows) < 2:
+            return rows
+        incomes = [row.income for row in rows][1:] + [rows[0].income]
+        return tuple(
+            row.model_copy(update={"income": income})
+            for row, income in zip(rows, incomes, strict=True)
+        )
+
+    monkeypatch.setattr(rules, "counterfactuals", shifted)
+    assert "payoff_arithmetic" in frohlich_violations()

@@ -31,6 +31,7 @@ def write_run(
     upto: int | None = None,
     labels: dict[str, Any] | None = None,
     prices: dict[str, Any] | None = None,
+    provenance: dict[str, Any] | None = None,
 ) -> list[Any]:
     """The golden run (its first ``upto`` events) appended to the store at ``db``; with
     ``hostile``, every statement, answer and memory holds :data:`HOSTILE`. Returns the
@@ -48,6 +49,8 @@ def write_run(
         if prices:
             config["prices"] = prices
         events[0] = started.model_copy(update={"config": config})
+    if provenance is not None:
+        events[0] = events[0].model_copy(update={"provenance": provenance})
     with EventStore.open(str(db), upgrade=True) as store:
         started = events[0]
         store.create_run(run_id, started.experiment, started.config)

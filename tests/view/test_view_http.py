@@ -314,6 +314,23 @@ def test_cost_is_shown_at_the_run_config_prices(tmp_path: Path) -> None:
     assert "no price" in unpriced
 
 
+def test_runs_recorded_by_a_modified_build_are_named(tmp_path: Path) -> None:
+    """As show, verify and the report do (docs/ledger.md, "Provenance"): a run whose
+    run.started says ``git.dirty`` is marked in the list and named on its page."""
+    db = tmp_path / "ledger.db"
+    commit = "0123456789abcdef0123"
+    write_run(db, "dirty", provenance={"maai": "9.9", "git": {"commit": commit, "dirty": True}})
+    write_run(db, "clean", provenance={"maai": "9.9", "git": {"commit": commit, "dirty": False}})
+    client = TestClient(create_app(str(db)))
+    html = client.get("/?sort=id&order=asc").text
+    clean, dirty = re.findall(r"<tr class=\"status-[^\"]*\">(.*?)</tr>", html, re.S)
+    assert "modified build" in dirty and "modified build" not in clean
+    page = client.get("/runs/dirty").text
+    assert 'id="modified-build"' in page and "0123456789ab" in page
+    assert "uncommitted changes" in page
+    assert 'id="modified-build"' not in client.get("/runs/clean").text
+
+
 def test_the_command_cites_its_docs_and_refuses_a_bad_port() -> None:
     from typer.testing import CliRunner
 
