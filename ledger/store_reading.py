@@ -5,7 +5,7 @@ PostgreSQL rows through SQLAlchemy (payloads as text, parsed when the event is b
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Generator, Iterator
 from datetime import datetime
 from functools import partial
 from typing import Any, Final
@@ -168,7 +168,7 @@ class StoreReading(StoreBase):
         *,
         keep_packed: Container[str] = (),
         keep_text: bool = False,
-    ) -> Iterator[StoredEvent]:
+    ) -> Generator[StoredEvent, None, None]:
         """Stream the run's events with seq > ``from_seq``, in seq order.
 
         Payloads are returned as they were appended, except for events of the types named
@@ -211,7 +211,7 @@ class StoreReading(StoreBase):
         unpack: bool = True,
         keep_packed: Container[str] = (),
         keep_text: bool = False,
-    ) -> Iterator[StoredEvent]:
+    ) -> Generator[StoredEvent, None, None]:
         """Events ``after < seq <= upto`` in seq order.
 
         Each chunk is fetched as plain rows (text and numbers) and each StoredEvent is built

@@ -181,9 +181,9 @@ def _reference_tally(keys: list[Key | None]) -> list[tuple[Key | None, int]]:
     for key in keys:
         if key is not None:
             counts[key] = counts.get(key, 0) + 1
-    lines: list[tuple[Key | None, int]] = sorted(counts.items(), key=lambda kv: kv[0])
+    lines = sorted(counts.items(), key=lambda kv: kv[0])
     invalid = keys.count(None)
-    return [*lines, (None, invalid)] if invalid else lines
+    return [*lines, (None, invalid)] if invalid else [*lines]
 
 
 @rule(
