@@ -12,7 +12,7 @@ import pytest
 
 from maai.ledger import EventStore
 from maai.ledger.errors import StoreFullError
-from maai.runtime import signing
+from maai.runtime import plans, signing
 from maai.runtime.distributed import TASK, build_worker_app
 from maai.runtime.runs import load_config, start_run
 
@@ -24,7 +24,10 @@ def test_a_worker_s_run_stopped_by_a_full_store_is_left_interrupted(
 ) -> None:
     signer = signing.load_signer(Path(signing_key))
     with EventStore.open(postgres_url, upgrade=True) as store:
-        run_id = start_run(store, load_config(REPO / "configs" / "collaboration.yaml"))
+        config = load_config(REPO / "configs" / "collaboration.yaml")
+        run_id = start_run(store, config, signer=signer)
+        # A worker runs only a job whose plan it trusts (docs/studies.md): as submitted.
+        plan = plans.sign_plan(plans.make_plan(store, "full", None, {run_id: config}), signer)
         appended = store.append
         calls = [0]
 
@@ -38,6 +41,6 @@ def test_a_worker_s_run_stopped_by_a_full_store_is_left_interrupted(
         said: list[str] = []
         app = build_worker_app(store, signer, lambda run, what: said.append(f"{run}: {what}"))
         with pytest.raises(StoreFullError):
-            asyncio.run(app.tasks[TASK].func(run_id=run_id))
+            asyncio.run(app.tasks[TASK].func(run_id=run_id, plan=plan))
         assert store.get_run(run_id).status == "interrupted"
         assert said[-1].startswith(f"{run_id}: stopped: appending: the database is full")
