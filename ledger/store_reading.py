@@ -473,12 +473,21 @@ class StoreReading(StoreBase):
         return chain.report()
 
     def _last_seq(self, run_id: str) -> int | None:
-        """The highest seq stored for the run, whatever its head says."""
+        """The highest seq stored for the run beyond its head as it is now; ``None`` when the
+        head covers every stored event.
+
+        The chain was checked up to the head read when the check began. A writer that
+        appended since (a resume racing this one) moved the head with its events in the same
+        transaction, so the head read after them covers them: those are not stray rows, and
+        the writer that loses the race is told so by its append (a concurrency error), not by
+        a broken chain.
+        """
         with self._errors(f"verifying run {run_id!r}"), self._engine.connect() as conn:
             last: int | None = conn.execute(
                 select(func.max(events.c.seq)).where(events.c.run_id == run_id)
             ).scalar()
-        return last
+            head_now = read_head(conn, run_id)
+        return None if last is None or last <= head_now else last
 
     def _stored_row(self, run_id: str, r: Row) -> StoredEvent:
         """A full row as the event it stores, its payload as stored (packed or not), parsed
