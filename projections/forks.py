@@ -21,11 +21,11 @@ INHERITED = "inherited"
 
 def prefix_of(history: History) -> History | None:
     """The fork's history before its own ``run.forked``; ``None`` for a run that is no fork."""
-    entries = list(history.entries)
-    forks = [i for i, e in enumerate(entries) if isinstance(e.event, RunForked)]
+    # Found by position, decoding no other event: a run that is no fork costs nothing here.
+    forks = history.positions(RunForked)
     if not forks:
         return None
-    return replace(history, entries=tuple(entries[: forks[-1]]), stored_status=None)
+    return replace(history, entries=tuple(history.entries[: forks[-1]]), stored_status=None)
 
 
 def mark_inherited(
@@ -33,13 +33,15 @@ def mark_inherited(
     histories: Sequence[History],
     tables: Callable[[Sequence[History]], Mapping[str, str]],
     with_prefix: bool,
-) -> dict[str, str]:
+) -> Mapping[str, str]:
     """``files`` (file name -> CSV text, as ``ExperimentViews.tables`` gives for
     ``histories``) with the forks' inherited rows left out, or (``with_prefix``) kept and
     marked in an ``inherited`` column."""
     prefixes = [p for p in map(prefix_of, histories) if p is not None]
     if not prefixes:
-        return dict(files)
+        # As given: tables rendered row by row are written as their rows come, never held
+        # whole (cli export's write_table_file); a dict of them would hold every table.
+        return files
     inherited_files = tables(prefixes)
     out = dict(files)
     for name, text in files.items():
@@ -98,10 +100,10 @@ def fork_facts(history: History, parent: History | None) -> tuple[list, list] | 
     """A fork's report opening: its parent, point, draws and changes, and parent and fork
     side by side from the point (outcome, events, calls and tokens after it); ``None`` for
     a run that is no fork."""
-    forks = [e for e in history.entries if isinstance(e.event, RunForked)]
+    forks = history.of(RunForked)  # decodes these alone: no other event is held for it
     if not forks:
         return None
-    entry = forks[-1]
+    entry = forks[-1][0]
     forked = entry.event
     assert isinstance(forked, RunForked)
     changes = ", ".join(f"{k} = {v}" for k, v in sorted(forked.changes.items())) or "none"
