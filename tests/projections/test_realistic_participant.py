@@ -15,7 +15,7 @@ from maai.domain.events import Event, ModelCallRequested
 from maai.domain.frohlich import render, rules
 from maai.projections.frohlich.reference_words import words_for
 from maai.projections.history import History, history_from_events
-from tests.projections.recording import simulated_responder
+from tests.projections.frohlich.recording import simulated_responder
 from tests.support import collaboration_driver, world_driver
 from tests.support.driver import drive, make_config
 from tests.support.realistic import RealisticParticipant
