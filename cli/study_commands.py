@@ -69,7 +69,6 @@ StudyArg = Annotated[
 ]
 
 
-
 @dataclass
 class _Printed:
     """The last progress line a study run printed in a pipe, and when (monotonic seconds)."""
@@ -77,9 +76,11 @@ class _Printed:
     at: float = 0.0
     line: str = ""
 
+
 def _load(path: str, db: str | EventStore | None = None) -> Study:
     """The study; one from a fork point reads its base config from the ledger (``db``, or
     the store given), opened only for it (docs/forks.md)."""
+
     def opened() -> EventStore:
         return db if isinstance(db, EventStore) else open_store_or_exit(db)
 
