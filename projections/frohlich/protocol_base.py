@@ -145,7 +145,3 @@ class Audit:
 
 RULES = Rules()
 rule = RULES.rule
-
-
-def dset(table: list[list[int]]) -> rules.DistributionSet:
-    return rules.DistributionSet.from_incomes(table)
