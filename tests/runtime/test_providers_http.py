@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from maai.domain.calls import ModelAnswer, ModelRequest, canonical_json
-from maai.domain.frohlich.config import ProviderConfig, RetryConfig
+from maai.domain.config import ProviderConfig, RetryConfig
 from maai.domain.frohlich.extraction import (
     CHOICE_SCHEMA,
     ChoiceExtraction,
