@@ -56,6 +56,18 @@ def test_the_status_names_the_calls_in_flight_the_oldest_wait_notes_and_the_step
     assert status.text() == "no call in flight · Alice 1.3 paid round 2/4"
 
 
+def test_a_timed_note_counts_down_the_wait_it_names() -> None:
+    clock = Clock()
+    status = LiveStatus(clock)
+    status.set_note("p2/Bob/r1/statement/1", "p2/Bob/r1/statement/1: HTTP 429", for_s=20)
+    clock.now += 5.2
+    assert (
+        status.text() == "no call in flight · p2/Bob/r1/statement/1: HTTP 429, 15 s left · starting"
+    )
+    clock.now += 30  # a wait that overruns its count shows 0, not a negative time
+    assert "HTTP 429, 0 s left" in status.text()
+
+
 def test_a_watched_executor_counts_a_call_while_it_waits_and_after_it_fails() -> None:
     status = LiveStatus()
     seen: list[int] = []
