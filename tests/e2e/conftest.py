@@ -16,7 +16,7 @@ from maai.runtime import executors, providers
 from maai.runtime.engine import CallExecutor
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.recording import ModelCaller
-from tests.e2e.fake_model import FakeModel, serve_agent
+from tests.e2e.fake_model import FakeModel, serve_agent, serve_everyone_by_responses
 from tests.e2e.history import decode
 from tests.e2e.launcher import Launcher
 from tests.e2e.runs import Recorded, References, run_in_process, write_config
@@ -68,18 +68,6 @@ def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "ledger.db")
     url: str = request.getfixturevalue("postgres_url")
     return url
-
-
-RESPONSES_MODEL = "openai:gpt-4o-mini"
-
-
-def serve_everyone_by_responses(data: dict[str, Any]) -> None:
-    """Config edit: every agent is an OpenAI model (the Responses API route), whose base URL
-    and key the environment gives."""
-    for entry in data["agents"]:
-        entry["model"] = RESPONSES_MODEL
-        entry.pop("provider", None)
-        entry.pop("persona", None)
 
 
 @pytest.fixture(scope="session", params=["chat_completions", "responses"])

@@ -15,6 +15,7 @@ from typing import Any
 from tests.runtime.loopback_http import Received, Reply, chat_completion, error_body
 
 MODEL = "some-model"
+RESPONSES_MODEL = "openai:gpt-4o-mini"
 
 RANKING = (
     "1. (a) Maximizing the floor income\n"
@@ -161,3 +162,16 @@ def serve_agent(data: dict[str, Any], agent: str, base_url: str) -> None:
             entry.pop("persona", None)
             return
     raise KeyError(agent)
+
+
+def serve_everyone_by_responses(data: dict[str, Any]) -> None:
+    """Config edit: every agent is an OpenAI model (the Responses API route), whose base URL
+    (the fake model's server) and key the environment gives: ``OPENAI_BASE_URL``,
+    ``OPENAI_API_KEY``."""
+    for entry in data["agents"]:
+        entry["model"] = RESPONSES_MODEL
+        entry.pop("provider", None)
+        entry.pop("persona", None)
+    # An OpenAI route with a key exports the run's trace to OpenAI (docs/providers.md,
+    # "Tracing"), whatever OPENAI_BASE_URL says: not from a test.
+    data["tracing"] = False
