@@ -172,6 +172,6 @@ def serve_everyone_by_responses(data: dict[str, Any]) -> None:
         entry["model"] = RESPONSES_MODEL
         entry.pop("provider", None)
         entry.pop("persona", None)
-    # An OpenAI route with a key exports the run's trace to OpenAI (docs/providers.md,
-    # "Tracing"), whatever OPENAI_BASE_URL says: not from a test.
+    # An OpenAI route exports the run's trace to OpenAI where the process holds an OpenAI
+    # key (docs/providers.md, "Tracing"): never from a test, whatever the developer's shell.
     data["tracing"] = False
