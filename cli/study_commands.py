@@ -69,7 +69,6 @@ StudyArg = Annotated[
 ]
 
 
-
 @dataclass
 class _Printed:
     """The last progress line a study run printed in a pipe, and when (monotonic seconds)."""
@@ -77,9 +76,11 @@ class _Printed:
     at: float = 0.0
     line: str = ""
 
+
 def _load(path: str, db: str | EventStore | None = None) -> Study:
     """The study; one from a fork point reads its base config from the ledger (``db``, or
     the store given), opened only for it (docs/forks.md)."""
+
     def opened() -> EventStore:
         return db if isinstance(db, EventStore) else open_store_or_exit(db)
 
@@ -396,6 +397,18 @@ def _parquet(csv_path: Path, text: str, types: dict[str, Any] | None) -> bool:
 
     try:
         return write_parquet(csv_path, text, types or {})
+    except KeyError as exc:
+        err.print(f"no Parquet for {csv_path.name}: {escape(str(exc.args[0]))}", highlight=False)
+        return False
+
+
+def parquet_beside(csv_path: Path, types: dict[str, Any]) -> bool:
+    """As :func:`_parquet`, for a table already written to ``csv_path`` (read from the file,
+    never held whole)."""
+    from maai.projections.schema import write_parquet_beside
+
+    try:
+        return write_parquet_beside(csv_path, types)
     except KeyError as exc:
         err.print(f"no Parquet for {csv_path.name}: {escape(str(exc.args[0]))}", highlight=False)
         return False
