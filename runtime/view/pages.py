@@ -347,29 +347,27 @@ def compare_page(request: Request, store: ViewStore) -> dict[str, Any]:
 def align(
     left_lines: list[Any], right_lines: list[Any], keys_left: list[str], keys_right: list[str]
 ) -> list[tuple[Any, Any]]:
-    """Pairs of lines, matched by event key where both runs filled the slot, in the left
-    run's order, the right run's other events after the place they follow."""
+    """Pairs of lines, matched by event key where both runs filled the slot (the first of
+    the right run's not matched yet: concurrent calls may be recorded in another order), in
+    the left run's order; each of the right run's other events right after the right event
+    before it."""
     right_at: dict[str, list[int]] = {}
-    for j, k in enumerate(keys_right):
-        right_at.setdefault(k, []).append(j)
-    used: set[int] = set()
-    rows: list[tuple[Any, Any]] = []
-    next_right = 0
-    for i, key in enumerate(keys_left):
-        match = next((j for j in right_at.get(key, ()) if j >= next_right), None)
-        if match is not None:
-            j = match
-            while next_right < j:
-                if next_right not in used:
-                    rows.append((None, right_lines[next_right]))
-                    used.add(next_right)
-                next_right += 1
-            used.add(j)
-            next_right = j + 1
-            rows.append((left_lines[i], right_lines[j]))
+    for j, k in reversed(list(enumerate(keys_right))):
+        right_at.setdefault(k, []).append(j)  # the first occurrence last: popped first
+    paired = [right_at[k].pop() if right_at.get(k) else None for k in keys_left]
+    matched = {j for j in paired if j is not None}
+    after: dict[int, list[int]] = {}  # a matched right event -> the unmatched ones after it
+    before = -1
+    for j in range(len(right_lines)):
+        if j in matched:
+            before = j
         else:
-            rows.append((left_lines[i], None))
-    rows += [(None, right_lines[j]) for j in range(len(right_lines)) if j not in used]
+            after.setdefault(before, []).append(j)
+    rows: list[tuple[Any, Any]] = [(None, right_lines[j]) for j in after.get(-1, [])]
+    for i, j in enumerate(paired):
+        rows.append((left_lines[i], None if j is None else right_lines[j]))
+        if j is not None:
+            rows += [(None, right_lines[k]) for k in after.get(j, [])]
     return rows
 
 
