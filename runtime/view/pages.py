@@ -45,7 +45,10 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         page = int(q.get("page", "1"))
     except ValueError:
         page = 1
-    found = store.runs_page(wanted, sort, descending, page, PER_PAGE, budget_s=FOLD_BUDGET_S)
+    infos = store.run_infos()
+    found = store.runs_page(
+        wanted, sort, descending, page, PER_PAGE, budget_s=FOLD_BUDGET_S, infos=infos
+    )
     params = {
         "experiment": wanted.experiment,
         "status": wanted.status,
@@ -57,7 +60,6 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "sort": sort,
         "order": "desc" if descending else "asc",
     }
-    infos = store.run_infos()
     return {
         "title": "Runs",
         "found": found,
@@ -65,7 +67,7 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "params": params,
         "sort_keys": SORT_KEYS,
         "statuses": STATUSES,
-        "experiments": experiments.names(),
+        "experiments": store.experiment_names(),
         "studies": sorted({str(labels_of(i)["study"]) for i in infos if "study" in labels_of(i)}),
         "stamp": stamp,
     }
@@ -80,12 +82,13 @@ def _history(store: ViewStore, run_id: str) -> tuple[Any, Any]:
     return info, store.history(info, experiment)
 
 
-PARTS = ("timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
+PARTS = ("lineage", "timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
 """The parts of a run's page fetched after its first screen (each read at the page's head)."""
 
 
-FIRST_SCREEN = 300
-"""Timeline lines sent with a run's page; the rest come as its first part."""
+FIRST_SCREEN = 100
+"""Timeline lines sent with a run's page (more than a screen holds); the rest come as its
+first part."""
 
 
 def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
@@ -105,7 +108,6 @@ def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "rest_from": rest_from,
         "labels": labels_of(info),
         "modified_build": store.modified_build(info),
-        "lineage": store.lineage(info.run_id),
     }
 
 
@@ -124,6 +126,9 @@ def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
     if name == "timeline":
         lines, _ = store.public_lines(info, after=after, limit=None)
         return {"info": info, "lines": lines, "template": "_part_timeline.html.j2"}
+    if name == "lineage":  # a part: the first read of the ledger's forks scans its events
+        lineage = store.lineage(info.run_id)
+        return {"info": info, "lineage": lineage, "template": "_lineage.html.j2"}
     try:
         experiment = experiments.get(info.kind)
     except UnknownExperimentError:
@@ -364,10 +369,10 @@ def align(
         else:
             after.setdefault(before, []).append(j)
     rows: list[tuple[Any, Any]] = [(None, right_lines[j]) for j in after.get(-1, [])]
-    for i, j in enumerate(paired):
-        rows.append((left_lines[i], None if j is None else right_lines[j]))
-        if j is not None:
-            rows += [(None, right_lines[k]) for k in after.get(j, [])]
+    for i, pair in enumerate(paired):
+        rows.append((left_lines[i], None if pair is None else right_lines[pair]))
+        if pair is not None:
+            rows += [(None, right_lines[k]) for k in after.get(pair, [])]
     return rows
 
 
