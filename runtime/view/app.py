@@ -187,8 +187,13 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
         store.prepare()
         for name in ("run.html.j2", "runs.html.j2", "study.html.j2", "_events.html.j2"):
             tpl.get_template(name)
-        threading.Thread(target=store.warm, name="maai-view-warm", daemon=True).start()
+        warm = threading.Thread(target=store.warm, name="maai-view-warm", daemon=True)
+        warm.start()
         yield
+        # The warm-up ends before the store closes under it (a connection closed while
+        # another thread reads through it can crash SQLite's driver).
+        store.stopping.set()
+        warm.join(timeout=10)
         store.close()
 
     app = Starlette(

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import func, select
+from sqlalchemy.exc import SQLAlchemyError
+
 from maai.domain import experiments
 from maai.domain.config import Price
 from maai.domain.costs import Usage
@@ -24,6 +27,7 @@ from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunStarte
 from maai.domain.experiment import Experiment, Summary
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore, LedgerError, RunInfo, StoredEvent
+from maai.ledger.schema import runs as runs_table
 from maai.projections.build import modified_build_of
 from maai.projections.history import (
     History,
@@ -108,8 +112,10 @@ class ViewStore:
         self._forks = LineageCache()
         self._infos: dict[str, tuple[tuple[int, str, datetime], RunInfo]] = {}
         self._experiment_names: list[str] | None = None
+        self._listed: tuple[tuple[Any, ...], list[RunInfo]] | None = None
         self._serving = 0  # requests being answered: the background work waits for none
         self._serving_lock = threading.Lock()
+        self.stopping = threading.Event()  # set at shutdown: the background work ends
 
     def store(self) -> EventStore:
         with self._lock:
@@ -128,8 +134,12 @@ class ViewStore:
     # ------------------------------------------------------------------ runs
 
     def run_infos(self) -> list[RunInfo]:
-        """Every run, its config read once (a run's config never changes)."""
+        """Every run, its config read once (a run's config never changes); the list read
+        again only when the runs table changed (a new run, an append, a new status)."""
         store = self.store()
+        signature = _runs_signature(store)
+        if self._listed is not None and self._listed[0] == signature:
+            return self._listed[1]
         infos = store.list_runs_without_config()
         missing = [i.run_id for i in infos if i.run_id not in self._configs]
         if missing:
@@ -145,7 +155,8 @@ class ViewStore:
                     info.model_copy(update={"config": self._configs.get(info.run_id, {})}),
                 )
             out.append(known[1])
-        return out
+        self._listed = (signature, out)
+        return list(out)
 
     def experiment_names(self) -> list[str]:
         """The installed experiments (read once: scanning the entry points takes 0.1 s)."""
@@ -327,7 +338,7 @@ class ViewStore:
                 self._serving -= 1
 
     def _idle(self) -> None:
-        while self._serving:
+        while self._serving and not self.stopping.is_set():
             time.sleep(0.02)
 
     def warm(self, limit: int = 200) -> None:
@@ -340,6 +351,8 @@ class ViewStore:
             infos = sorted(self.run_infos(), key=_sort_key("created"), reverse=True)
             for info in infos[:limit]:
                 self._idle()
+                if self.stopping.is_set():
+                    return
                 self.row(info)
         except (LedgerError, UnreadableEventError, UnknownExperimentError):
             pass  # the request that meets it shows it
@@ -435,6 +448,25 @@ class HeadSource:
                         str(request.get("input", "")),
                     )
         return self._texts[seq]
+
+
+def _runs_signature(store: EventStore) -> tuple[Any, ...]:
+    """What changes whenever the runs table does: per status, the runs, the sum of their
+    heads (appends only raise it) and the last update (one aggregate over the table, a
+    millisecond for 1,000 runs, against 0.1-0.3 s to list them)."""
+    try:
+        with store._engine.connect() as conn:  # noqa: SLF001 -- one aggregate read
+            rows = conn.execute(
+                select(
+                    runs_table.c.status,
+                    func.count(),
+                    func.sum(runs_table.c.head_seq),
+                    func.max(runs_table.c.updated_at),
+                ).group_by(runs_table.c.status)
+            ).all()
+    except SQLAlchemyError:
+        return (object(),)  # never the last one: the listing then says what is wrong
+    return tuple(sorted(tuple(row) for row in rows))
 
 
 def _upto(stream: Iterator[StoredEvent], head: int) -> Iterator[StoredEvent]:
