@@ -1,11 +1,12 @@
 """Usage as providers report it (cached input, reasoning) and what calls cost
-(docs/providers.md, "Usage and cost"). Everything goes to the tests' loopback server."""
+(docs/providers.md, "Usage and cost"). Everything goes to the tests' loopback server.
+Frohlich's config serves: usage is read from the answers and priced from the config's
+``prices``, whatever the experiment."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,19 +37,11 @@ from tests.runtime.loopback_http import (
     chat_completion,
     loopback_server,
 )
-from tests.runtime.test_providers_http import Recorder, make_request, run_call
-
-
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
-    with loopback_server() as srv:
-        yield srv
+from tests.support.provider_calls import (
+    Recorder,
+    make_request,
+    run_call,
+)
 
 
 def _chat_with_usage(usage: Any) -> dict[str, Any]:
