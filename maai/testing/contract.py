@@ -2,16 +2,22 @@
 (docs/experiments.md, "Contract tests"): a run of its example config with its simulated
 participants completes; folding its events gives the state the engine ended with; the same
 seed gives the same events; ``maai verify`` and ``maai replay`` accept it; every export and
-the report are written, the same bytes each time; its audits pass on this clean run; and a
-run cut after any turn, then resumed, ends with the events of the uncut run and passes verify.
+the report are written, the same bytes each time; its audits pass on this clean run; a
+run cut after any turn, then resumed, ends with the events of the uncut run and passes verify;
+and a fork with no change and the same draws, at any of its fork points, is the run again
+(its prefix the run's own, then the run's events) and passes verify (at its named points, or
+at the boundaries ``seq:N`` where it names none).
 
 ``from maai.testing.contract import *`` in a test module runs them for every experiment
 installed, or for those the module lists in ``CONTRACT_EXPERIMENTS``. ``MAAI_CONTRACT_CUTS``
-sets how many cuts the resume test makes (6 by default; the turns are spread evenly)."""
+sets how many cuts the resume test makes (6 by default; the turns are spread evenly), and
+``MAAI_CONTRACT_FORKS`` at how many fork points the fork test forks (3 by default, likewise
+spread, the first and last among them: each fork runs the rest of the run again)."""
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,13 +28,18 @@ from typer.testing import CliRunner, Result
 
 from maai.cli.app import app
 from maai.domain import experiments
+from maai.domain.events import RunForked
+from maai.domain.forks import ForkPoint
 from maai.ledger import EventStore
 from maai.runtime.engine import load_state
-from maai.testing.runs import Recorded, differences, record, resume_from, turns
+from maai.runtime.forks import check_prefix, scan_parent
+from maai.testing.runs import Recorded, decode, differences, record, resume_from, turns
 
 KEY_ENV = "MAAI_SIGNING_KEY"  # as maai.runtime.signing reads it
 CUTS_ENV = "MAAI_CONTRACT_CUTS"
 DEFAULT_CUTS = 6
+FORKS_ENV = "MAAI_CONTRACT_FORKS"
+DEFAULT_FORKS = 3
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -163,11 +174,50 @@ def test_contract_a_run_cut_after_any_turn_resumes_to_the_same_events(
     assert not problems, "\n".join(problems)
 
 
+def test_contract_a_fork_with_no_change_and_the_same_draws_is_the_run_again(
+    contract_run: Recorded, tmp_path: Path
+) -> None:
+    db = str(tmp_path / "forks.db")
+    source, target = sqlite3.connect(contract_run.db), sqlite3.connect(db)
+    source.backup(target)
+    source.close()
+    target.close()
+    events = contract_run.events()
+    with EventStore.open(db) as store:
+        scan = scan_parent(store, contract_run.run_id).scan
+    # The experiment's named points; where it names none, the boundaries (``seq:N``) that
+    # any run can be forked at.
+    points = scan.points() or [ForkPoint(f"seq:{seq}", seq) for seq in scan.boundaries]
+    assert points, f"a run of {contract_run.experiment.name} has no fork point"
+    most = max(2, int(os.environ.get(FORKS_ENV, DEFAULT_FORKS)))
+    if len(points) > most:
+        step = (len(points) - 1) / (most - 1)
+        points = [points[i] for i in sorted({round(i * step) for i in range(most)})]
+    problems = []
+    for point in points:
+        forked = maai("fork", contract_run.run_id, "--at", point.name, "--same-draws", "--db", db)
+        assert forked.exit_code == 0, f"maai fork --at {point.name}:\n{forked.output}"
+        with EventStore.open(db) as store:
+            child = max(store.list_runs(), key=lambda r: r.created_at).run_id
+            again = [decode(contract_run.experiment, e) for e in store.read(child)]
+            found = [f"its prefix: {line}" for line in check_prefix(store, child)]
+        marks = [e for e in again if isinstance(e, RunForked)]
+        if [mark.parent_seq for mark in marks] != [point.seq]:
+            found.append(f"run.forked: {marks}")
+        found += differences([e for e in again if not isinstance(e, RunForked)], events)
+        verified = maai("verify", child, "--db", db)
+        if verified.exit_code != 0:
+            found.append(f"maai verify refuses the fork:\n{verified.output}")
+        problems += [f"fork at {point.name} (event {point.seq}): {line}" for line in found]
+    assert not problems, "\n".join(problems)
+
+
 __all__ = [
     "contract_run",
     "contract_signing_key",
     "pytest_generate_tests",
     "test_contract_a_run_completes",
+    "test_contract_a_fork_with_no_change_and_the_same_draws_is_the_run_again",
     "test_contract_a_run_cut_after_any_turn_resumes_to_the_same_events",
     "test_contract_every_export_is_written_the_same_each_time",
     "test_contract_fold_gives_the_engines_state",

@@ -16,14 +16,14 @@ from typer.testing import CliRunner, Result
 from maai.cli.app import app
 from maai.ledger import EventStore, StoredEvent
 from maai.runtime.forks import check_prefix, scan_parent
+from tests.support.examples import BUILT_IN
 
 runner = CliRunner()
 
-CONFIGS = {
-    "frohlich": ["--seed", "3"],  # the packaged default: Phase 1, then rounds and ballots
-    "collaboration": [],
-    "world": [],
-}
+# The built-in experiments (tests/support/examples.py), each forked at every point of its
+# run: a plug-in's forks are maai.testing's contract test (a fork at points spread over the run).
+ARGUMENTS = {"frohlich": ["--seed", "3"]}  # the packaged default: Phase 1, then rounds and ballots
+CONFIGS = {name: ARGUMENTS.get(name, []) for name in BUILT_IN}
 EXAMPLE = {"frohlich": "default", "collaboration": "collaboration", "world": "world_pgg"}
 
 
