@@ -46,7 +46,7 @@ def write_config(
     data["agents"] = data["agents"][:agents]
     if rounds is not None:
         data[ROUNDS_KEY[data["experiment"]]] = rounds
-    data["name"] = f"e2e-{len(data['agents'])}x{rounds or 'n'}"
+    data["name"] = f"e2e-{len(data['agents'])}x{'n' if rounds is None else rounds}"
     if latency_ms is not None:
         for agent in data["agents"]:
             agent.setdefault("persona", {})["latency_ms"] = latency_ms
