@@ -1,7 +1,8 @@
 """A realistic participant for the tests: the experiments' simulated participants answer in
 clean, predictable sentences, while real models quote and paraphrase the prompt, restate
 earlier rounds ("round 1 of 4" in a memory), copy tables and results into their notes, quote
-other agents, and mix languages. This wraps any simulated responder and writes like that, so
+other agents, say their bank balance aloud (the prompt's line, copied) and note what others
+said of theirs, and mix languages. This wraps any simulated responder and writes like that, so
 that audits and parsers meet what real models write (issue 27: three runs through an
 OpenAI-compatible server failed ``prompt_round_table`` because a memory quoted its round).
 
@@ -26,6 +27,7 @@ ASIDES = ("vale, 好的", "como dije antes", "我同意这一点", "bueno", "en 
 SECTION = re.compile(r"^--- [^\n]{1,20} ---$", re.MULTILINE)
 SPOKEN = re.compile(r"^\[[^\]\n]+\] ([^:：\n]{1,40})[:：] ?(.+)$")  # "[Round 1] bob: ..."
 ROUND = re.compile(r"round \d+ of \d+|ronda \d+ de \d+|第 \d+ 轮，共 \d+ 轮")
+BALANCE = re.compile(r"^(?:Bank balance|Saldo bancario|银行余额)[:：][^\n]*$", re.MULTILINE)
 
 
 def _task(prompt: str) -> str:
@@ -99,6 +101,9 @@ class RealisticParticipant:
         result = _result_line(task)
         if result:
             notes.append(f"Recap — {result}")
+        heard = [m.group(0) for m in BALANCE.finditer(task)]  # another agent's, said aloud
+        if heard:
+            notes.append("Someone said:\n" + "\n".join(heard))
         blocks = request.input.split("\n\n---\n\n")
         if len(blocks) > 2:  # a private instruction before the task: models copy it too
             notes.append(f'I was told: "{blocks[-2].strip()}"')
@@ -123,6 +128,9 @@ class RealisticParticipant:
                     f'As {spoken.group(1).strip()} put it: "{_short(spoken.group(2))}" — 我明白.'
                 )
                 break
+        mine = BALANCE.search(request.input)  # the preamble's: copied into what it says
+        if str(request.purpose) == "statement" and mine:
+            parts.append(f"\n{mine.group(0)}")
         return " ".join(parts)
 
     def _around(self, request: ModelRequest, answer: str, aside: str) -> str:
