@@ -41,7 +41,7 @@ from maai.projections.frohlich.prompt_parts import split_prompt
 from maai.projections.frohlich.reference_words import PromptWords, words_for
 from maai.projections.history import History
 from maai.projections.leaks import MIN_CHARS as MIN_CHARS
-from maai.projections.leaks import Item, Leak, LeakReport, TextIndex, excerpt
+from maai.projections.leaks import FirstHeld, Item, Leak, LeakReport, TextIndex, excerpt
 
 MIN_MEMORY_WORDS = 8
 
@@ -135,24 +135,6 @@ def _own_texts(history: History, items: list[Item]) -> dict[str, Texts]:
     for entry, done in history.each(ModelCallCompleted):
         own[done.agent].append((entry.seq, done.answer.text))
     return own
-
-
-class _FirstHeld:
-    """When a text was first held within any of ``texts``, looked up once per text: asked
-    again for every prompt that shows the text, a scan of all texts each time grew with
-    the run's length times the items shown."""
-
-    def __init__(self, texts: Texts) -> None:
-        self._texts = texts
-        self._first: dict[str, int | None] = {}
-
-    def before(self, text: str, seq: int) -> bool:
-        """Whether ``text`` is in a text held before ``seq``."""
-        if text not in self._first:
-            held_at = (at for at, held in self._texts if text in held)
-            self._first[text] = min(held_at, default=None)
-        first = self._first[text]
-        return first is not None and first < seq
 
 
 def _balance_lines(prompt: str, words: PromptWords) -> Iterator[re.Match[str]]:
@@ -287,9 +269,9 @@ def audit_leaks(history: History) -> LeakReport:
     for position, item in enumerate(items):
         positions[item.text].append(position)
     payment_rows = _PaymentRows(base)
-    own_held: dict[str, _FirstHeld] = defaultdict(lambda: _FirstHeld([]))
-    own_held.update((agent, _FirstHeld(texts)) for agent, texts in own.items())
-    public_held = _FirstHeld(public)
+    own_held: dict[str, FirstHeld] = defaultdict(lambda: FirstHeld([]))
+    own_held.update((agent, FirstHeld(texts)) for agent, texts in own.items())
+    public_held = FirstHeld(public)
     said = _Said(history)
     memories = _MemoryAt(history)
     for entry, requested in history.requests():  # one prompt at a time

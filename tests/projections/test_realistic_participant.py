@@ -14,6 +14,7 @@ import pytest
 from maai.domain.events import Event, ModelCallRequested
 from maai.domain.frohlich import render, rules
 from maai.domain.frohlich.events import PayoffAwarded, ReasoningRecorded
+from maai.domain.world.events import ActionResolved
 from maai.projections.frohlich.leaks import audit_leaks
 from maai.projections.frohlich.reference_words import words_for
 from maai.projections.history import History, history_from_events
@@ -163,3 +164,28 @@ def test_a_leak_is_still_caught_in_a_realistic_run() -> None:
     )
     found = {(x.address, x.kind, x.owner) for x in audit_leaks(history_from_events(swapped)).leaks}
     assert found == {(address, "bank balance", "bob")}
+
+
+def test_a_secret_is_still_caught_in_a_realistic_world_run() -> None:
+    """The world's players tell their private bios aloud (no leak to those who hear it); the
+    same bio put by the code into the prompt of someone who never heard it is one."""
+    config = world_driver.load("world_pgg.yaml")
+    run = world_driver.drive(config, RealisticParticipant(world_driver.simulated(config)))
+    assert not verdicts(history_from_events(run.events))["leaks"]
+    spoken = [e for e in run.events if isinstance(e, ActionResolved) and e.text]
+    first = next(e for e in run.events if isinstance(e, ModelCallRequested))
+    teller = next(
+        a
+        for a in config.world.agents
+        if a.name != first.request.agent and any(a.private_bio in e.text for e in spoken)
+    )
+    planted = plant(run.events, at(first.request.address), append(teller.private_bio))
+    leaks = audit_leaks_of(history_from_events(planted))
+    assert {(x.agent, x.kind, x.owner) for x in leaks} == {
+        (first.request.agent, "private bio", teller.name)
+    }
+
+
+def audit_leaks_of(history: History) -> Any:
+    assert history.experiment is not None
+    return history.experiment.views().audit_leaks(history).leaks
