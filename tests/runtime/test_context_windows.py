@@ -16,9 +16,9 @@ from maai.domain.events import ModelAttemptFailed
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.ledger import EventStore
 from maai.projections.history import history_from_stored
+from maai.runtime.call_errors import ModelCallError
 from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.executors import LiveExecutor
-from maai.runtime.recording import ModelCallError
 from maai.runtime.runs import load_config, start_run
 from maai.runtime.tokens import count_request, encoding
 from maai.runtime.windows import ASSUMED_WINDOW, window_of, window_warnings

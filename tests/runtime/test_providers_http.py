@@ -24,15 +24,10 @@ from maai.domain.frohlich.extraction import (
     request_schema_fields,
 )
 from maai.domain.frohlich.purposes import Purpose
+from maai.runtime.call_errors import AttemptFailure, ErrorKind, ModelCallError
 from maai.runtime.providers import NO_KEY_PLACEHOLDER, build_model
-from maai.runtime.recording import (
-    AttemptFailure,
-    ErrorKind,
-    ModelCaller,
-    ModelCallError,
-    answer_to_sdk_response,
-    response_to_raw,
-)
+from maai.runtime.recording import ModelCaller
+from maai.runtime.sdk_responses import answer_to_sdk_response, response_to_raw
 from tests.runtime.loopback_http import LoopbackServer, Received, Reply, chat_completion, error_body
 from tests.runtime.loopback_http import loopback_server as _loopback_server
 
