@@ -47,10 +47,10 @@ def audit_leaks(history: History) -> LeakReport:
         own.setdefault(i.owner, set()).add(i.text)
     index = TextIndex(i.text for i in items)
     heard: dict[str, list[tuple[int, str]]] = {}  # what each agent said or heard said
-    for entry, e in history.each(ActionResolved):
-        if e.kind == "speak" and e.outcome == "applied" and e.text:
-            for name in {e.agent, *e.witnesses}:
-                heard.setdefault(name, []).append((entry.seq, e.text))
+    for entry, action in history.each(ActionResolved):
+        if action.kind == "speak" and action.outcome == "applied" and action.text:
+            for name in {action.agent, *action.witnesses}:
+                heard.setdefault(name, []).append((entry.seq, action.text))
     spoken = {name: FirstHeld(texts) for name, texts in heard.items()}
     leaks: list[Leak] = []
     checked = 0
