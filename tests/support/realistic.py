@@ -86,8 +86,8 @@ class RealisticParticipant:
             text = self._free(request, answer, aside)
         elif purpose in ("choice", "ballot", "poll", "ranking", "decision", "importance"):
             text = self._around(request, answer, aside)
-        else:
-            text = answer
+        else:  # an experiment this does not know (a plug-in): its answer kept whole, quoted
+            text = self._around(request, answer, aside)
         self.said.setdefault(request.agent, []).append(answer)
         return text
 
