@@ -42,9 +42,10 @@ from maai.ledger.fields import (
     sqlite_payload_column,
     sqlite_size_column,
 )
-from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY, PackingError, Unpacker
+from maai.ledger.packed_values import MIN_EVENT_CHARS, PACKED_KEY, PackingError
 from maai.ledger.schema import events, read_head
 from maai.ledger.store_base import StoreBase, _as_utc, _first_line, _payload_text
+from maai.ledger.unpacking import Unpacker
 
 # Columns in the order every read query returns them.
 _EVENT_COLUMNS: Final = (
