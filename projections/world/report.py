@@ -58,6 +58,12 @@ def world_section(history: History, config: WorldConfig, rounds: list[GameRound]
         ("world", f"{world.name}: {world.description}" if world.description else world.name),
         ("ended", _ending(history, config)),
         ("time", f"from {world.clock(0)}, {world.minutes_per_tick} minutes a tick"),
+        # The protocol's bound on a prompt, however long the run (docs/world.md, "Long runs").
+        (
+            "memories in a prompt",
+            f"the last tick's observations and at most {config.retrieval.k} older ones"
+            " (retrieval.k)",
+        ),
         ("actions refused or missing", refused),
     ]
     game = config.game

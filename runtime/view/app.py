@@ -103,10 +103,11 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
         template: str,
     ) -> Callable[[Request], Awaitable[Response]]:
         def page(request: Request) -> Response:
-            result = handler(request, store)
-            if isinstance(result, Response):
-                return result
-            return render(request, result.pop("template", template), result)
+            with store.serving():
+                result = handler(request, store)
+                if isinstance(result, Response):
+                    return result
+                return render(request, result.pop("template", template), result)
 
         async def endpoint(request: Request) -> Response:
             try:
@@ -134,9 +135,13 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
     def json_endpoint(
         handler: Callable[[Request, ViewStore], dict[str, Any]],
     ) -> Callable[[Request], Awaitable[Response]]:
+        def answer(request: Request) -> dict[str, Any]:
+            with store.serving():
+                return handler(request, store)
+
         async def endpoint(request: Request) -> Response:
             try:
-                return JSONResponse(await run_in_threadpool(handler, request, store))
+                return JSONResponse(await run_in_threadpool(answer, request))
             except (RunNotFoundError, NotFound) as exc:
                 return JSONResponse({"error": str(exc)}, status_code=404)
             except (LedgerError, UnreadableEventError) as exc:
@@ -182,8 +187,18 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        threading.Thread(target=store.warm, name="maai-view-warm", daemon=True).start()
+        # Before the viewer listens (uvicorn binds after this): the plug-ins imported and
+        # the pages' templates compiled, so that the first request pays for neither.
+        store.prepare()
+        for name in ("run.html.j2", "runs.html.j2", "study.html.j2", "_events.html.j2"):
+            tpl.get_template(name)
+        warm = threading.Thread(target=store.warm, name="maai-view-warm", daemon=True)
+        warm.start()
         yield
+        # The warm-up ends before the store closes under it (a connection closed while
+        # another thread reads through it can crash SQLite's driver).
+        store.stopping.set()
+        warm.join(timeout=10)
         store.close()
 
     app = Starlette(
