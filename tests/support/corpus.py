@@ -72,7 +72,7 @@ FROHLICH_PARSERS: dict[str, Callable[[str], ParseResult[Any]]] = {
 
 def check_frohlich(case: Case) -> None:
     """A case of the Frohlich corpora (``parser_corpus*.yaml``): its ``parser`` reads its
-    ``text``; values in the short notation of ``tests/domain/notation.py``."""
+    ``text``; values in the short notation of ``tests/domain/frohlich/notation.py``."""
     parser, text = case["parser"], case["text"]
     if parser == "proposal":
         assert parsing.parse_vote_proposal(text) is case["value"]
