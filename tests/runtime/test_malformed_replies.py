@@ -27,6 +27,7 @@ from tests.runtime.loopback_http import LoopbackServer, Reply, chat_completion
 from tests.support.provider_calls import (
     Recorder,
     make_request,
+    responses_body,
     run_call,
 )
 
@@ -99,32 +100,7 @@ def test_the_openai_route_treats_them_alike(server: LoopbackServer) -> None:
     assert [f.error_kind for f in recorder.failures] == [ErrorKind.BAD_RESPONSE] * 2
 
 
-RESPONSES_BODY: dict[str, Any] = {
-    "id": "resp_1",
-    "object": "response",
-    "created_at": 0,
-    "model": "gpt-4o",
-    "status": "completed",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "status": "completed",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "(d) $2,000", "annotations": []}],
-        }
-    ],
-    "usage": {
-        "input_tokens": 5,
-        "output_tokens": 2,
-        "total_tokens": 7,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens_details": {"reasoning_tokens": 0},
-    },
-    "parallel_tool_calls": False,
-    "tool_choice": "auto",
-    "tools": [],
-}
+RESPONSES_BODY = responses_body("(d) $2,000")
 
 
 def test_in_a_run_each_attempt_is_in_the_ledger(server: LoopbackServer, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from tests.support.provider_calls import (
     MODEL,
     Recorder,
     make_request,
+    responses_body,
     run_call,
 )
 
@@ -286,32 +287,7 @@ def test_server_without_json_schema_support_gets_the_schema_in_the_prompt(
 
 
 def test_openai_route_uses_the_responses_api_and_the_openai_key(server: LoopbackServer) -> None:
-    body = {
-        "id": "resp_1",
-        "object": "response",
-        "created_at": 0,
-        "model": "gpt-4o",
-        "status": "completed",
-        "output": [
-            {
-                "type": "message",
-                "id": "msg_1",
-                "status": "completed",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": "(d) $2,000", "annotations": []}],
-            }
-        ],
-        "usage": {
-            "input_tokens": 5,
-            "output_tokens": 2,
-            "total_tokens": 7,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0},
-        },
-        "parallel_tool_calls": False,
-        "tool_choice": "auto",
-        "tools": [],
-    }
+    body = responses_body("(d) $2,000")
     server.script(Reply(body=body))
     env = {"OPENAI_API_KEY": "sk-openai-test-0000000000", "OPENAI_BASE_URL": server.base_url}
     request = make_request(model="openai:gpt-4o")

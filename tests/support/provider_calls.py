@@ -41,6 +41,45 @@ def server() -> Iterator[LoopbackServer]:
         yield srv
 
 
+def responses_body(
+    text: str,
+    *,
+    model: str = "gpt-4o",
+    input_tokens: int = 5,
+    output_tokens: int = 2,
+    cached: int = 0,
+    reasoning: int = 0,
+) -> dict[str, Any]:
+    """A Responses API body (``POST /responses``) as OpenAI sends it: one message, and its
+    usage with the cached input and reasoning tokens."""
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "model": model,
+        "status": "completed",
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_1",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        ],
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+            "input_tokens_details": {"cached_tokens": cached},
+            "output_tokens_details": {"reasoning_tokens": reasoning},
+        },
+        "parallel_tool_calls": False,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+
+
 class Recorder:
     """Stands in for the engine: keeps what it would append to the ledger."""
 
