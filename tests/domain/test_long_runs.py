@@ -16,7 +16,7 @@ from maai.ledger import EventStore
 from maai.runtime.config_files import read_config
 from maai.runtime.runs import load_config
 from maai.runtime.verify import verify_events
-from tests.e2e.runs import run_in_process
+from tests.e2e.runs import run_in_process, write_config
 from tests.support import collaboration_driver, world_driver
 from tests.support.ledger_edits import rechained
 
@@ -116,6 +116,25 @@ def test_a_collaboration_prompt_grows_only_by_the_protocols_messages() -> None:
     # Beyond the messages' own text, each added message costs its numbered line's framing.
     added = 2 * 10 - 2 * 1
     assert 0 <= framing[10] - framing[1] <= added * len("20. Ben: \n")
+
+
+def test_exchanges_are_recorded_and_verified_like_any_rule(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path / "collaboration.yaml", base=world_driver.CONFIGS / "collaboration.yaml", rounds=2
+    )
+    db = str(tmp_path / "collaboration.db")
+    run_id = run_in_process(config, db)
+    with EventStore.open(db) as store:
+        stored = list(store.read(run_id))
+    started = stored[0]
+    assert started.payload["config"]["exchanges"] == 2 and verify_events(stored).ok
+    # The same run claiming three exchanges: the replay asks for messages it never recorded.
+    edited = started.payload | {"config": started.payload["config"] | {"exchanges": 3}}
+    report = verify_events(rechained([started.model_copy(update={"payload": edited}), *stored[1:]]))
+    assert not report.ok
+    # Step 5, the closing update of two exchanges, is a turn with a message in three.
+    first = report.divergences[0]
+    assert first.address.startswith("c/t") and "request differs" in first.detail
 
 
 def test_more_exchanges_than_the_protocol_allows_are_refused() -> None:
