@@ -539,6 +539,21 @@ def test_a_forks_tables_hold_what_followed_the_point_unless_asked(
     assert "inherited" not in top["rankings"].columns
     assert len(top["choices"]) == len(whole)
 
+    # The JSON export and the transcript say what of the fork is inherited.
+    log = invoke("export", child, "--db", db)
+    assert log.exit_code == 0, log.output
+    assert json.loads(log.output)["fork"] == {
+        "parent_run": parent,
+        "point": "phase2",
+        "parent_seq": forked_at - 1,
+        "forked_seq": forked_at,
+        "inherited_seqs": [1, forked_at - 1],
+    }
+    transcript = invoke("export", child, "-f", "transcript", "--db", db).output
+    assert transcript.startswith(f"> A fork of run {parent} at phase2: its events 1 to ")
+    plain = invoke("export", parent, "--db", db)
+    assert "fork" not in json.loads(plain.output)
+
 
 def test_a_fork_of_a_fork_before_its_parents_point_verifies(
     parents: dict[str, tuple[str, str]], tmp_path: Path
