@@ -2,8 +2,10 @@
 (docs/experiments.md, "Contract tests"): a run of its example config with its simulated
 participants completes; folding its events gives the state the engine ended with; the same
 seed gives the same events; ``maai verify`` and ``maai replay`` accept it; every export and
-the report are written, the same bytes each time; its audits pass on this clean run; and a
-run cut after any turn, then resumed, ends with the events of the uncut run and passes verify.
+the report are written, the same bytes each time; its audits pass on this clean run; a
+run cut after any turn, then resumed, ends with the events of the uncut run and passes verify;
+and its failed, interrupted and empty runs have whole report and view pages that show no
+Python object as Python writes it and a failure's reason as text.
 
 ``from maai.testing.contract import *`` in a test module runs them for every experiment
 installed, or for those the module lists in ``CONTRACT_EXPERIMENTS``. ``MAAI_CONTRACT_CUTS``
@@ -12,7 +14,9 @@ sets how many cuts the resume test makes (6 by default; the turns are spread eve
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -22,8 +26,10 @@ from typer.testing import CliRunner, Result
 
 from maai.cli.app import app
 from maai.domain import experiments
+from maai.domain.events import Event, RunFailed, RunSigned
 from maai.ledger import EventStore
-from maai.runtime.engine import load_state
+from maai.runtime.engine import load_state, to_new_event
+from maai.runtime.runs import config_snapshot
 from maai.testing.runs import Recorded, differences, record, resume_from, turns
 
 KEY_ENV = "MAAI_SIGNING_KEY"  # as maai.runtime.signing reads it
@@ -163,6 +169,98 @@ def test_contract_a_run_cut_after_any_turn_resumes_to_the_same_events(
     assert not problems, "\n".join(problems)
 
 
+HOSTILE_REASON = (
+    "model kept failing: <script>window.__pwned = 1</script>"
+    '<img src=x onerror="window.__pwned = 2"> [help](javascript:window.__pwned=3) '
+    '"busy" & more'
+)
+"""The reason of the failed run below: markup and a ``javascript:`` link, as a model's error
+could carry them; each page must show it as text."""
+PYTHON_LEFTOVERS = re.compile(
+    r"\{'|\{&#x27;|\{&#39;|<built-in|&lt;built-in|object at 0x|\bNone</|>None<|>True<|>False<"
+)
+
+
+def unfinished_runs(recorded: Recorded) -> dict[str, list[Event]]:
+    """Status → events: the run failed (with :data:`HOSTILE_REASON`) and interrupted halfway,
+    and a run with no event."""
+    events = [e for e in recorded.events() if not isinstance(e, RunSigned)]
+    half = events[: max(1, len(events) // 2)]
+    failed = RunFailed(reason=HOSTILE_REASON, address="x/1", agent=recorded.config.agent_names()[0])
+    return {"failed": [*half, failed], "interrupted": half, "new": []}
+
+
+def _page_problems(where: str, page: str) -> list[str]:
+    found = [
+        f"{where}: {left!r} (Python as Python writes it)" for left in PYTHON_LEFTOVERS.findall(page)
+    ]
+    for raw in ("<script>window", "<img src=x", 'href="javascript:'):
+        if raw in page:
+            found.append(f"{where}: {raw!r} reached the page as markup")
+    return found
+
+
+def test_contract_unfinished_runs_have_whole_report_and_view_pages(
+    contract_run: Recorded, tmp_path: Path
+) -> None:
+    """``maai report``, ``maai study report`` and (with the view extra) ``maai view``'s run
+    pages, through the experiment's views alone, for a failed, an interrupted and an empty
+    run: whole pages, no Python object written as Python writes it, a failed run's reason
+    shown (escaped, as text)."""
+    from maai.projections.history import history_from_events
+    from maai.projections.report import run_report
+    from maai.projections.study_report import study_report
+
+    experiment = contract_run.experiment
+    runs = unfinished_runs(contract_run)
+    histories = [
+        history_from_events(events, f"{status}-run", status, experiment)
+        for status, events in runs.items()
+    ]
+    problems: list[str] = []
+    for history in histories:
+        page = run_report(history)
+        if not page.endswith("</html>\n"):
+            problems.append(f"report of the {history.status} run is cut short")
+        problems += _page_problems(f"report of the {history.status} run", page)
+    failed = run_report(histories[0])
+    if escape(HOSTILE_REASON) not in failed:
+        problems.append("the failed run's report does not show its reason")
+    problems += _page_problems("study report", study_report("unfinished", histories, None, None))
+    problems += _view_problems(contract_run, runs, tmp_path)
+    assert not problems, "\n".join(problems)
+
+
+def _view_problems(recorded: Recorded, runs: dict[str, list[Event]], folder: Path) -> list[str]:
+    try:
+        from starlette.testclient import TestClient
+
+        from maai.runtime.view.app import create_app
+        from maai.runtime.view.pages import PARTS
+    except ImportError:  # no view extra (or no httpx): nothing to serve
+        return []
+    db = str(folder / "view.db")
+    config = recorded.config
+    with EventStore.open(db) as store:
+        for status, events in runs.items():
+            store.create_run(f"{status}-run", config.experiment, config_snapshot(config))
+            if events:
+                store.append(f"{status}-run", 0, [to_new_event(e) for e in events])
+                store.set_status(f"{status}-run", status)
+    problems: list[str] = []
+    client = TestClient(create_app(db))
+    for status in runs:
+        for url in [f"/runs/{status}-run", *(f"/runs/{status}-run/part/{p}" for p in PARTS)]:
+            response = client.get(url)
+            if response.status_code != 200:
+                problems.append(f"maai view {url}: {response.status_code}")
+            problems += _page_problems(f"maai view {url}", response.text)
+    sections = client.get("/runs/failed-run/part/sections").text
+    if escape(HOSTILE_REASON) not in sections:
+        problems.append("maai view does not show the failed run's reason")
+    return problems
+
+
 __all__ = [
     "contract_run",
     "contract_signing_key",
@@ -173,5 +271,6 @@ __all__ = [
     "test_contract_fold_gives_the_engines_state",
     "test_contract_the_audits_pass_on_a_clean_run",
     "test_contract_the_same_seed_gives_the_same_events",
+    "test_contract_unfinished_runs_have_whole_report_and_view_pages",
     "test_contract_verify_and_replay_accept_the_run",
 ]

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import jinja2
 import markupsafe
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import URL
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
@@ -32,6 +32,7 @@ from starlette.templating import Jinja2Templates
 
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import LedgerError, RunNotFoundError
+from maai.projections import templating
 from maai.projections.history import UnreadableEventError
 from maai.projections.markup import Markup as Built
 from maai.runtime.view import pages
@@ -44,11 +45,10 @@ log = logging.getLogger("maai.view")
 
 
 def templates() -> Jinja2Templates:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,  # every template, whatever its file name
-        undefined=jinja2.StrictUndefined,
-    )
+    """The pages' templates: the ones ``maai report`` renders too (``projections/templates``,
+    autoescaped for every file, an undefined name an error, no Python object written as
+    Python writes it; ``projections/templating.py``)."""
+    env = templating.environment(printable=(URL,))
     # Markup that projections/markup.py built (every text in it escaped) goes in as it is;
     # anything else is escaped.
     env.filters["built"] = lambda v: markupsafe.Markup(v) if isinstance(v, Built) else v
@@ -156,6 +156,9 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
     def fragment(request: Request, name: str, context: dict[str, Any]) -> str:
         return tpl.get_template(name).render({"request": request, **context})
 
+    async def stylesheet(request: Request) -> Response:
+        return Response(templating.stylesheet(), media_type="text/css")
+
     routes = [
         Route("/", guarded(pages.runs_page, "runs.html.j2")),
         Route("/runs/{run_id}", guarded(pages.run_page, "run.html.j2")),
@@ -171,6 +174,8 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
         Route("/studies/{name}/part/report", guarded(pages.study_report_part, "")),
         Route("/studies/{name}/live", json_endpoint(pages.study_live)),
         Route("/compare", guarded(pages.compare_page, "compare.html.j2")),
+        # The one stylesheet, the one the static reports inline (projections/templates).
+        Route("/static/maai.css", stylesheet),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     middleware = [Middleware(TokenGuard, token=token)] if token else []

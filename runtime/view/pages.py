@@ -10,7 +10,12 @@ from starlette.requests import Request
 
 from maai.domain import experiments
 from maai.domain.experiments import UnknownExperimentError
-from maai.projections.report import Section, experiment_sections, run_section
+from maai.projections.report import (
+    Section,
+    anchored_sections,
+    experiment_sections,
+    run_section,
+)
 from maai.runtime.view import run_page as parts
 from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore, labels_of, stamp
 from maai.runtime.view.studies import queued_plan
@@ -156,7 +161,7 @@ def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
             sections += experiment_sections(history)
         except Exception as exc:  # an edited ledger may defeat a section: say so
             context["broken"] = f"{type(exc).__name__}: {exc}"
-        context["sections"] = sections
+        context["sections"] = anchored_sections(sections)
     return context
 
 
@@ -229,7 +234,7 @@ def study_report_part(request: Request, store: ViewStore) -> dict[str, Any]:
     sections = [study_section(name, runs, factors, None, None)]
     sections += study_experiment_sections(runs, None)
     sections += comparison_sections(runs, factors, [])
-    return {"sections": sections, "template": "_part_sections.html.j2"}
+    return {"sections": anchored_sections(sections), "template": "_part_sections.html.j2"}
 
 
 def study_live(request: Request, store: ViewStore) -> dict[str, Any]:

@@ -75,6 +75,7 @@ def test_participants_words_are_text_not_markup(golden: History) -> None:
     page = run_report(history)
     assert html.escape(HOSTILE) in page
     assert "<script" not in page and "<img" not in page
+    assert 'href="javascript:' not in page and "javascript:window" in page  # as text
     rows = history.experiment.views().table_rows(history)  # type: ignore[union-attr]
     for statement in rows["statements"]:
         assert html.escape(statement["text"]) in page

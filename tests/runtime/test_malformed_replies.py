@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from maai.domain.config import RetryConfig
 from maai.domain.events import ModelAttemptFailed, ModelCallCompleted
-from maai.domain.frohlich.config import RetryConfig
 from maai.ledger import EventStore
 from maai.projections.history import history_from_stored
+from maai.runtime.call_errors import ErrorKind, ModelCallError, classify
 from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
-from maai.runtime.recording import ErrorKind, ModelCallError, classify
 from maai.runtime.runs import load_config, start_run
 from maai.runtime.verify import verify_events
 from tests.e2e.fake_model import FakeModel, serve_agent

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from maai.cli.app import app
 from maai.domain.config import ProviderConfig, RetryConfig
 from maai.ledger import EventStore
+from maai.runtime.call_errors import ModelCallError
 from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
-from maai.runtime.recording import ModelCallError
 from maai.runtime.runs import load_config, start_run
 from maai.runtime.verify import verify_events
 from tests.e2e.fake_model import FakeModel, serve_agent

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from maai.ledger import EventStore
 from maai.runtime.view.app import create_app
 from maai.runtime.view.reading import ViewStore
-from tests.projections.recording import golden_history
+from tests.projections.frohlich.recording import golden_history
 from tests.view.ledgers import append_more, write_run
 
 

@@ -191,7 +191,7 @@ def test_live_events_come_after_the_head_and_parts_stop_at_theirs(tmp_path: Path
 
 
 def _golden_events() -> list[object]:
-    from tests.projections.recording import golden_history
+    from tests.projections.frohlich.recording import golden_history
 
     return [entry.event for entry in golden_history().entries]
 

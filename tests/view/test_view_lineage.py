@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from maai.domain.frohlich.events import StatementMade
 from maai.runtime.view.app import create_app
-from tests.projections.recording import golden_history
+from tests.projections.frohlich.recording import golden_history
 from tests.view.ledgers import write_fork, write_run
 
 
