@@ -339,6 +339,27 @@ def test_a_failed_run_forks_before_its_failure_and_a_running_one_at_a_boundary(
     assert done.exit_code == 0, done.output
     assert "is running: forked at seq" in done.output
 
+    # A run that failed (Ada's context window is too small for her decision) forks at a
+    # point before its failure, and the fork, given a larger window, completes.
+    import yaml
+
+    from maai.configs import __file__ as configs_init
+
+    config = yaml.safe_load((Path(configs_init).parent / "collaboration.yaml").read_text("utf-8"))
+    config["agents"][0]["provider"] = {"context_window": 900, "max_output_tokens": 100}
+    (tmp_path / "small.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    failed_db = str(tmp_path / "failed.db")
+    assert invoke("run", str(tmp_path / "small.yaml"), "--db", failed_db, "-q").exit_code == 1
+    with EventStore.open(failed_db) as store:
+        (failed,) = store.list_runs()
+    assert failed.status == "failed"
+    fixed = "agents.Ada.provider.context_window=8000"
+    done = invoke("fork", failed.run_id, "--at", "decision", "--set", fixed, "--db", failed_db)
+    assert done.exit_code == 0, done.output
+    with EventStore.open(failed_db) as store:
+        statuses = {r.run_id: r.status for r in store.list_runs()}
+    assert sorted(statuses.values()) == ["completed", "failed"]
+
 
 def test_lineage_runs_tree_show_and_the_python_api(
     parents: dict[str, tuple[str, str]], tmp_path: Path
