@@ -16,14 +16,14 @@ from typer.testing import CliRunner, Result
 from maai.cli.app import app
 from maai.ledger import EventStore, StoredEvent
 from maai.runtime.forks import check_prefix, scan_parent
+from tests.support.examples import BUILT_IN
 
 runner = CliRunner()
 
-CONFIGS = {
-    "frohlich": ["--seed", "3"],  # the packaged default: Phase 1, then rounds and ballots
-    "collaboration": [],
-    "world": [],
-}
+# The built-in experiments (tests/support/examples.py), each forked at every point of its
+# run: a plug-in's forks are maai.testing's contract test (a fork at points spread over the run).
+ARGUMENTS = {"frohlich": ["--seed", "3"]}  # the packaged default: Phase 1, then rounds and ballots
+CONFIGS = {name: ARGUMENTS.get(name, []) for name in BUILT_IN}
 EXAMPLE = {"frohlich": "default", "collaboration": "collaboration", "world": "world_pgg"}
 
 
@@ -538,3 +538,42 @@ def test_a_forks_tables_hold_what_followed_the_point_unless_asked(
         top = ledger.run(parent).tables(with_prefix=True)
     assert "inherited" not in top["rankings"].columns
     assert len(top["choices"]) == len(whole)
+
+    # The JSON export and the transcript say what of the fork is inherited.
+    log = invoke("export", child, "--db", db)
+    assert log.exit_code == 0, log.output
+    assert json.loads(log.output)["fork"] == {
+        "parent_run": parent,
+        "point": "phase2",
+        "parent_seq": forked_at - 1,
+        "forked_seq": forked_at,
+        "inherited_seqs": [1, forked_at - 1],
+    }
+    transcript = invoke("export", child, "-f", "transcript", "--db", db).output
+    assert transcript.startswith(f"> A fork of run {parent} at phase2: its events 1 to ")
+    plain = invoke("export", parent, "--db", db)
+    assert "fork" not in json.loads(plain.output)
+
+
+def test_a_fork_of_a_fork_before_its_parents_point_verifies(
+    parents: dict[str, tuple[str, str]], tmp_path: Path
+) -> None:
+    """A grandchild forked at a point inside its parent's inherited prefix holds none of the
+    parent's run.forked: its prefix's signing evidence is the grandparent's, found through
+    the parent's lineage, and verify holds."""
+    db, parent = parents["collaboration"]
+    db = _copy(tmp_path, db)
+    assert invoke("fork", parent, "--at", "decision", "--db", db, "-q").exit_code == 0
+    child = _newest(db)
+    done = invoke("fork", child, "--at", "exchange:2", "--no-run", "--db", db)
+    assert done.exit_code == 0, done.output
+    grandchild = _newest(db)
+    events = _events(db, grandchild)
+    forked = [e for e in events if e.type == "run.forked"]
+    assert len(forked) == 1 and forked[0].payload["parent_run"] == child
+    assert any(e.type == "run.signed" and e.seq < forked[0].seq for e in events)
+    verified = invoke("verify", grandchild, "--db", db)
+    assert verified.exit_code == 0, verified.output
+    resumed = invoke("resume", grandchild, "--db", db, "-q")
+    assert resumed.exit_code == 0, resumed.output
+    assert invoke("verify", grandchild, "--db", db).exit_code == 0
