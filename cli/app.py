@@ -47,6 +47,7 @@ def _options(
 
 def _register() -> None:
     from maai.cli import (
+        check_commands,
         export_commands,
         fork_commands,
         ledger_commands,
@@ -57,6 +58,7 @@ def _register() -> None:
     )
 
     run_commands.register(app)
+    check_commands.register(app)
     export_commands.register(app)
     report_commands.register(app)
     ledger_commands.register(app)

@@ -29,14 +29,15 @@ from maai.cli.common import (
 )
 from maai.cli.files import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
-from maai.cli.study_commands import write_study_tables
+from maai.cli.study_commands import parquet_beside, write_study_tables
 from maai.cli.vote_table import print_vote_tables
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
-from maai.projections.forks import mark_inherited
+from maai.projections.forks import INHERITED, fork_note, mark_inherited, transcript_note
 from maai.projections.history import History, UnknownAgentError, UnreadableEventError
 from maai.projections.jsonout import dumps, iter_dumps
+from maai.projections.schema import FLAG
 from maai.projections.tables import RenderedTables
 
 EXIT_VIOLATIONS = 1
@@ -142,7 +143,8 @@ def export(
             "--format",
             "-f",
             help="json: the agent-centric log; transcript: the public discussion as Markdown; "
-            "tables: CSV files for pandas/R with a data dictionary (needs --out).",
+            "tables: CSV files for pandas/R with a data dictionary, and Parquet files typed by"
+            " the declared schema with the analysis extra (needs --out).",
         ),
     ] = Format.JSON,
     agent: Annotated[
@@ -208,7 +210,7 @@ def export(
                 ids = ids or [run.run_id for run in store.list_runs()]
             histories = [load_history(store, run_id) for run_id in ids]
             if all_runs:
-                _export_all(out_dir, histories)
+                _export_all(out_dir, histories, with_prefix)
                 return
             by_experiment: dict[str, list[History]] = {}
             for history in histories:
@@ -219,21 +221,28 @@ def export(
                 # Runs of different experiments have different tables: one folder each.
                 folder = out_dir if len(by_experiment) == 1 else out_dir / name
                 views = _views(group[0])
-                files = mark_inherited(views.tables(group), group, views.tables, with_prefix)
+                rendered = views.tables(group)
+                files = mark_inherited(rendered, group, views.tables, with_prefix)
+                typed = getattr(rendered, "column_types", None)
                 for file_name in files:
                     write_table_file(folder / file_name, files, file_name)
+                    if typed is not None and file_name.endswith(".csv"):
+                        types = {**typed(file_name), INHERITED: FLAG}
+                        written += parquet_beside(folder / file_name, types)
                 written += len(files)
             typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
             return
         history = load_history(store, ids[0], keep_prompts=fmt is Format.JSON)
         if fmt is Format.TRANSCRIPT:
-            _emit(_views(history).transcript(history), output)
+            # A fork's opens with what of it is inherited (docs/forks.md).
+            _emit(transcript_note(history) + _views(history).transcript(history), output)
             return
         try:
             log = _views(history).agent_log(history, agent)
         except UnknownAgentError as exc:
             fail(f"run {history.run_id}: {exc}")
-        _emit_json(log, output)
+        note = fork_note(history)
+        _emit_json(log if note is None else {"fork": note, **log}, output)
 
 
 @audit_app.command("votes")
@@ -334,7 +343,7 @@ def audit_protocol_command(
         raise typer.Exit(EXIT_VIOLATIONS)
 
 
-def _export_all(out_dir: Path, histories: list[History]) -> None:
+def _export_all(out_dir: Path, histories: list[History], with_prefix: bool) -> None:
     """Every run of the ledger: each study's runs in a folder of their own (``study-NAME``),
     the runs of no study in ``out_dir`` itself, each with a runs table and the experiments'
     tables, as CSV and (with the analysis extra) Parquet (docs/studies.md, "Tables")."""
@@ -345,7 +354,7 @@ def _export_all(out_dir: Path, histories: list[History]) -> None:
     written = 0
     for study, group in sorted(groups.items(), key=lambda kv: kv[0] or ""):
         written += write_study_tables(
-            out_dir if study is None else out_dir / f"study-{study}", group
+            out_dir if study is None else out_dir / f"study-{study}", group, with_prefix=with_prefix
         )
     typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
 

@@ -10,20 +10,14 @@ from rich.markup import escape
 
 from maai.cli.common import DbOption, exit_code_for, open_store_or_exit
 from maai.cli.run_commands import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_USAGE,
     _execute,
-    _fail,
     _interrupted,
     _sigint_deferred,
-    _signer,
     _sigterm_as_interrupt,
     _stop_running,
     _trace,
-    err,
-    out,
 )
+from maai.cli.run_support import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, _fail, _signer, err, out
 from maai.domain.forks import ForkError
 from maai.ledger import EventStore, LedgerError
 from maai.runtime.checkpoints import sign_head

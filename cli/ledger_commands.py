@@ -195,8 +195,7 @@ def runs_command(
         typer.Option(
             "--status",
             metavar="STATUS",
-            help="Only runs with this status (created, running, completed, failed,"
-            " interrupted).",
+            help="Only runs with this status (created, running, completed, failed, interrupted).",
         ),
     ] = None,
     label: Annotated[

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from maai.ledger.packing import PACKED_KEY
+from maai.ledger.packed_values import PACKED_KEY
 
 FieldPaths = Mapping[str, Sequence[str]]
 """Event type -> the dotted paths of its payload to read."""
@@ -75,7 +75,7 @@ def sqlite_payload_column(
 
 def sqlite_size_column(omit: Mapping[str, tuple[str, ...]]) -> tuple[str, list[str]]:
     """The SQL expression that gives the length of the stored payload of an event of a type
-    in ``omit`` (what the reader of packed values goes by, ``ledger.packing.Unpacker``), and
+    in ``omit`` (what the reader of packed values goes by, ``ledger.unpacking.Unpacker``), and
     ``NULL`` for any other; with its parameters."""
     if not omit:
         return "NULL", []

@@ -28,7 +28,7 @@ from maai.ledger.errors import (
     InvalidEventError,
     LedgerError,
 )
-from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY
+from maai.ledger.packed_values import MIN_EVENT_CHARS, PACKED_KEY
 from maai.ledger.schema import checkpoints, events, read_head
 from maai.ledger.store_base import _as_utc, _nothing, _payload_text
 from maai.ledger.store_reading import StoreReading

@@ -42,9 +42,10 @@ from maai.ledger.fields import (
     sqlite_payload_column,
     sqlite_size_column,
 )
-from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY, PackingError, Unpacker
+from maai.ledger.packed_values import MIN_EVENT_CHARS, PACKED_KEY, PackingError
 from maai.ledger.schema import events, read_head
 from maai.ledger.store_base import StoreBase, _as_utc, _first_line, _payload_text
+from maai.ledger.unpacking import Unpacker
 
 # Columns in the order every read query returns them.
 _EVENT_COLUMNS: Final = (
@@ -318,11 +319,16 @@ class StoreReading(StoreBase):
             # and the stored length of a payload with paths removed
             column, params = sqlite_payload_column(fields, omit)
             size_column, size_params = sqlite_size_column(omit)
+            # And whether the payload as stored is packed: a picked value that is null is
+            # looked for in the unpacked event only then (an event of a type that lacks
+            # the path is not fetched again; a scan of a run's calls met that at every
+            # event that is no call).
             query = (
-                f"SELECT position, seq, type, schema_version, {column}, agent, {size_column}"
+                f"SELECT position, seq, type, schema_version, {column}, agent, {size_column},"
+                " instr(payload, ?) > 0"
                 " FROM events WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?"
             )
-            params += size_params
+            params += [*size_params, _PACKED_KEY_TEXT]
 
             def fetch(conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
                 raw = conn.connection.driver_connection
@@ -360,12 +366,13 @@ class StoreReading(StoreBase):
                 try:
                     payload = parse(text)
                     if paths is not None:
+                        packed = r[7] if sqlite else PACKED_KEY in payload
                         payload = (
                             dict(zip(paths, payload, strict=True))
                             if sqlite
                             else pick(payload, paths)
                         )
-                        if None in payload.values():  # perhaps packed: read it whole
+                        if packed and None in payload.values():  # perhaps packed: unpack it
                             payload = pick(self._fetch_logical(run_id, seq, type_, agent), paths)
                     else:
                         if not sqlite and size >= MIN_EVENT_CHARS:

@@ -42,7 +42,7 @@ from maai.domain.events import (
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY, EventRegistry, UnknownEventError, encode
 from maai.ledger import GENESIS_HASH, StoredEvent, canonical_json, envelope_hash, format_recorded_at
-from maai.ledger.packing import MIN_LIST_ITEMS, MIN_TEXT_CHARS, PACKED_KEY
+from maai.ledger.packed_values import MIN_LIST_ITEMS, MIN_TEXT_CHARS, PACKED_KEY
 from maai.projections.entry import Entry as Entry
 from maai.projections.held import HeldEntries
 from maai.projections.jsonout import DeferredText

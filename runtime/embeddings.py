@@ -21,7 +21,7 @@ from openai import AsyncOpenAI
 
 from maai.domain.embeddings import EmbeddingError, encode_vector
 from maai.runtime.call_context import current_request
-from maai.runtime.recording import NonStreamingModel, text_response
+from maai.runtime.sdk_responses import NonStreamingModel, text_response
 
 
 class EmbeddingsModel(NonStreamingModel):

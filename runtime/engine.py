@@ -431,9 +431,14 @@ class Engine:
                 if failure is not None:
                     request, error = failure
                     await _cancel(in_flight.values())
+                    # A caller's error that names the call itself (runtime.recording's
+                    # ModelCallError) gives what went wrong alone as ``detail``: each
+                    # failure is said once, without repeated prefixes.
+                    what = getattr(error, "detail", None)
                     reason = (
                         f"model call failed: agent {request.agent}, step {request.purpose} "
-                        f"({request.address}), model {request.model}: {error}"
+                        f"({request.address}), model {request.model}: "
+                        f"{what if isinstance(what, str) else error}"
                     )
                     record([RunFailed(reason=reason, address=request.address, agent=request.agent)])
                     send()

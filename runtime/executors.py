@@ -14,7 +14,8 @@ from maai.domain.config import UTILITY, ExperimentConfig
 from maai.domain.events import ModelAttemptFailed
 from maai.domain.experiment import Experiment
 from maai.runtime import providers
-from maai.runtime.recording import AttemptFailure, Caller, ErrorKind, ModelCaller, ModelCallError
+from maai.runtime.call_errors import AttemptFailure, ErrorKind, ModelCallError
+from maai.runtime.recording import Caller, ModelCaller
 from maai.runtime.windows import WindowCheck
 
 

@@ -18,7 +18,7 @@ import openai
 
 from maai.domain.config import ExperimentConfig
 from maai.runtime import providers
-from maai.runtime.recording import status_detail
+from maai.runtime.call_errors import status_detail
 
 PREFLIGHT_TIMEOUT_S = 15.0
 PREFLIGHT_ENV = "MAAI_PREFLIGHT"  # "off": skip (offline rehearsals of configs)

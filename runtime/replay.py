@@ -16,13 +16,8 @@ from collections.abc import Iterable, Mapping
 from agents import Model
 
 from maai.domain.calls import ModelAnswer, ModelRequest
-from maai.runtime.recording import (
-    AttemptFailure,
-    Caller,
-    ModelCaller,
-    ModelCallError,
-    OnAttemptFailed,
-)
+from maai.runtime.call_errors import AttemptFailure, ModelCallError
+from maai.runtime.recording import Caller, ModelCaller, OnAttemptFailed
 
 
 class ReplayError(RuntimeError):

@@ -23,7 +23,7 @@ from agents.tool import Tool
 from maai.domain.calls import ModelRequest
 from maai.domain.experiment import SimulatedPolicy
 from maai.runtime.call_context import current_request
-from maai.runtime.recording import NonStreamingModel, text_response
+from maai.runtime.sdk_responses import NonStreamingModel, text_response
 from maai.runtime.simulated.latency import sleep_until
 
 MODEL_NAME = "simulated"

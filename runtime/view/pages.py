@@ -10,15 +10,21 @@ from starlette.requests import Request
 
 from maai.domain import experiments
 from maai.domain.experiments import UnknownExperimentError
-from maai.projections.report import Section, experiment_sections, run_section
+from maai.projections.report import (
+    Section,
+    anchored_sections,
+    experiment_sections,
+    run_section,
+)
 from maai.runtime.view import run_page as parts
 from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore, labels_of, stamp
+from maai.runtime.view.studies import queued_plan
 
 PER_PAGE = 50
-FOLD_BUDGET_S = 0.25
+FOLD_BUDGET_S = 0.15
 """How long the runs page folds rows not folded before; the rest are shown as pending and
 the page's script asks again (a ledger of 1,000 runs answers at once after a start)."""
-STATUSES = ("new", "running", "completed", "failed", "interrupted")
+STATUSES = ("created", "running", "completed", "failed", "interrupted")
 
 
 class NotFound(LookupError):
@@ -44,7 +50,10 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         page = int(q.get("page", "1"))
     except ValueError:
         page = 1
-    found = store.runs_page(wanted, sort, descending, page, PER_PAGE, budget_s=FOLD_BUDGET_S)
+    infos = store.run_infos()
+    found = store.runs_page(
+        wanted, sort, descending, page, PER_PAGE, budget_s=FOLD_BUDGET_S, infos=infos
+    )
     params = {
         "experiment": wanted.experiment,
         "status": wanted.status,
@@ -56,7 +65,6 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "sort": sort,
         "order": "desc" if descending else "asc",
     }
-    infos = store.run_infos()
     return {
         "title": "Runs",
         "found": found,
@@ -64,7 +72,7 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "params": params,
         "sort_keys": SORT_KEYS,
         "statuses": STATUSES,
-        "experiments": experiments.names(),
+        "experiments": store.experiment_names(),
         "studies": sorted({str(labels_of(i)["study"]) for i in infos if "study" in labels_of(i)}),
         "stamp": stamp,
     }
@@ -79,12 +87,13 @@ def _history(store: ViewStore, run_id: str) -> tuple[Any, Any]:
     return info, store.history(info, experiment)
 
 
-PARTS = ("timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
+PARTS = ("lineage", "timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
 """The parts of a run's page fetched after its first screen (each read at the page's head)."""
 
 
-FIRST_SCREEN = 300
-"""Timeline lines sent with a run's page; the rest come as its first part."""
+FIRST_SCREEN = 100
+"""Timeline lines sent with a run's page (more than a screen holds); the rest come as its
+first part."""
 
 
 def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
@@ -122,6 +131,9 @@ def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
     if name == "timeline":
         lines, _ = store.public_lines(info, after=after, limit=None)
         return {"info": info, "lines": lines, "template": "_part_timeline.html.j2"}
+    if name == "lineage":  # a part: the first read of the ledger's forks scans its events
+        lineage = store.lineage(info.run_id)
+        return {"info": info, "lineage": lineage, "template": "_lineage.html.j2"}
     try:
         experiment = experiments.get(info.kind)
     except UnknownExperimentError:
@@ -149,7 +161,7 @@ def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
             sections += experiment_sections(history)
         except Exception as exc:  # an edited ledger may defeat a section: say so
             context["broken"] = f"{type(exc).__name__}: {exc}"
-        context["sections"] = sections
+        context["sections"] = anchored_sections(sections)
     return context
 
 
@@ -222,17 +234,19 @@ def study_report_part(request: Request, store: ViewStore) -> dict[str, Any]:
     sections = [study_section(name, runs, factors, None, None)]
     sections += study_experiment_sections(runs, None)
     sections += comparison_sections(runs, factors, [])
-    return {"sections": sections, "template": "_part_sections.html.j2"}
+    return {"sections": anchored_sections(sections), "template": "_part_sections.html.j2"}
 
 
 def study_live(request: Request, store: ViewStore) -> dict[str, Any]:
     progress = _study(store, request.path_params["name"])
-    return {"counts": progress["counts"], "eta_s": progress["eta_s"]}
+    keys = ("counts", "progress", "total", "eta_s", "cost_usd", "budget_usd")
+    return {key: progress[key] for key in keys}
 
 
 def _study(store: ViewStore, name: str) -> dict[str, Any]:
     infos = [i for i in store.run_infos() if labels_of(i).get("study") == name]
-    if not infos:
+    plan = queued_plan(store.store(), name)
+    if not infos and plan is None:
         raise NotFound(f"no run of the ledger belongs to a study named {name!r}")
     infos.sort(key=lambda i: i.run_id)
     rows = [store.row(info) for info in infos]
@@ -262,18 +276,35 @@ def _study(store: ViewStore, name: str) -> dict[str, Any]:
                 ],
             }
         )
+    created = {info.run_id for info in infos}
+    not_created = [run_id for run_id in plan.runs if run_id not in created] if plan else []
+    progress = {
+        "done": counts.get("completed", 0),
+        "running": counts.get("running", 0),
+        "failed": counts.get("failed", 0),
+        "interrupted": counts.get("interrupted", 0),
+        "pending": counts.get("created", 0) + len(not_created),
+    }
+    total = len(rows) + len(not_created)
     finished = [r for r in rows if r.info.status in ("completed", "failed")]
-    running = counts.get("running", 0) + counts.get("new", 0)
-    left = len(rows) - len(finished)
+    left = total - len(finished)
     mean_s = sum(r.duration_s for r in finished) / len(finished) if finished else None
-    eta_s = None if mean_s is None or not left else mean_s * left / max(1, running)
-    costs = [r.cost_usd for r in rows if r.cost_usd is not None]
+    # The runs left, each as long as the mean, as many at a time as run now (at least one).
+    at_once = max(1, progress["running"])
+    eta_s = None if mean_s is None or not left else mean_s * left / at_once
+    priced = [r.cost_usd for r in rows if r.cost_usd is not None]
+    # A run without prices has no cost: the study's cost is then unknown, not understated.
+    cost = sum(priced) if rows and len(priced) == len(rows) else None
     return {
         "counts": counts,
-        "total": len(rows),
+        "progress": progress,
+        "planned": plan is not None,
+        "not_created": not_created,
+        "total": total,
         "cells": cells,
         "eta_s": eta_s,
-        "cost_usd": sum(costs) if costs else None,
+        "cost_usd": cost,
+        "budget_usd": plan.budget_usd if plan else None,
     }
 
 
@@ -289,46 +320,64 @@ def _wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 def compare_page(request: Request, store: ViewStore) -> dict[str, Any]:
     """Two runs side by side, their events aligned by key (the protocol slot each fills):
-    a fork and its parent line up from the fork point, two replicates step by step."""
+    a fork and its parent from the fork point (the prefix they share is one row), two
+    replicates step by step."""
     a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
     if not a or not b:  # the form, to name the runs
         return {"title": "Compare two runs", "a": a, "b": b, "left": None, "right": None}
     left_info, left = _history(store, a)
     right_info, right = _history(store, b)
-    rows = align(parts.timeline(left), parts.timeline(right), left, right)
+    fork = store.fork_of(right_info.run_id, left_info.run_id)
+    child_on = "right"
+    if fork is None:
+        fork = store.fork_of(left_info.run_id, right_info.run_id)
+        child_on = "left"
+    shared = fork.parent_seq if fork is not None else 0
+    left_entries = [e for e in left.entries if e.seq > shared]
+    right_entries = [e for e in right.entries if e.seq > shared]
+    rows = align(
+        [parts.line_of(e) for e in left_entries],
+        [parts.line_of(e) for e in right_entries],
+        [_key(e) for e in left_entries],
+        [_key(e) for e in right_entries],
+    )
     return {
         "title": f"{left_info.run_id} and {right_info.run_id}",
         "a": a,
         "b": b,
         "left": left_info,
         "right": right_info,
+        "fork": fork,
+        "child_on": child_on,
+        "shared": shared,
         "rows": rows,
     }
 
 
-def align(left_lines: list[Any], right_lines: list[Any], left: Any, right: Any) -> list[Any]:
-    """Pairs of lines, matched by event key where both runs filled the slot, in the left
-    run's order, the right run's other events after the place they follow."""
-    keys_left = [_key(e) for e in left.entries]
-    keys_right = [_key(e) for e in right.entries]
-    right_at = {k: i for i, k in enumerate(keys_right)}
-    used: set[int] = set()
-    rows: list[tuple[Any, Any]] = []
-    next_right = 0
-    for i, key in enumerate(keys_left):
-        j = right_at.get(key)
-        if j is not None and j not in used:
-            while next_right < j:
-                if next_right not in used:
-                    rows.append((None, right_lines[next_right]))
-                    used.add(next_right)
-                next_right += 1
-            used.add(j)
-            next_right = max(next_right, j + 1)
-            rows.append((left_lines[i], right_lines[j]))
+def align(
+    left_lines: list[Any], right_lines: list[Any], keys_left: list[str], keys_right: list[str]
+) -> list[tuple[Any, Any]]:
+    """Pairs of lines, matched by event key where both runs filled the slot (the first of
+    the right run's not matched yet: concurrent calls may be recorded in another order), in
+    the left run's order; each of the right run's other events right after the right event
+    before it."""
+    right_at: dict[str, list[int]] = {}
+    for j, k in reversed(list(enumerate(keys_right))):
+        right_at.setdefault(k, []).append(j)  # the first occurrence last: popped first
+    paired = [right_at[k].pop() if right_at.get(k) else None for k in keys_left]
+    matched = {j for j in paired if j is not None}
+    after: dict[int, list[int]] = {}  # a matched right event -> the unmatched ones after it
+    before = -1
+    for j in range(len(right_lines)):
+        if j in matched:
+            before = j
         else:
-            rows.append((left_lines[i], None))
-    rows += [(None, right_lines[j]) for j in range(len(right_lines)) if j not in used]
+            after.setdefault(before, []).append(j)
+    rows: list[tuple[Any, Any]] = [(None, right_lines[j]) for j in after.get(-1, [])]
+    for i, pair in enumerate(paired):
+        rows.append((left_lines[i], None if pair is None else right_lines[pair]))
+        if pair is not None:
+            rows += [(None, right_lines[k]) for k in after.get(pair, [])]
     return rows
 
 

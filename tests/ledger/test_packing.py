@@ -10,18 +10,16 @@ from typing import Any
 import pytest
 
 from maai.ledger import EventStore, InvalidEventError, NewEvent, canonical_json, head_revision
-from maai.ledger.packing import (
+from maai.ledger.packed_values import (
     MIN_EVENT_CHARS,
     PACKED_KEY,
-    Packer,
-    Unpacker,
     Version,
     apply_ops,
     candidates,
-    diff_list,
-    diff_text,
     long_values,
 )
+from maai.ledger.packing import Packer, diff_list, diff_text
+from maai.ledger.unpacking import Unpacker
 from tests.ledger.helpers import RunSql
 
 INSTRUCTIONS = "\n".join(

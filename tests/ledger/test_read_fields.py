@@ -10,7 +10,7 @@ import pytest
 
 from maai.ledger import EventStore, NewEvent, RunNotFoundError
 from maai.ledger.fields import pick
-from maai.ledger.packing import MIN_EVENT_CHARS, PACKED_KEY
+from maai.ledger.packed_values import MIN_EVENT_CHARS, PACKED_KEY
 from tests.ledger.test_packing import growing_run
 
 FIELDS = {"model.requested": ("request.agent", "request.context", "request.missing", "nope.x")}

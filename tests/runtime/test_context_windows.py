@@ -1,10 +1,11 @@
 """Context windows and token counts (docs/providers.md, "Context windows"): a request that
-would not fit is not sent, and the run stops with a recorded, resumable error."""
+would not fit is not sent, and the run stops with a recorded, resumable error. Frohlich's
+config serves: its discussion prompts grow, and the check is the call path's, whatever the
+experiment."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,26 +17,20 @@ from maai.domain.events import ModelAttemptFailed
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.ledger import EventStore
 from maai.projections.history import history_from_stored
+from maai.runtime.call_errors import ModelCallError
 from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.executors import LiveExecutor
-from maai.runtime.recording import ModelCallError
 from maai.runtime.runs import load_config, start_run
 from maai.runtime.tokens import count_request, encoding
-from maai.runtime.windows import ASSUMED_WINDOW, window_of, window_warnings
+from maai.runtime.windows import (
+    ASSUMED_WINDOW,
+    DEFAULT_WINDOWS,
+    default_window,
+    window_of,
+    window_warnings,
+)
 from tests.e2e.runs import write_config
-from tests.runtime.loopback_http import LoopbackServer, loopback_server
-
-
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
-    with loopback_server() as srv:
-        yield srv
+from tests.runtime.loopback_http import LoopbackServer
 
 
 def test_the_offline_encodings_are_openais() -> None:
@@ -177,3 +172,11 @@ def test_a_run_stops_with_a_recorded_resumable_error(tmp_path: Path) -> None:
         with pytest.raises(RunFailedError):
             asyncio.run(Engine(store, run_id, LiveExecutor(config, env={})).run())
         assert store.get_run(run_id).status == "failed"
+
+
+def test_every_default_window_is_reachable_by_its_own_name() -> None:
+    # The first fragment found wins: an entry shadowed by an earlier, shorter one (``o1``
+    # before ``o1-preview``) would hand its models the wrong window.
+    for fragment, tokens in DEFAULT_WINDOWS:
+        assert default_window(fragment) == (fragment, tokens)
+        assert default_window(f"Org/{fragment.upper()}-Instruct") == (fragment, tokens)

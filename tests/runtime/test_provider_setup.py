@@ -1,4 +1,5 @@
-"""Provider routing, the credentials check before a run, and key scrubbing."""
+"""Provider routing, the credentials check before a run, and key scrubbing. Frohlich's config
+serves: routing reads the agents' models and providers, alike in every experiment's config."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from agents.models.openai_responses import OpenAIResponsesModel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maai.domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig, UtilityConfig
+from maai.domain.config import ProviderConfig, UtilityConfig
+from maai.domain.frohlich.config import AgentConfig, FrohlichConfig
 from maai.runtime.providers import (
     NO_KEY_PLACEHOLDER,
     ProviderSetupError,

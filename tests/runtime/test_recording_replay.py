@@ -1,4 +1,6 @@
-"""Record a session of calls of every purpose, then replay it without models or network."""
+"""Record a session of calls of every purpose, then replay it without models or network.
+Frohlich's purposes and schemas serve: recording and replay key calls by their request hash,
+whatever the experiment."""
 
 from __future__ import annotations
 
@@ -15,21 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maai.domain.calls import ModelAnswer, ModelRequest, canonical_json
-from maai.domain.frohlich.config import RetryConfig
+from maai.domain.config import RetryConfig
 from maai.domain.frohlich.extraction import RANKING_SCHEMA
 from maai.domain.frohlich.purposes import Purpose
 from maai.runtime.call_context import current_request
-from maai.runtime.recording import (
-    AttemptFailure,
-    ErrorKind,
-    ModelCaller,
-    ModelCallError,
-    answer_to_sdk_response,
-    backoff_delay,
-    response_text,
-    response_to_raw,
-)
+from maai.runtime.call_errors import AttemptFailure, ErrorKind, ModelCallError
+from maai.runtime.recording import ModelCaller, backoff_delay
 from maai.runtime.replay import ReplayCaller, ReplayMismatchError, ReplayMissError
+from maai.runtime.sdk_responses import answer_to_sdk_response, response_text, response_to_raw
 from tests.runtime.fake_models import EchoModel, ExplodingModel, message, session
 
 
