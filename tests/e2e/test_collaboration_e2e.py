@@ -61,7 +61,6 @@ PLANS: list[list[Mark]] = [
     [START, MID_CONVERSATION],  # killed during the run, then during the resume
     [BETWEEN_INITIAL, BETWEEN_DECISIONS],
     [LATE_CONVERSATION],
-    [BETWEEN_DECISIONS],
 ]
 PARALLEL = 2
 
