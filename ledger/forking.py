@@ -22,11 +22,9 @@ from maai.ledger.envelope import (
     check_run_id,
     envelope_hash,
     format_recorded_at,
-    normalize_json,
-    normalized_json_text,
-    parse_json,
 )
 from maai.ledger.errors import LedgerError, RunExistsError
+from maai.ledger.stored_json import normalize_json, normalized_json_text, parse_json
 
 if TYPE_CHECKING:
     from maai.ledger.store import EventStore

@@ -49,7 +49,7 @@ def test_every_column_of_every_table_has_a_declared_type(name: str) -> None:
 
 
 def export(folder: Path, study: dict[str, Any]) -> Path:
-    from maai.cli.study_commands import write_study_tables
+    from maai.cli.study_exports import write_study_tables
 
     db, _ = run_study(folder, study)
     out = folder / "tables"
@@ -96,6 +96,7 @@ def test_declared_types_not_guessed(exports: tuple[Path, Path]) -> None:
     # Phase 2 has no round: an integer column with gaps stays integer.
     assert payoffs.schema.field("round").type == pa.int64()
     assert 0 < payoffs.column("round").null_count < payoffs.num_rows
-    assert pq.read_schema(with_manipulator / "payoffs.parquet").metadata[
-        b"maai.unit.payoff_cents"
-    ] == b"cents"
+    assert (
+        pq.read_schema(with_manipulator / "payoffs.parquet").metadata[b"maai.unit.payoff_cents"]
+        == b"cents"
+    )
