@@ -208,7 +208,7 @@ def export(
                 ids = ids or [run.run_id for run in store.list_runs()]
             histories = [load_history(store, run_id) for run_id in ids]
             if all_runs:
-                _export_all(out_dir, histories)
+                _export_all(out_dir, histories, with_prefix)
                 return
             by_experiment: dict[str, list[History]] = {}
             for history in histories:
@@ -334,7 +334,7 @@ def audit_protocol_command(
         raise typer.Exit(EXIT_VIOLATIONS)
 
 
-def _export_all(out_dir: Path, histories: list[History]) -> None:
+def _export_all(out_dir: Path, histories: list[History], with_prefix: bool) -> None:
     """Every run of the ledger: each study's runs in a folder of their own (``study-NAME``),
     the runs of no study in ``out_dir`` itself, each with a runs table and the experiments'
     tables, as CSV and (with the analysis extra) Parquet (docs/studies.md, "Tables")."""
@@ -345,7 +345,7 @@ def _export_all(out_dir: Path, histories: list[History]) -> None:
     written = 0
     for study, group in sorted(groups.items(), key=lambda kv: kv[0] or ""):
         written += write_study_tables(
-            out_dir if study is None else out_dir / f"study-{study}", group
+            out_dir if study is None else out_dir / f"study-{study}", group, with_prefix=with_prefix
         )
     typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
 

@@ -26,10 +26,20 @@ def export_command(
     force: Annotated[
         bool, typer.Option("--force", help="Write into a folder that is not empty.")
     ] = False,
+    with_prefix: Annotated[
+        bool,
+        typer.Option(
+            "--with-prefix",
+            help="Keep each fork's rows from its parent's prefix, marked in an `inherited` "
+            "column (by default a fork's tables hold what followed its fork point; "
+            "docs/forks.md).",
+        ),
+    ] = False,
 ) -> None:
     """The study's tables: `runs.csv` (one row per run, with its factor values) and the
     experiment's tables stacked over the runs, each as CSV and, with the `analysis` extra
-    installed, Parquet; with their data dictionaries."""
+    installed, Parquet; with their data dictionaries. A study of forks holds what each run
+    did after its fork point, not the shared prefix once per replicate (`--with-prefix`)."""
     if not force:
         refuse_to_overwrite(None, out_dir)
     with open_store_or_exit(db) as store:
@@ -38,18 +48,21 @@ def export_command(
         with exit_on_ledger_error():
             for info in infos:  # without their prompts: tables show none
                 histories.append(StoredRun(store, info.run_id).load(info.status))
-            written = write_study_tables(out_dir, histories)
+            written = write_study_tables(out_dir, histories, with_prefix=with_prefix)
     err.print(f"wrote {written} files for {len(histories)} run(s) to {out_dir}")
 
 
-def write_study_tables(out_dir: Path, histories: list[History]) -> int:
+def write_study_tables(
+    out_dir: Path, histories: list[History], *, with_prefix: bool = False
+) -> int:
     """The runs table and the experiments' tables of ``histories`` into ``out_dir``: CSV,
-    and Parquet beside each with the analysis extra. Returns how many files were written."""
+    and Parquet beside each with the analysis extra; forks' inherited rows left out unless
+    ``with_prefix`` (docs/forks.md). Returns how many files were written."""
     from maai.projections.study import study_table_types
 
-    types = study_table_types(histories)
+    types = study_table_types(histories, with_prefix=with_prefix)
     written = 0
-    for name, content in study_tables(histories).items():
+    for name, content in study_tables(histories, with_prefix=with_prefix).items():
         text = to_csv(content[1], content[0]) if isinstance(content, tuple) else content
         write_file(out_dir / name, text)
         written += 1

@@ -40,7 +40,10 @@ from maai.ledger import (
     StoreUnreachableError,
     resolve_store_url,
 )
+from maai.projections.forks import INHERITED, inherited_flags, prefix_of
 from maai.projections.history import Entry, History, UnreadableEventError, history_from_stored
+from maai.projections.schema import FLAG, ColumnType
+from maai.projections.tables import cell, label_columns
 from maai.run_filters import hashed_run, hashed_runs, labels_of, select_runs
 
 if TYPE_CHECKING:
@@ -371,24 +374,50 @@ class Run:
         """The public discussion as Markdown (``maai export --format transcript``)."""
         return self.experiment.views().transcript(self.history)
 
-    def tables(self) -> dict[str, pandas.DataFrame]:
+    def tables(self, with_prefix: bool = False) -> dict[str, pandas.DataFrame]:
         """Table name -> DataFrame: the rows of ``maai export --format tables`` for this run,
         with the CSV's columns in its order (``run_id``, one column per label, then the
-        table's own). Needs pandas: ``pip install 'maai[analysis]'``."""
+        table's own), each typed by the table's declared schema as in the Parquet export
+        (docs/projections.md, "Tables"): ``int64`` columns as pandas' nullable ``Int64``,
+        ``float64`` as ``float64`` (missing: NaN), ``bool`` as nullable ``boolean``,
+        ``category`` as ``category``, ``string`` as ``string``, ``timestamp`` as UTC
+        datetimes. A fresh set each call.
+
+        A fork's tables hold what happened after its fork point, as ``maai export FORK -f
+        tables`` (docs/forks.md, "Tables"): a row its prefix alone gives (Phase 1's of a fork
+        at ``phase2``) is the parent's and left out. ``with_prefix=True`` keeps those rows
+        and adds an ``inherited`` column (``boolean``), as ``--with-prefix`` does; a run
+        that is no fork has no inherited rows and no such column. Needs pandas:
+        ``pip install 'maai[analysis]'``."""
         pd = _pandas()
-        return {
-            name: pd.DataFrame(rows, columns=self._table_columns[name])
-            for name, rows in self._table_rows.items()
-        }
+        marks = self._inherited
+        frames: dict[str, pandas.DataFrame] = {}
+        for name, rows in self._table_rows.items():
+            columns = list(self._table_columns[name])
+            types = dict(self._table_types.get(name, {}))
+            flags = None if marks is None else marks.get(name)
+            if flags is not None:
+                if with_prefix:
+                    rows = [{**row, INHERITED: flag} for row, flag in zip(rows, flags, strict=True)]
+                    columns.append(INHERITED)
+                    types[INHERITED] = FLAG
+                else:
+                    rows = [row for row, flag in zip(rows, flags, strict=True) if not flag]
+            frames[name] = _typed_frame(pd, rows, columns, types)
+        return frames
 
     @cached_property
     def _table_rows(self) -> dict[str, list[dict[str, Any]]]:
         return self.experiment.views().table_rows(self.history)
 
     @cached_property
+    def _rendered_tables(self) -> Mapping[str, str]:
+        return self.experiment.views().tables([self.history])
+
+    @cached_property
     def _table_columns(self) -> dict[str, list[str]]:
         """Each table's columns: the CSV export's header, then any other key of its rows."""
-        files = self.experiment.views().tables([self.history])
+        files = self._rendered_tables
         columns: dict[str, list[str]] = {}
         for name, rows in self._table_rows.items():
             text = files.get(f"{name}.csv", "")
@@ -396,6 +425,65 @@ class Run:
             extra = {key: None for row in rows for key in row if key not in header}
             columns[name] = [*header, *extra]
         return columns
+
+    @cached_property
+    def _table_types(self) -> dict[str, dict[str, ColumnType]]:
+        """Each table's declared column types (projections/schema.py), where the experiment
+        declares them (a fourth experiment's tables may not: then its columns are untyped)."""
+        typed = getattr(self._rendered_tables, "column_types", None)
+        if typed is None:
+            return {}
+        return {name: typed(f"{name}.csv") for name in self._table_rows}
+
+    @cached_property
+    def _inherited(self) -> dict[str, list[bool]] | None:
+        """Table name -> for each of its rows, whether the fork's prefix alone gives it (it
+        is the parent's); ``None`` for a run that is no fork. Rows are compared by their
+        table's own cells as the CSV writes them, not the label columns (the prefix has the
+        parent's labels), as ``maai export`` compares them (projections/forks.py)."""
+        prefix = prefix_of(self.history)
+        if prefix is None:
+            return None
+        prefix_rows = self.experiment.views().table_rows(prefix)
+        labels = len(label_columns([self.history]))
+        marks: dict[str, list[bool]] = {}
+        for name, rows in self._table_rows.items():
+            own = self._table_columns[name][1 + labels :]
+
+            def key(row: Mapping[str, Any], own: list[str] = own) -> tuple[str, ...]:
+                return tuple(cell(row.get(column)) for column in own)
+
+            marks[name] = inherited_flags(map(key, rows), map(key, prefix_rows.get(name, [])))
+        return marks
+
+
+_PANDAS_DTYPES: dict[str, str] = {
+    "string": "string",
+    "category": "category",
+    "int64": "Int64",
+    "float64": "float64",
+    "bool": "boolean",
+}
+
+
+def _typed_frame(
+    pd: Any, rows: list[dict[str, Any]], columns: list[str], types: Mapping[str, ColumnType]
+) -> pandas.DataFrame:
+    """A DataFrame of ``rows`` whose declared columns have their declared dtype. A value
+    that is not text in a text column (a list, a mapping) is the CSV's text of it."""
+    frame = pd.DataFrame(rows, columns=columns)
+    for column in columns:
+        declared = types.get(column)
+        if declared is None:
+            continue
+        values = frame[column]
+        if declared.dtype in ("string", "category"):
+            values = values.map(lambda v: v if v is None or isinstance(v, str) else cell(v))
+        if declared.dtype == "timestamp":
+            frame[column] = pd.to_datetime(values, utc=True)
+        else:
+            frame[column] = values.astype(_PANDAS_DTYPES[declared.dtype])
+    return frame
 
 
 def _pandas() -> Any:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from maai.domain.events import RunForked
 from maai.projections.history import History
+from maai.projections.tables import label_columns
 
 INHERITED = "inherited"
 
@@ -28,6 +29,30 @@ def prefix_of(history: History) -> History | None:
     return replace(history, entries=tuple(history.entries[: forks[-1]]), stored_status=None)
 
 
+def inherited_flags(
+    rows: Iterable[Sequence[str]], prefix_rows: Iterable[Sequence[str]]
+) -> list[bool]:
+    """For each row (its identifying cells, as text), whether it is inherited: the prefix
+    gives the very same row. Matched as multisets, so a row the prefix gives once and the
+    fork twice is inherited once."""
+    left = Counter(map(tuple, prefix_rows))
+    flags: list[bool] = []
+    for row in rows:
+        key = tuple(row)
+        inherited = left[key] > 0
+        if inherited:
+            left[key] -= 1
+        flags.append(inherited)
+    return flags
+
+
+def own_key(row: Sequence[str], labels: int) -> tuple[str, ...]:
+    """A CSV table row as compared between a fork and its prefix: its ``run_id`` and its
+    table's own cells, without the ``labels`` label columns that follow ``run_id`` (the
+    prefix carries the parent's labels; a fork's differ when it was given its own)."""
+    return (row[0], *row[1 + labels :]) if row else ()
+
+
 def mark_inherited(
     files: Mapping[str, str],
     histories: Sequence[History],
@@ -36,13 +61,14 @@ def mark_inherited(
 ) -> Mapping[str, str]:
     """``files`` (file name -> CSV text, as ``ExperimentViews.tables`` gives for
     ``histories``) with the forks' inherited rows left out, or (``with_prefix``) kept and
-    marked in an ``inherited`` column."""
+    marked in an ``inherited`` column (``true``/``false``)."""
     prefixes = [p for p in map(prefix_of, histories) if p is not None]
     if not prefixes:
         # As given: tables rendered row by row are written as their rows come, never held
         # whole (cli export's write_table_file); a dict of them would hold every table.
         return files
     inherited_files = tables(prefixes)
+    labels, prefix_labels = len(label_columns(histories)), len(label_columns(prefixes))
     out = dict(files)
     for name, text in files.items():
         if not name.endswith(".csv"):
@@ -51,17 +77,16 @@ def mark_inherited(
         if not header:
             continue
         _, prefix_rows = _parse(inherited_files.get(name, ""))
-        left = Counter(map(tuple, prefix_rows))
-        kept: list[list[str]] = []
-        for row in rows:
-            key = tuple(row)
-            mine = left[key] <= 0
-            if not mine:
-                left[key] -= 1
-            if with_prefix:
-                kept.append([*row, "false" if mine else "true"])
-            elif mine:
-                kept.append(row)
+        flags = inherited_flags(
+            (own_key(row, labels) for row in rows),
+            (own_key(row, prefix_labels) for row in prefix_rows),
+        )
+        if with_prefix:
+            kept = [
+                [*row, "true" if flag else "false"] for row, flag in zip(rows, flags, strict=True)
+            ]
+        else:
+            kept = [row for row, flag in zip(rows, flags, strict=True) if not flag]
         out[name] = _write([*header, INHERITED] if with_prefix else header, kept)
     return out
 

@@ -11,11 +11,13 @@ from typing import Any
 
 from maai.domain.costs import usage_of
 from maai.domain.events import ModelCallCompleted, RunClaimed, RunForked
+from maai.projections.forks import INHERITED, mark_inherited, prefix_of
 from maai.projections.history import History
 from maai.projections.schema import (
     CATEGORY,
     COMMON,
     COUNT,
+    FLAG,
     SCHEMA_VERSION,
     TEXT,
     ColumnType,
@@ -125,15 +127,11 @@ def worker_of(history: History) -> RunClaimed | None:
 
 def _fork_columns(history: History) -> dict[str, Any]:
     """A fork's parent, point, and the calls and tokens of the prefix it inherited."""
-    forks = [i for i, e in enumerate(history.entries) if isinstance(e.event, RunForked)]
+    forks = history.of(RunForked)  # found by position: a run that is no fork decodes nothing
     if not forks:
         return {}
-    last = forks[-1]
-    forked = history.entries[last].event
-    assert isinstance(forked, RunForked)
-    inherited = [
-        e.event for e in history.entries[:last] if isinstance(e.event, ModelCallCompleted)
-    ]
+    at, forked = forks[-1]
+    inherited = [call for e, call in history.of(ModelCallCompleted) if e.seq < at.seq]
     return {
         "parent_run": forked.parent_run,
         "fork_point": forked.point,
@@ -145,10 +143,14 @@ def _fork_columns(history: History) -> dict[str, Any]:
 
 
 def study_tables(
-    histories: Sequence[History],
+    histories: Sequence[History], *, with_prefix: bool = False
 ) -> dict[str, tuple[list[dict[str, Any]], list[str]] | str]:
     """File name → (rows, columns) of a ``.csv`` table, or text: the runs table, its
-    dictionary, and each experiment's tables (a folder per experiment when the study mixes them)."""
+    dictionary, and each experiment's tables (a folder per experiment when the study mixes them).
+    A fork's rows that its prefix alone gives (its parent's) are left out, or with
+    ``with_prefix`` kept and marked in an ``inherited`` column, as ``maai export`` does
+    (docs/forks.md, "Tables"): the replicates of a study forked at a point do not each
+    repeat the prefix they share."""
     labels = label_columns(histories)
     columns = ["run_id", *labels, *[name for name, _ in RUN_COLUMNS[1:]]]
     files: dict[str, Any] = {
@@ -161,15 +163,20 @@ def study_tables(
     for name, group in sorted(groups.items()):
         prefix = "" if len(groups) == 1 else f"{name}/"
         assert group[0].experiment is not None
-        for file_name, text in group[0].experiment.views().tables(group).items():
+        views = group[0].experiment.views()
+        marked = mark_inherited(views.tables(group), group, views.tables, with_prefix)
+        for file_name, text in marked.items():
             files[prefix + file_name] = text
     files["runs_dictionary.md"] = runs_dictionary(labels)
     return files
 
 
-def study_table_types(histories: Sequence[History]) -> dict[str, dict[str, ColumnType]]:
+def study_table_types(
+    histories: Sequence[History], *, with_prefix: bool = False
+) -> dict[str, dict[str, ColumnType]]:
     """File name → each column's declared type, for every ``.csv`` file of
-    :func:`study_tables` whose experiment declares its columns' types."""
+    :func:`study_tables` whose experiment declares its columns' types (with ``with_prefix``,
+    where a run is a fork, ``inherited`` too)."""
     labels = label_columns(histories)
     runs = {**COMMON, **RUN_TYPES}
     for key in labels:
@@ -187,9 +194,12 @@ def study_table_types(histories: Sequence[History]) -> dict[str, dict[str, Colum
         typed = getattr(rendered, "column_types", None)
         if typed is None:
             continue
+        marked = with_prefix and any(prefix_of(h) is not None for h in group)
         for file_name in rendered:
             if file_name.endswith(".csv"):
                 found[prefix + file_name] = typed(file_name)
+                if marked:
+                    found[prefix + file_name][INHERITED] = FLAG
     return found
 
 

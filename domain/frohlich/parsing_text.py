@@ -261,3 +261,9 @@ def _identify_chinese(head: str) -> Principle | None:
     if "平均" in head:
         return Principle.AVERAGE
     return None
+
+
+def context_before(clean: str, position: int, width: int = 60) -> str:
+    """The few characters before ``position``: the context looked at, bounded so that long
+    responses do not make the parsers quadratic."""
+    return clean[max(0, position - width) : position]

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from functools import cache, partial
 from typing import Any
 
-from maai.canonical import FrozenJson, FrozenJsonList
 from maai.domain.calls import ModelRequest, first_after
 from maai.domain.frohlich import manipulator, parsing, render, rules
 from maai.domain.frohlich.config import FrohlichConfig
@@ -16,19 +15,18 @@ from maai.domain.frohlich.events import (
     AnswerKind,
     BallotResolved,
     DiscussionEnded,
-    DistributionsDrawn,
-    GroupDistributionChosen,
-    PayoffAwarded,
     PollResolved,
     ReasoningRecorded,
     SpeakingOrderDrawn,
     StatementMade,
     TallyLine,
 )
+from maai.domain.frohlich.phase2_history import HISTORY_MARK, discussion_context, shown_history_text
+from maai.domain.frohlich.phase2_payment import final_ranking, group_payment
 from maai.domain.frohlich.prompts import render as render_template
 from maai.domain.frohlich.prompts import word
 from maai.domain.frohlich.purposes import Purpose
-from maai.domain.frohlich.state import PublicItem, State
+from maai.domain.frohlich.state import State
 from maai.domain.frohlich.steps import (
     builder,
     config_of,
@@ -37,15 +35,10 @@ from maai.domain.frohlich.steps import (
     memory_done,
     memory_update,
     participant_request,
-    payoff_event,
-    payoff_summary,
-    probabilities,
     step_started,
 )
 from maai.domain.frohlich.types import PrincipleChoice
-from maai.domain.memo import GrowingMemo
-from maai.domain.random_streams import draw_choice
-from maai.domain.walk import Emit, Need, Walk, parallel, wait
+from maai.domain.walk import Emit, Walk, parallel, wait
 
 
 def phase2(state: State) -> Walk[None]:
@@ -178,52 +171,6 @@ def _task(config: FrohlichConfig, text: str) -> str:
     return text.lstrip("\n") if config.prompt_layout == "stable_prefix" else text
 
 
-def shown_public(state: State, round_: int) -> tuple[tuple[PublicItem, ...], int]:
-    """The public items a Phase-2 prompt of round ``round_`` shows word for word, and how
-    many earlier rounds it leaves out: everything by default; with ``history.window_rounds``
-    K, the current round so far and the K rounds before it (docs/frohlich.md, "History
-    window")."""
-    window = config_of(state).history.window_rounds
-    if window is None:
-        return state.public, 0
-    first = round_ - window
-    kept = tuple(item for item in state.public if item.round >= first)
-    omitted = len({item.round for item in state.public if item.round < first})
-    return kept, omitted
-
-
-def shown_history_text(state: State, round_: int, language: str) -> str:
-    """The text of the public history a Phase-2 prompt of round ``round_`` shows."""
-    kept, omitted = shown_public(state, round_)
-    if not omitted:
-        return render.public_history_text(kept, language)
-    line = word(language, "history_omitted", omitted=omitted)
-    return line if not kept else f"{line}\n{render.history_text(kept, language)}"
-
-
-def _history_item(item: PublicItem, language: str) -> list[FrozenJson]:
-    text = item.text if item.kind == "statement" else "\n".join(render.item_lines(item, language))
-    return [FrozenJson(kind=item.kind, speaker=item.speaker, text=text, round=item.round)]
-
-
-@cache
-def _history_context(language: str) -> GrowingMemo[PublicItem, FrozenJson]:
-    """Made once per item and language and shared by every request that carries it:
-    unchangeable, so that its JSON text is made once too (request hashes,
-    maai.canonical.FrozenJson). One memo per language: a reader's history is never another
-    language's."""
-    return GrowingMemo(
-        partial(_history_item, language=language),
-        extend=FrozenJsonList.extended,  # type: ignore[arg-type]
-    )
-
-
-HISTORY_MARK = "\ue000maai:public-history\ue000"
-"""Stands for the public history's text while a request's own text is rendered (private-use
-characters): the history, the longest part of a late prompt, is then copied into the input
-once, at a place known without looking for it."""
-
-
 def _showing_history(
     state: State,
     language: str,
@@ -245,9 +192,7 @@ def _showing_history(
     cut = version >= 2
     if config_of(state).history.window_rounds is not None and round_ is not None:
         # A window's text is no prefix of the next one's: nothing to share between requests.
-        return build(shown_history_text(state, round_, language)).sharing(
-            None, "history", cut=cut
-        )
+        return build(shown_history_text(state, round_, language)).sharing(None, "history", cut=cut)
     if not state.public:
         return build(render.public_history_text(state.public, language)).sharing(
             None, "history", cut=cut
@@ -262,20 +207,6 @@ def _showing_history(
             span = (len(before), len(before) + len(block.text))
             return marked.sharing(block, "history", cut=cut, span=span, input_text=text)
     return build(block.text).sharing(block, "history", cut=cut)
-
-
-def _discussion_context(state: State, round_: int, name: str, **extra: str) -> dict[str, Any]:
-    """The facts a Phase-2 request to ``name`` carries. Built only with a request (callers
-    pass it as a function): the walk passes by a waiting request at every decision of the
-    turn."""
-    config = config_of(state)
-    return {
-        "step": "2.1",
-        "round": round_,
-        "rounds": config.phase2_rounds,
-        "history": _history_context(config.language_of(name))(shown_public(state, round_)[0]),
-        **extra,
-    }
 
 
 NO_REASONING = "(no reasoning)"
@@ -295,7 +226,7 @@ def speak(state: State, round_: int, turn: int, name: str) -> Walk[StatementMade
         return recorded
     config = config_of(state)
     language = config.language_of(name)
-    context = partial(_discussion_context, state, round_, name)
+    context = partial(discussion_context, state, round_, name)
     reasoning_text: str | None = None
     if config.agent(name).reasoning:
         address = f"p2/r{round_}/{name}/reasoning"
@@ -406,7 +337,7 @@ def group_answers(
     def ask(name: str) -> Walk[Elicited]:
         language = config.language_of(name)
         task_of_name = partial(task, language)
-        context = partial(_discussion_context, state, round_, name, **values)
+        context = partial(discussion_context, state, round_, name, **values)
 
         def build_sharing(address: str, attempt: int, feedback: str | None) -> ModelRequest:
             def showing(history: str) -> ModelRequest:
@@ -483,134 +414,3 @@ def round_memory(state: State, round_: int, name: str) -> Walk[None]:
         answer = word(language, "round_silent_answer")
         task_text = word(language, "round_task_silent", round=round_)
     yield from memory_update(state, name, slot, "2.1", lambda: task_text, answer, summary, round_)
-
-
-def group_payment(
-    state: State, names: list[str], agreement: PrincipleChoice | None
-) -> Walk[dict[str, Callable[[], str]]]:
-    """2.2: the payment table is generated only now, after the discussion ended."""
-    config = config_of(state)
-    probs = probabilities(config)
-    label = "p2/multiplier"
-    drawn = state.records.get(f"draw/{label}")
-    if not isinstance(drawn, DistributionsDrawn):
-        base = rules.DistributionSet.from_incomes(config.base_distributions())
-        multiplier = rules.multiplier_for(config.phase2_multiplier, state.seed, label)
-        event = DistributionsDrawn(
-            scope="phase2",
-            label=label,
-            multiplier=multiplier,
-            fixed=config.phase2_multiplier.fixed is not None,
-            distributions=[list(d.incomes) for d in rules.scale(base, multiplier).distributions],
-        )
-        yield from wait([Emit(event)])
-        raise AssertionError("unreachable")  # wait() never returns; mypy cannot see it
-    table = drawn.distributions
-    chosen = state.records.get("phase2/distribution")
-    if not isinstance(chosen, GroupDistributionChosen):
-        dset = rules.DistributionSet.from_incomes(table)
-        if agreement is not None:
-            applied = rules.apply_principle(agreement, dset, probs)
-            event2 = GroupDistributionChosen(
-                agreement=agreement,
-                distribution=applied.distribution_number,
-                constraint_satisfied=applied.constraint_satisfied,
-                drawn=False,
-            )
-        else:
-            pick_label = "p2/no-agreement/distribution"
-            number = draw_choice(state.seed, pick_label, list(range(1, len(table) + 1)))
-            event2 = GroupDistributionChosen(
-                agreement=None,
-                distribution=number,
-                constraint_satisfied=True,
-                drawn=True,
-                label=pick_label,
-            )
-        yield from wait([Emit(event2)])
-        raise AssertionError("unreachable")  # wait() never returns; mypy cannot see it
-    payments: dict[str, PayoffAwarded] = {}
-    missing: list[Need] = []
-    for name in names:
-        paid = state.records.get(f"payoff/phase2/{name}/0")
-        if isinstance(paid, PayoffAwarded):
-            payments[name] = paid
-            continue
-        missing.append(
-            Emit(
-                payoff_event(
-                    state,
-                    scope="phase2",
-                    agent=name,
-                    round_=None,
-                    choice=agreement,
-                    distributions=table,
-                    distribution=chosen.distribution,
-                    constraint_satisfied=chosen.constraint_satisfied,
-                    class_label=f"p2/{name}/class",
-                )
-            )
-        )
-    if missing:
-        yield from wait(missing)
-    return {
-        name: partial(
-            payment_text, agreement, chosen, table, payments[name], config.language_of(name)
-        )
-        for name in names
-    }
-
-
-def payment_text(
-    agreement: PrincipleChoice | None,
-    chosen: GroupDistributionChosen,
-    table: list[list[int]],
-    payment: PayoffAwarded,
-    language: str,
-) -> str:
-    """2.3: what each agent learns about the outcome and its payment."""
-    if agreement is not None:
-        agreement_text = word(language, "group_agreed", choice=render.describe(agreement, language))
-        selects = (
-            "agreement_selects" if chosen.constraint_satisfied else ("agreement_selects_closest")
-        )
-        selection = word(language, selects, number=chosen.distribution)
-    else:
-        agreement_text = word(language, "group_disagreed")
-        selection = word(language, "drawn_at_random", number=chosen.distribution)
-    return render_template(
-        "phase2_outcome",
-        language,
-        agreement=agreement_text,
-        table=render.distribution_table(table, language=language),
-        selection=selection,
-        **payoff_summary(payment, language),
-    )
-
-
-def final_ranking(state: State, name: str, outcome: Callable[[], str]) -> Walk[None]:
-    config = config_of(state)
-    language = config.language_of(name)
-
-    def task(feedback: str | None) -> str:
-        text = render_template(
-            "step_2_3",
-            language,
-            outcome=outcome(),
-            principles=render_template("principles", language),
-            ranking_instructions=render_template("ranking_instructions", language),
-        )
-        return render.with_feedback(text, feedback, language, "ranking")
-
-    result = yield from elicit(
-        state,
-        agent=name,
-        kind="ranking",
-        slot=f"p2/{name}/s2.3/ranking",
-        max_attempts=config.attempts.ranking,
-        build=builder(state, name, Purpose.RANKING, task, step="2.3"),
-        task=task,
-    )
-    yield from memory_update(
-        state, name, f"p2/{name}/s2.3/memory", "2.3", result.task, result.answer, None
-    )

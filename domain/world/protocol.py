@@ -19,12 +19,11 @@ from typing import Any, TypeVar
 
 from maai.domain.address import attempt_address
 from maai.domain.answer_text import JsonProblem, find_json_object
-from maai.domain.calls import EXTRACT, ModelRequest
-from maai.domain.config import UTILITY
+from maai.domain.calls import ModelRequest
 from maai.domain.elicit import Elicited, Question, UtilityReading, elicit
 from maai.domain.embeddings import embedding_address, embedding_request
 from maai.domain.events import RunCompleted
-from maai.domain.extraction import ExtractionFailure, json_object, nullable, schema_instructions
+from maai.domain.extraction import ExtractionFailure
 from maai.domain.random_streams import shuffle
 from maai.domain.reading import Invalid, Parsed, Undecided
 from maai.domain.walk import (
@@ -42,7 +41,6 @@ from maai.domain.walk import (
 )
 from maai.domain.world import memory, render
 from maai.domain.world.apply import resolve, whose_turn
-from maai.domain.world.config import WorldConfig
 from maai.domain.world.events import (
     MemoriesScored,
     MemoryItem,
@@ -61,72 +59,16 @@ from maai.domain.world.parsing import (
 )
 from maai.domain.world.plans import expired
 from maai.domain.world.state import State, evolve
+from maai.domain.world.utility_requests import (
+    ACT,
+    HOW,
+    IMPORTANCE,
+    config_of,
+    stated_action,
+    utility_request,
+)
 
 T = TypeVar("T")
-
-# Purposes: what each call is for (the simulated participant reads it from the engine).
-ACT = "act"
-IMPORTANCE = "importance"
-
-
-def _text(description: str) -> dict[str, Any]:
-    return nullable({"type": "string", "description": description})
-
-
-_PLAN: dict[str, Any] = json_object(
-    {
-        "location": {"type": "string"},
-        "description": {"type": "string"},
-        "stop_condition": {"type": "string"},
-        "max_ticks": nullable({"type": "integer"}),
-    }
-)
-
-
-def _action_schema(plans: dict[str, Any]) -> dict[str, Any]:
-    # The utility agent's output: every property required, null where the text gives none
-    # (strict JSON-schema mode; ``maai.domain.extraction``).
-    return json_object(
-        {
-            "action": _text("move, speak, wait, done, failed, contribute or announce"),
-            "to": _text("a move's destination, or whom speech is addressed to (a name or all)"),
-            "text": _text("what is said"),
-            "amount": nullable({"type": "integer", "description": "points contributed"}),
-            "payoffs": nullable(
-                {
-                    "type": "array",
-                    "items": json_object(
-                        {"player": {"type": "string"}, "payoff": {"type": "number"}}
-                    ),
-                }
-            ),
-            "react": _text("continue, postpone or cancel"),
-            **plans,
-            "readable": {"type": "boolean", "description": "false if the text states no action"},
-        }
-    )
-
-
-ACTION_SCHEMA = _action_schema(
-    {
-        "plans": nullable(
-            {"type": "array", "description": "the new plans, in the order given", "items": _PLAN}
-        )
-    }
-)
-# Before plan lists (``max_plans: null``, and runs recorded then): one plan object.
-SINGLE_PLAN_ACTION_SCHEMA = _action_schema({"plan": nullable(_PLAN)})
-SCORES_SCHEMA: dict[str, Any] = json_object(
-    {
-        "scores": nullable({"type": "array", "items": {"type": "integer"}}),
-        "readable": {"type": "boolean", "description": "false if the text gives no scores"},
-    }
-)
-
-
-def _config(state: State) -> WorldConfig:
-    assert state.config is not None, "run has not started"
-    return state.config
 
 
 def decide(state: State) -> Decision:
@@ -146,7 +88,7 @@ def protocol(state: State) -> Walk[None]:
 
 
 def _initial_plans(state: State) -> Walk[None]:
-    config = _config(state)
+    config = config_of(state)
     needs = [
         Emit(
             PlanChanged(
@@ -170,7 +112,7 @@ def _initial_plans(state: State) -> Walk[None]:
 
 
 def _tick(state: State) -> Walk[None]:
-    config = _config(state)
+    config = config_of(state)
     t = state.tick
     game = config.game
     # Checked at the tick's start only: the tick of the last announcement is played out.
@@ -207,7 +149,7 @@ def _loops(state: State, t: int) -> Walk[list[dict[str, Any] | None]]:
     name = f"tick/{t}"
     results: list[dict[str, Any] | None] = []
     needs: list[Need] = []
-    for agent in _config(state).names:
+    for agent in config_of(state).names:
         scope = state.scopes.get(agent)
         outcome = _remembered(scope, name)
         if outcome is None:
@@ -239,7 +181,7 @@ def _first_step(walk: Walk[T]) -> tuple[bool, Any]:
 
 
 def _round_started(state: State) -> RoundStarted:
-    config = _config(state)
+    config = config_of(state)
     game = config.game
     assert game is not None
     r = len(state.rounds) + 1
@@ -264,7 +206,7 @@ def _vectors(state: State, agent: str) -> Walk[None]:
     """The embeddings the act prompt's retrieval ranks (§4), asked for alongside the
     importance call: one call per text not embedded yet in the run (an address per text, so
     two agents ranking the same memory share the call)."""
-    config = _config(state)
+    config = config_of(state)
     if config.embeddings is None or config.retrieval.k == 0 or not config.retrieval.relevance:
         return None
     # Once its action was asked for, the tick's ranking is done: a plan the agent's own action
@@ -296,7 +238,7 @@ def _remember(state: State, agent: str) -> Walk[None]:
     seen = render.observations(state, agent, t - 1)
     if not seen:
         return None
-    config = _config(state)
+    config = config_of(state)
     items = [a.description for a in seen]
     slot = f"w/t{t}/{agent}/importance"
     task = partial(render.importance_input, state, agent, items)
@@ -324,7 +266,7 @@ def _remember(state: State, agent: str) -> Walk[None]:
 
 
 def view_of(state: State, agent: str) -> ActView:
-    config = _config(state)
+    config = config_of(state)
     where = state.positions[agent]
     spec = config.agent(agent)
     is_player = config.game is not None and spec.role == "player"
@@ -369,7 +311,7 @@ def _act(state: State, agent: str) -> Walk[Elicited]:
     """The agent's action. Its view and the facts of its prompt are made only when a walk
     reads them (to build the request, read the answer or ask the utility agent): most walks
     of a loop pass by an action already read, or by a call in flight, and need neither."""
-    config = _config(state)
+    config = config_of(state)
     t = state.tick
     view = _Once(partial(view_of, state, agent))
     task = partial(_act_task, state, agent, view)
@@ -424,7 +366,7 @@ def _view_context(view: ActView) -> dict[str, Any]:
 
 def _act_context(state: State, agent: str, view: ActView) -> dict[str, Any]:
     """The facts the prompt states, for the simulated participant (never the prompt text)."""
-    config = _config(state)
+    config = config_of(state)
     queue = state.plans.get(agent, ())  # the current plan first, then those queued after it
     plan = queue[0] if queue else None
     context: dict[str, Any] = {
@@ -480,7 +422,7 @@ def _request(
     attempt: int,
     feedback: str | None,
 ) -> ModelRequest:
-    config = _config(state)
+    config = config_of(state)
     spec = config.agent(agent)
     return ModelRequest(
         address=address,
@@ -494,31 +436,14 @@ def _request(
     )
 
 
-HOW = {
-    ACT: "Answer with one JSON object, as the list of actions shows.",
-    IMPORTANCE: "Answer with a JSON list of whole numbers from 1 to 10, one per observation.",
-}
-WHAT = {
-    ACT: "to choose one action in a simulated world, as a JSON object with 'action' and its "
-    "fields ('to', 'text', 'amount', 'payoffs'), and optionally 'plans' (a list) and 'react'.",
-    IMPORTANCE: "to rate each of its observations from 1 to 10; restate the scores as "
-    '{"scores": [...]}.',
-}
-# Before plan lists (``max_plans: null``): one 'plan'.
-WHAT_SINGLE_PLAN = (
-    "to choose one action in a simulated world, as a JSON object with 'action' and its "
-    "fields ('to', 'text', 'amount', 'payoffs'), and optionally 'plan' and 'react'."
-)
-
-
 def _utility(
     state: State, agent: str, purpose: str, context: Callable[[], dict[str, Any]]
 ) -> UtilityReading:
     # ``context``: the facts the utility agent's request carries, made when first read.
-    config = _config(state)
+    config = config_of(state)
     return UtilityReading(
         attempts=config.attempts.utility,
-        request=partial(_utility_request, state, agent, purpose, context),
+        request=partial(utility_request, state, agent, purpose, context),
         judge=partial(_judge, state, agent, purpose, context),
         how_to_answer=HOW[purpose],
     )
@@ -543,61 +468,10 @@ def _judge(
     if purpose == IMPORTANCE:
         result = check_scores(data.get("scores"), context()["count"])
     else:
-        result = check_action(_stated(data), view_of(state, agent))
+        result = check_action(stated_action(data), view_of(state, agent))
     if isinstance(result, Parsed):
         return (True, result.value)
     if isinstance(result, Invalid):
         return (False, result.reason)
     assert isinstance(result, Undecided)
     return (False, f"{result.reason}. {HOW[purpose]}")
-
-
-def _stated(data: dict[str, Any]) -> dict[str, Any]:
-    """The utility agent's reply as an action object: nulls are what the text did not
-    state; payoffs come as a list of {player, payoff}."""
-    stated = {k: v for k, v in data.items() if v is not None and k != "readable"}
-    payoffs = stated.get("payoffs")
-    if isinstance(payoffs, list):
-        stated["payoffs"] = {
-            str(p.get("player")): p.get("payoff") for p in payoffs if isinstance(p, dict)
-        }
-    return stated
-
-
-def _utility_request(
-    state: State,
-    agent: str,
-    purpose: str,
-    context: Callable[[], dict[str, Any]],
-    address: str,
-    text: str,
-) -> ModelRequest:
-    config = _config(state)
-    utility = config.utility
-    schema = SCORES_SCHEMA if purpose == IMPORTANCE else ACTION_SCHEMA
-    what = WHAT[purpose]
-    if purpose == ACT and not config.plan_lists:
-        schema, what = SINGLE_PLAN_ACTION_SCHEMA, WHAT_SINGLE_PLAN
-    fields: dict[str, Any] = {}
-    instructions = "Answer with the JSON object only."
-    if utility.provider is None or utility.provider.json_schema:
-        fields = {"output_schema": schema, "schema_name": f"world_{purpose}"}
-    else:
-        instructions = schema_instructions(schema)
-    return ModelRequest(
-        address=address,
-        agent=UTILITY,
-        purpose=EXTRACT,
-        model=utility.model,
-        system=render.fill("extract_system", config.language),
-        input=render.fill(
-            "extract",
-            config.language,
-            what=what,
-            text=text,
-            schema_instructions=instructions,
-        ),
-        temperature=utility.temperature,
-        context={"kind": purpose, "text": text, "for_agent": agent, **context()},
-        **fields,
-    )

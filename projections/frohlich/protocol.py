@@ -20,6 +20,8 @@ from maai.projections.frohlich import (  # noqa: F401 -- importing registers the
     protocol_phase1,
     protocol_phase2,
     protocol_reference,
+    protocol_shown,
+    protocol_supported,
 )
 from maai.projections.frohlich.protocol_base import RULES, Audit, Rule
 from maai.projections.history import History

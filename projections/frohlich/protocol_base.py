@@ -1,6 +1,6 @@
 """What the protocol audit is made of: rules, their violations, and the indexes of a history
-that several rules share. Rules live in ``protocol_general``, ``protocol_phase1`` and
-``protocol_phase2``; ``projections.protocol`` runs them all."""
+that several rules share. Rules live in the ``protocol_*`` modules beside this one;
+``projections.frohlich.protocol`` runs them all."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from maai.projections.audit import Rule as Rule
 from maai.projections.audit import Rules
 from maai.projections.audit import Violation as Violation
 from maai.projections.frohlich import reference
+from maai.projections.frohlich.reference_words import PromptWords, words_for
 from maai.projections.history import Entry, History
 
 EntryCheck = Callable[[Entry], Iterable[Violation]]
@@ -85,6 +86,16 @@ class Audit:
     def probs(self) -> dict[IncomeClass, Fraction]:
         return rules.exact_probabilities(self.config.class_probabilities)
 
+    @cached_property
+    def reference_probs(self) -> list[Fraction]:
+        """The run's class probabilities, high to low, as the reference reads the config."""
+        config_probs = self.config.class_probabilities
+        return reference.probabilities({c.value: p for c, p in config_probs.items()})
+
+    def words(self, agent: str) -> PromptWords:
+        """What agent ``agent``'s prompts say, in its language (the run's unless its own)."""
+        return words_for(self.config.language_of(agent))
+
     def payment_probs(self, paid: PayoffAwarded) -> dict[IncomeClass, Fraction]:
         """The class probabilities a payment was drawn and computed with: in original-values
         mode a Phase-1 round's are its situation's (``reference.SITUATIONS``)."""
@@ -145,7 +156,3 @@ class Audit:
 
 RULES = Rules()
 rule = RULES.rule
-
-
-def dset(table: list[list[int]]) -> rules.DistributionSet:
-    return rules.DistributionSet.from_incomes(table)

@@ -15,11 +15,11 @@ from maai.domain.frohlich.events import (
     RoundUnpaid,
     SpeakingOrderDrawn,
 )
-from maai.domain.frohlich.steps import counterfactual_rows
 from maai.domain.frohlich.types import INCOME_CLASSES
 from maai.projections.frohlich import reference, reference_draws
 from maai.projections.frohlich.calls import site_of
-from maai.projections.frohlich.protocol_base import Audit, Violation, dset, rule
+from maai.projections.frohlich.protocol_base import Audit, Violation, rule
+from maai.projections.frohlich.reference_words import words_for
 
 ROUNDS = 4
 RANKING_STEPS = ("1.1", "1.2", "1.4", "2.3")
@@ -333,17 +333,20 @@ def payoff_arithmetic(audit: Audit) -> Iterator[Violation]:
                 f"{paid.key}: counterfactuals {recorded} differ from the table's {numbers}",
             )
             continue
-        # Which principles pick each row is words in the agent's language: still compared
-        # with the domain's rendering (an independent renderer is not written yet).
-        probs = audit.payment_probs(paid)
-        language = audit.config.language_of(paid.agent)
-        expected = counterfactual_rows(dset(table), paid.income_class, probs, language)
-        if [cf.picked_by for cf in paid.counterfactuals] != [cf.picked_by for cf in expected]:
-            yield Violation(
-                "payoff_arithmetic",
-                entry.seq,
-                f"{paid.key}: the principles named for the counterfactual rows differ",
-            )
+        # Which principles pick each row, in the agent's words: recomputed by the reference
+        # (reference.picks_of) and named by its own table of words (reference_words).
+        by_name = {c.value: p for c, p in audit.payment_probs(paid).items()}
+        picks = reference.picks_of(table, [by_name[name] for name in reference.CLASSES])
+        words = words_for(audit.config.language_of(paid.agent)).picks
+        for cf in paid.counterfactuals:
+            named = [words.pick(*p) for p in picks[cf.distribution]]
+            if cf.picked_by != named:
+                yield Violation(
+                    "payoff_arithmetic",
+                    entry.seq,
+                    f"{paid.key}: Dist. {cf.distribution} is said to be picked by "
+                    f"{cf.picked_by}, the principles pick it by {named}",
+                )
 
 
 @rule(

@@ -86,6 +86,42 @@ def constraint_met(letter: str, amount: int | None, table: list[list[int]]) -> b
     return True
 
 
+Picked = tuple[str, int | None, int | None, bool]
+"""One way a principle picks a distribution: its letter, the lowest and highest amount it
+holds for (both ``None`` for (a) and (b); highest ``None``: no bound), and whether the
+constraint is met there."""
+
+
+def picks_of(table: list[list[int]], probs: list[Fraction]) -> dict[int, list[Picked]]:
+    """Which principles pick each distribution (numbered from 1), as the counterfactual rows
+    name them: (a), (b), then (c)'s and (d)'s amount intervals, lowest first.
+
+    An amount's pick can change only where it crosses a floor or a range; every such point
+    (and the one after it) starts a trial interval, and neighbouring intervals with the same
+    pick and the same constraint outcome are one. Each pick is ``pick`` at the interval's
+    start: no interval end is taken from the code that is audited."""
+    out: dict[int, list[Picked]] = {n: [] for n in range(1, len(table) + 1)}
+    for letter in ("a", "b"):
+        out[pick(letter, None, table, probs)].append((letter, None, None, True))
+    edges = {1}
+    for dist in table:
+        floor, spread = min(dist), max(dist) - min(dist)
+        edges |= {floor, floor + 1, spread, spread + 1}
+    starts = sorted(e for e in edges if e >= 1)
+    for letter in ("c", "d"):
+        runs: list[tuple[int, int | None, int, bool]] = []  # low, high, distribution, met
+        for i, start in enumerate(starts):
+            high = starts[i + 1] - 1 if i + 1 < len(starts) else None
+            picked, met = pick(letter, start, table, probs), constraint_met(letter, start, table)
+            if runs and runs[-1][2:] == (picked, met):
+                runs[-1] = (runs[-1][0], high, picked, met)
+            else:
+                runs.append((start, high, picked, met))
+        for low, high, picked, met in runs:
+            out[picked].append((letter, low, high, met))
+    return out
+
+
 def tally(ballots: list[tuple[str, int | None] | None]) -> dict[tuple[str, int | None] | None, int]:
     counts: dict[tuple[str, int | None] | None, int] = {}
     for ballot in ballots:

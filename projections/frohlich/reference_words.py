@@ -13,6 +13,38 @@ CLASSES = ("high", "medium_high", "medium", "medium_low", "low")
 
 
 @dataclass(frozen=True)
+class PickWords:
+    """How a counterfactual row names the principles that pick it ("(c) with a floor
+    constraint of $12,001 to $14,000"), as format strings."""
+
+    money: str  # an amount: "{}" is its digits, grouped by ``thousands``
+    thousands: str
+    constrained: dict[str, str]  # "c"/"d": the pick, "{span}" its amounts
+    closest: str  # "{pick}" where no distribution meets the constraint
+    or_more: str  # "{amount}"
+    up_to: str  # "{amount}"
+    between: str  # "{low}", "{high}"
+
+    def amount(self, value: int) -> str:
+        return self.money.format(f"{value:,}".replace(",", self.thousands))
+
+    def pick(self, letter: str, low: int | None, high: int | None, met: bool) -> str:
+        """The words for one pick (``reference.Picked``)."""
+        if low is None:
+            return f"({letter})"
+        if high is None:
+            span = self.or_more.format(amount=self.amount(low))
+        elif low <= 1:
+            span = self.up_to.format(amount=self.amount(high))
+        elif low == high:
+            span = self.amount(low)
+        else:
+            span = self.between.format(low=self.amount(low), high=self.amount(high))
+        text = self.constrained[letter].format(span=span)
+        return text if met else self.closest.format(pick=text)
+
+
+@dataclass(frozen=True)
 class PromptWords:
     money: str  # a whole-dollar amount; one group, its digits and separators
     cents: str  # dollars and cents; two groups
@@ -34,6 +66,7 @@ class PromptWords:
     chooses: re.Pattern[str]  # (a)/(b) picks: letter, distribution
     interval: re.Pattern[str]  # (c)/(d) picks: letter, up-to, low, high, or-more, distribution
     average_row: re.Pattern[str]
+    picks: PickWords
 
     def dollars(self, text: str) -> int:
         """A whole-dollar amount as written (``$12,000``, ``$12.000``, ``12,000美元``)."""
@@ -87,6 +120,18 @@ WORDS: dict[str, PromptWords] = {
             re.MULTILINE,
         ),
         average_row=re.compile(r"^\| \*\*Average\*\* \| (.*) \|$", re.MULTILINE),
+        picks=PickWords(
+            money="${}",
+            thousands=",",
+            constrained={
+                "c": "(c) with a floor constraint of {span}",
+                "d": "(d) with a range constraint of {span}",
+            },
+            closest="{pick} (no distribution meets it; the closest is chosen)",
+            or_more="{amount} or more",
+            up_to="up to {amount}",
+            between="{low} to {high}",
+        ),
     ),
     "es": PromptWords(
         money=_ES_MONEY,
@@ -120,6 +165,18 @@ WORDS: dict[str, PromptWords] = {
             re.MULTILINE,
         ),
         average_row=re.compile(r"^\| \*\*Promedio\*\* \| (.*) \|$", re.MULTILINE),
+        picks=PickWords(
+            money="${}",
+            thousands=".",
+            constrained={
+                "c": "(c) con un mínimo garantizado de {span}",
+                "d": "(d) con un límite al rango de {span}",
+            },
+            closest="{pick} (ninguna distribución lo cumple; se elige la más cercana)",
+            or_more="{amount} o más",
+            up_to="hasta {amount}",
+            between="{low} a {high}",
+        ),
     ),
     "zh": PromptWords(
         money=_ZH_MONEY,
@@ -151,6 +208,15 @@ WORDS: dict[str, PromptWords] = {
             re.MULTILINE,
         ),
         average_row=re.compile(r"^\| \*\*平均收入\*\* \| (.*) \|$", re.MULTILINE),
+        picks=PickWords(
+            money="{}美元",
+            thousands=",",
+            constrained={"c": "(c) 最低收入限制为{span}", "d": "(d) 收入范围限制为{span}"},
+            closest="{pick}（没有分配满足该限制；选择最接近的分配）",
+            or_more="{amount}或以上",
+            up_to="不超过{amount}",
+            between="{low}至{high}",
+        ),
     ),
 }
 

@@ -13,12 +13,13 @@ from maai.domain.experiments import UnknownExperimentError
 from maai.projections.report import Section, experiment_sections, run_section
 from maai.runtime.view import run_page as parts
 from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore, labels_of, stamp
+from maai.runtime.view.studies import queued_plan
 
 PER_PAGE = 50
 FOLD_BUDGET_S = 0.25
 """How long the runs page folds rows not folded before; the rest are shown as pending and
 the page's script asks again (a ledger of 1,000 runs answers at once after a start)."""
-STATUSES = ("new", "running", "completed", "failed", "interrupted")
+STATUSES = ("created", "running", "completed", "failed", "interrupted")
 
 
 class NotFound(LookupError):
@@ -104,6 +105,7 @@ def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "rest_from": rest_from,
         "labels": labels_of(info),
         "modified_build": store.modified_build(info),
+        "lineage": store.lineage(info.run_id),
     }
 
 
@@ -227,12 +229,14 @@ def study_report_part(request: Request, store: ViewStore) -> dict[str, Any]:
 
 def study_live(request: Request, store: ViewStore) -> dict[str, Any]:
     progress = _study(store, request.path_params["name"])
-    return {"counts": progress["counts"], "eta_s": progress["eta_s"]}
+    keys = ("counts", "progress", "total", "eta_s", "cost_usd", "budget_usd")
+    return {key: progress[key] for key in keys}
 
 
 def _study(store: ViewStore, name: str) -> dict[str, Any]:
     infos = [i for i in store.run_infos() if labels_of(i).get("study") == name]
-    if not infos:
+    plan = queued_plan(store.store(), name)
+    if not infos and plan is None:
         raise NotFound(f"no run of the ledger belongs to a study named {name!r}")
     infos.sort(key=lambda i: i.run_id)
     rows = [store.row(info) for info in infos]
@@ -262,18 +266,35 @@ def _study(store: ViewStore, name: str) -> dict[str, Any]:
                 ],
             }
         )
+    created = {info.run_id for info in infos}
+    not_created = [run_id for run_id in plan.runs if run_id not in created] if plan else []
+    progress = {
+        "done": counts.get("completed", 0),
+        "running": counts.get("running", 0),
+        "failed": counts.get("failed", 0),
+        "interrupted": counts.get("interrupted", 0),
+        "pending": counts.get("created", 0) + len(not_created),
+    }
+    total = len(rows) + len(not_created)
     finished = [r for r in rows if r.info.status in ("completed", "failed")]
-    running = counts.get("running", 0) + counts.get("new", 0)
-    left = len(rows) - len(finished)
+    left = total - len(finished)
     mean_s = sum(r.duration_s for r in finished) / len(finished) if finished else None
-    eta_s = None if mean_s is None or not left else mean_s * left / max(1, running)
-    costs = [r.cost_usd for r in rows if r.cost_usd is not None]
+    # The runs left, each as long as the mean, as many at a time as run now (at least one).
+    at_once = max(1, progress["running"])
+    eta_s = None if mean_s is None or not left else mean_s * left / at_once
+    priced = [r.cost_usd for r in rows if r.cost_usd is not None]
+    # A run without prices has no cost: the study's cost is then unknown, not understated.
+    cost = sum(priced) if rows and len(priced) == len(rows) else None
     return {
         "counts": counts,
-        "total": len(rows),
+        "progress": progress,
+        "planned": plan is not None,
+        "not_created": not_created,
+        "total": total,
         "cells": cells,
         "eta_s": eta_s,
-        "cost_usd": sum(costs) if costs else None,
+        "cost_usd": cost,
+        "budget_usd": plan.budget_usd if plan else None,
     }
 
 
@@ -289,42 +310,62 @@ def _wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 def compare_page(request: Request, store: ViewStore) -> dict[str, Any]:
     """Two runs side by side, their events aligned by key (the protocol slot each fills):
-    a fork and its parent line up from the fork point, two replicates step by step."""
+    a fork and its parent from the fork point (the prefix they share is one row), two
+    replicates step by step."""
     a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
     if not a or not b:  # the form, to name the runs
         return {"title": "Compare two runs", "a": a, "b": b, "left": None, "right": None}
     left_info, left = _history(store, a)
     right_info, right = _history(store, b)
-    rows = align(parts.timeline(left), parts.timeline(right), left, right)
+    fork = store.fork_of(right_info.run_id, left_info.run_id)
+    child_on = "right"
+    if fork is None:
+        fork = store.fork_of(left_info.run_id, right_info.run_id)
+        child_on = "left"
+    shared = fork.parent_seq if fork is not None else 0
+    left_entries = [e for e in left.entries if e.seq > shared]
+    right_entries = [e for e in right.entries if e.seq > shared]
+    rows = align(
+        [parts.line_of(e) for e in left_entries],
+        [parts.line_of(e) for e in right_entries],
+        [_key(e) for e in left_entries],
+        [_key(e) for e in right_entries],
+    )
     return {
         "title": f"{left_info.run_id} and {right_info.run_id}",
         "a": a,
         "b": b,
         "left": left_info,
         "right": right_info,
+        "fork": fork,
+        "child_on": child_on,
+        "shared": shared,
         "rows": rows,
     }
 
 
-def align(left_lines: list[Any], right_lines: list[Any], left: Any, right: Any) -> list[Any]:
+def align(
+    left_lines: list[Any], right_lines: list[Any], keys_left: list[str], keys_right: list[str]
+) -> list[tuple[Any, Any]]:
     """Pairs of lines, matched by event key where both runs filled the slot, in the left
     run's order, the right run's other events after the place they follow."""
-    keys_left = [_key(e) for e in left.entries]
-    keys_right = [_key(e) for e in right.entries]
-    right_at = {k: i for i, k in enumerate(keys_right)}
+    right_at: dict[str, list[int]] = {}
+    for j, k in enumerate(keys_right):
+        right_at.setdefault(k, []).append(j)
     used: set[int] = set()
     rows: list[tuple[Any, Any]] = []
     next_right = 0
     for i, key in enumerate(keys_left):
-        j = right_at.get(key)
-        if j is not None and j not in used:
+        match = next((j for j in right_at.get(key, ()) if j >= next_right), None)
+        if match is not None:
+            j = match
             while next_right < j:
                 if next_right not in used:
                     rows.append((None, right_lines[next_right]))
                     used.add(next_right)
                 next_right += 1
             used.add(j)
-            next_right = max(next_right, j + 1)
+            next_right = j + 1
             rows.append((left_lines[i], right_lines[j]))
         else:
             rows.append((left_lines[i], None))

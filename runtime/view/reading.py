@@ -32,6 +32,7 @@ from maai.projections.history import (
     history_from_stored,
     light_record,
 )
+from maai.runtime.view.lineage import LineageCache, Link, RunLineage
 from maai.runtime.view.run_page import CALL_EVENTS, EventLine, event_line
 
 BUSY_TIMEOUT_S = 2.0
@@ -104,6 +105,7 @@ class ViewStore:
         self._rows: dict[tuple[str, int, str], RunRow] = {}
         self._models: dict[str, list[str]] = {}
         self._configs: dict[str, dict[str, Any]] = {}
+        self._forks = LineageCache()
 
     def store(self) -> EventStore:
         with self._lock:
@@ -287,6 +289,17 @@ class ViewStore:
             pass  # the request that meets it shows it
 
     # ------------------------------------------------------------------ one run
+
+    def lineage(self, run_id: str) -> RunLineage:
+        """The run's parent (with its fork point) and children, among the ledger's runs."""
+        return self._forks.of(self.store(), self._run_ids(), run_id)
+
+    def fork_of(self, child: str, parent: str) -> Link | None:
+        """Where ``child`` was forked from ``parent``, if it is a direct fork of it."""
+        return self._forks.fork_of(self.store(), self._run_ids(), child, parent)
+
+    def _run_ids(self) -> list[str]:
+        return [info.run_id for info in self.store().list_runs_without_config()]
 
     def info(self, run_id: str) -> RunInfo:
         """The run's row: its status and head seq, read together."""

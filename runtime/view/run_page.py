@@ -108,7 +108,7 @@ def _cut(text: str, limit: int = PREVIEW_CHARS) -> str:
 
 
 def timeline(history: History) -> list[EventLine]:
-    return [_line(entry) for entry in history.entries]
+    return [line_of(entry) for entry in history.entries]
 
 
 def lines_of(stored: Iterable[StoredEvent]) -> list[EventLine]:
@@ -116,7 +116,7 @@ def lines_of(stored: Iterable[StoredEvent]) -> list[EventLine]:
     return [event_line(s.seq, s.type, s.payload, s.recorded_at.isoformat()) for s in stored]
 
 
-def _line(entry: Entry) -> EventLine:
+def line_of(entry: Entry) -> EventLine:
     event = entry.event
     payload = event.model_dump(mode="json")
     if isinstance(event, RunStarted):
@@ -162,7 +162,7 @@ def calls(history: History) -> list[CallView]:
         view.failures = [
             f"attempt {f.attempt}: {f.error_kind}: {f.message}" for _, f in call.failures
         ]
-        view.readings = [_line(entry) for entry in call.results]
+        view.readings = [line_of(entry) for entry in call.results]
         views.append(view)
     return views
 

@@ -191,7 +191,7 @@ def test_a_study_page_follows_the_study_as_it_runs(
         started_run(db, {"golden-run"})
         page.goto(f"{base}/studies/browser-study", wait_until="load")
         page.evaluate("window.__sameDocument = true")
-        completed = page.locator('.count[data-status="completed"] strong')
+        completed = page.locator('.count[data-status="done"] strong')
         runs = page.locator('#study a[href^="/runs/browser-study"]')
         first = int(completed.text_content() or "0")
         page.screenshot(path=str(artifacts() / "view-study-running.png"), full_page=True)

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from maai.domain.events import Event
-from maai.domain.frohlich import phase1, rules
+from maai.domain.frohlich import phase1, render, rules
+from maai.domain.frohlich.events import Counterfactual, PayoffAwarded
 from maai.domain.world import apply, pgg
 from maai.domain.world import protocol as world_protocol
 from maai.domain.world.events import ActionResolved
@@ -23,6 +24,7 @@ from maai.projections.history import history_from_events
 from maai.projections.world.protocol import audit_protocol as world_audit
 from tests.projections.recording import golden_config, play
 from tests.projections.test_audits_catch_code_bugs import config as frohlich_config
+from tests.support.driver import make_config
 from tests.support.world_driver import drive, load
 
 
@@ -172,21 +174,57 @@ def test_a_wrong_ballot_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "ballot_rule" in violations
 
 
+def _a_preferring_run(language: str) -> list[Event]:
+    """Everyone prefers (a): every payment is the (a) row of its table, never the (b) row."""
+    persona = {"error_rate": 0.0, "conformity": 0.9, "preferred_principle": "a"}
+    agents = [{"name": n, "memory_words": 80, "persona": persona} for n in ("ann", "ben", "cy")]
+    return play(make_config(seed=11, phase2_rounds=2, language=language, agents=agents))
+
+
+def _payments(events: list[Event]) -> list[PayoffAwarded]:
+    return [e for e in events if isinstance(e, PayoffAwarded)]
+
+
+def _paid_row(paid: PayoffAwarded) -> list[Counterfactual]:
+    return [cf for cf in paid.counterfactuals if cf.distribution == paid.distribution]
+
+
 def test_a_wrong_counterfactual_row_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Broken, each counterfactual row shows the income of the distribution after it (the
-    last wraps to the first): the paid income is still right, only the table an agent is
-    shown of what the other distributions would have paid is wrong."""
+    """Broken, the rows of what each distribution would have paid leave out the (b) pick.
+    Nothing paid changes (every payment is an (a) row; its income, payoff and its own row's
+    principles are as in the clean run): only the other rows an agent is shown are wrong.
+    The domain's own rendering of the rows would agree with the bug; the reference's picks
+    do not."""
+    clean = _payments(_a_preferring_run("en"))
     real = rules.counterfactuals
 
-    def shifted(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        rows = real(*args, **kwargs)
-        if len(rows) < 2:
-            return rows
-        incomes = [row.income for row in rows][1:] + [rows[0].income]
+    def without_average(*args: Any, **kwargs: Any) -> tuple[rules.Counterfactual, ...]:
         return tuple(
-            row.model_copy(update={"income": income})
-            for row, income in zip(rows, incomes, strict=True)
+            row.model_copy(
+                update={"picked_by": tuple(p for p in row.picked_by if p.principle.value != "b")}
+            )
+            for row in real(*args, **kwargs)
         )
 
-    monkeypatch.setattr(rules, "counterfactuals", shifted)
-    assert "payoff_arithmetic" in frohlich_violations()
+    monkeypatch.setattr(rules, "counterfactuals", without_average)
+    events = _a_preferring_run("en")
+    broken = _payments(events)
+    assert [(p.distribution, p.income, p.payoff_cents, _paid_row(p)) for p in broken] == [
+        (p.distribution, p.income, p.payoff_cents, _paid_row(p)) for p in clean
+    ], "the bug must leave what is paid as it was"
+    assert [p.counterfactuals for p in broken] != [p.counterfactuals for p in clean]
+    violations = frohlich_audit(history_from_events(events)).violations
+    assert {v.rule for v in violations} == {"payoff_arithmetic"}
+    assert all("principles pick it by" in v.detail for v in violations)
+
+
+def test_counterfactual_rows_named_in_another_language_are_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Broken, a pick is named in English whatever the reader's language: a Mandarin agent's
+    rows of what the other distributions would have paid name the (c) and (d) picks in
+    English (the domain's rendering would agree; the reference's own words do not)."""
+    real = render.pick_text
+    monkeypatch.setattr(render, "pick_text", lambda pick, language="en": real(pick, "en"))
+    violations = frohlich_audit(history_from_events(_a_preferring_run("zh"))).violations
+    assert "payoff_arithmetic" in {v.rule for v in violations}

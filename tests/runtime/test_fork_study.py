@@ -26,10 +26,10 @@ def _parent(db: str) -> str:
         return store.list_runs()[0].run_id
 
 
-def _study(folder: Path, parent: str, factors: str) -> Path:
+def _study(folder: Path, parent: str, factors: str, at: str = "exchange:2") -> Path:
     path = folder / "forked.yaml"
     path.write_text(
-        f"study: forked\nfork: {{from: {parent}, at: 'exchange:2'}}\n"
+        f"study: forked\nfork: {{from: {parent}, at: '{at}'}}\n"
         f"factors:\n{factors}\nreplicates: 2\nconcurrency: 2\n",
         encoding="utf-8",
     )
@@ -41,7 +41,7 @@ def test_a_study_from_a_fork_point_shares_the_prefix_and_counts_what_it_did_not_
 ) -> None:
     db = str(tmp_path / "l.db")
     parent = _parent(db)
-    study = _study(tmp_path, parent, "  agents[name=Ben].temperature: [0.2, 0.9]")
+    study = _study(tmp_path, parent, "  agents[name=Ben].temperature: [0.2, 0.9]", "exchange:3")
     done = invoke("study", "run", str(study), "--db", db, "-q")
     assert done.exit_code == 0, done.output
     with EventStore.open(db) as store:
@@ -55,18 +55,49 @@ def test_a_study_from_a_fork_point_shares_the_prefix_and_counts_what_it_did_not_
             assert [(e.type, e.payload) for e in events[:upto]] == [
                 (e.type, e.payload) for e in parent_events[:upto]
             ]
-            assert forked.payload["point"] == "exchange:2"
+            assert forked.payload["point"] == "exchange:3"
     out = tmp_path / "out"
     exported = invoke("study", "export", "forked", "--db", db, "--out", str(out))
     assert exported.exit_code == 0, exported.output
     with (out / "runs.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert {r["parent_run"] for r in rows} == {parent}
-    assert {r["fork_point"] for r in rows} == {"exchange:2"}
+    assert {r["fork_point"] for r in rows} == {"exchange:3"}
     inherited = sum(1 for e in parent_events[:upto] if e.type == "model.completed")
     assert inherited > 0
     assert {int(r["inherited_calls"]) for r in rows} == {inherited}
     assert all(int(r["calls"]) > inherited for r in rows)
+
+    # The runs' tables hold what each did after the point: the initial beliefs are the
+    # parent's, in no replicate; with --with-prefix each run's are there, marked.
+    def beliefs(folder: Path) -> list[dict[str, str]]:
+        with (folder / "beliefs.csv").open(encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+
+    own = beliefs(out)
+    assert own and all(int(r["seq"]) > upto for r in own)
+    assert {r["run_id"] for r in own} == set(forks)
+    whole_out = tmp_path / "whole"
+    exported = invoke(
+        "study", "export", "forked", "--db", db, "--out", str(whole_out), "--with-prefix"
+    )
+    assert exported.exit_code == 0, exported.output
+    whole = beliefs(whole_out)
+    assert {(int(r["seq"]) <= upto, r["inherited"]) for r in whole} == {
+        (True, "true"),
+        (False, "false"),
+    }
+    assert [r for r in whole if r["inherited"] == "false"] == [
+        {**r, "inherited": "false"} for r in own
+    ]
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(whole_out / "beliefs.parquet")
+    assert str(table.schema.field("inherited").type) == "bool"
+    # export --all: the study's folder, filtered the same way.
+    every = tmp_path / "every"
+    assert invoke("export", "--all", "-f", "tables", "--out", str(every), "--db", db).exit_code == 0
+    assert beliefs(every / "study-forked") == own
 
 
 def test_a_factor_the_experiment_refuses_after_the_point_is_one_line_exit_2(

@@ -453,23 +453,68 @@ def test_kill_9_during_creation_leaves_no_half_made_child(
 def test_a_forks_tables_hold_what_followed_the_point_unless_asked(
     parents: dict[str, tuple[str, str]], tmp_path: Path
 ) -> None:
+    """The CLI's tables and the Python API's agree: by default what followed the point,
+    with the prefix each row marked; a fork given labels of its own (the prefix has the
+    parent's) still finds its inherited rows; the API's frames are typed by the schema."""
     import csv
+
+    import maai
 
     db, parent = parents["frohlich"]
     db = _copy(tmp_path, db)
-    assert invoke("fork", parent, "--at", "phase2", "--db", db, "-q").exit_code == 0
+    done = invoke("fork", parent, "--at", "phase2", "--label", "arm=b", "--db", db, "-q")
+    assert done.exit_code == 0, done.output
     child = _newest(db)
 
     def table(name: str, *flags: str) -> list[dict[str, str]]:
-        out = tmp_path / f"{name}{''.join(flags)}"
-        done = invoke("export", child, "-f", "tables", "--out", str(out), *flags, "--db", db)
-        assert done.exit_code == 0, done.output
-        with (out / "choices.csv").open(encoding="utf-8") as handle:
+        out = tmp_path / f"{''.join(flags) or 'own'}"
+        if not out.exists():
+            done = invoke("export", child, "-f", "tables", "--out", str(out), *flags, "--db", db)
+            assert done.exit_code == 0, done.output
+        with (out / f"{name}.csv").open(encoding="utf-8") as handle:
             return list(csv.DictReader(handle))
 
-    own, whole = table("own"), table("whole", "--with-prefix")
+    own, whole = table("choices"), table("choices", "--with-prefix")
     forked_at = next(e.seq for e in _events(db, child) if e.type == "run.forked")
     # Phase 1's choices are the parent's: none is the fork's own.
     assert whole and all(int(r["seq"]) < forked_at for r in whole)
     assert own == []
     assert {r["inherited"] for r in whole} == {"true"}
+    assert {r["arm"] for r in whole} == {"b"}
+    # Rankings: Phase 1's are inherited, the one after Phase 2 (2.3) is the fork's own.
+    rankings = table("rankings", "--with-prefix")
+    assert {(r["step"] == "2.3", r["inherited"]) for r in rankings} == {
+        (False, "true"),
+        (True, "false"),
+    }
+    assert [r["seq"] for r in table("rankings")] == [
+        r["seq"] for r in rankings if r["inherited"] == "false"
+    ]
+
+    with maai.open(db) as ledger:
+        run = ledger.run(child)
+    frames, with_prefix = run.tables(), run.tables(with_prefix=True)
+    assert len(frames["choices"]) == 0 and len(with_prefix["choices"]) == len(whole)
+    ranked = with_prefix["rankings"]
+    assert str(ranked["inherited"].dtype) == "boolean"
+    assert [str(v) for v in ranked["inherited"]] == [
+        {"true": "True", "false": "False"}[r["inherited"]] for r in rankings
+    ]
+    assert "inherited" not in frames["rankings"].columns
+    assert [int(s) for s in frames["rankings"]["seq"]] == [
+        int(r["seq"]) for r in rankings if r["inherited"] == "false"
+    ]
+    # Typed as the Parquet export: nullable ints, categories, booleans, numbers.
+    payoffs = with_prefix["payoffs"]
+    assert str(payoffs["seq"].dtype) == "Int64"
+    assert str(payoffs["round"].dtype) == "Int64" and payoffs["round"].isna().any()
+    assert str(payoffs["run_id"].dtype) == "category"
+    assert str(payoffs["constraint_satisfied"].dtype) == "boolean"
+    assert str(payoffs["multiplier"].dtype) == "float64"
+    assert str(payoffs["income"].dtype) == "Int64"
+    assert str(payoffs["hash"].dtype) == "string"
+    # A run that is no fork: every row, no inherited column.
+    with maai.open(db) as ledger:
+        top = ledger.run(parent).tables(with_prefix=True)
+    assert "inherited" not in top["rankings"].columns
+    assert len(top["choices"]) == len(whole)

@@ -12,7 +12,7 @@ from maai.domain.calls import ModelRequest
 from maai.domain.frohlich.config import BASE_DISTRIBUTIONS, AgentConfig, PersonaConfig
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.simulated import Persona, persona_for
-from maai.domain.frohlich.simulated.phrases import EN
+from maai.domain.frohlich.simulated.phrases_en import EN
 from maai.domain.frohlich.simulated.policy import SimulationError, answer
 from maai.domain.frohlich.types import Principle
 

@@ -13,7 +13,7 @@ from maai.domain.frohlich.config import BASE_DISTRIBUTIONS, AgentConfig, Persona
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.simulated import persona_for
 from maai.domain.frohlich.simulated.extract import canonical
-from maai.domain.frohlich.simulated.phrases import EN
+from maai.domain.frohlich.simulated.phrases_en import EN
 from maai.domain.frohlich.simulated.policy import answer
 from maai.domain.frohlich.types import Principle
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from maai.domain.events import ModelCallCompleted, RunCompleted, RunStarted
+from maai.domain.events import ModelCallCompleted, RunCompleted, RunForked, RunStarted
 from maai.domain.frohlich.events import MemoryUpdated, StatementMade
 from maai.ledger import EventStore, NewEvent
 from tests.projections.recording import golden_history
@@ -76,3 +76,41 @@ def _planted(event: Any) -> Any:
         answer = event.answer.model_copy(update={"text": HOSTILE + "\n" + event.answer.text})
         return event.model_copy(update={"answer": answer})
     return event
+
+
+def write_fork(
+    db: str | Path, parent: str, child: str, at: int, point: str = "round:2"
+) -> list[Any]:
+    """A fork ``child`` of the golden run ``parent`` (written by :func:`write_run`) after its
+    event ``at``, as ``maai fork`` lays one out (docs/forks.md): the parent's events 1..at,
+    ``run.forked``, then the golden run's later events with each statement changed (the
+    intervention's effect). Returns the child's events."""
+    with EventStore.open(str(db)) as store:
+        stored = list(store.read(parent))
+        info = store.get_run(parent)
+    events = golden_history().entries
+    started = events[0].event
+    assert isinstance(started, RunStarted)
+    forked = RunForked(
+        parent_run=parent,
+        parent_seq=at,
+        parent_hash="0" * 64,
+        point=point,
+        changes={"agents.Alice.temperature": 0.9},
+        draws="same",
+        seed=started.seed,
+        config=started.config,
+    )
+    later = [
+        e.event.model_copy(update={"text": "The fork says otherwise."})
+        if isinstance(e.event, StatementMade)
+        else e.event
+        for e in events[at:]
+    ]
+    with EventStore.open(str(db)) as store:
+        store.create_run(child, info.kind, info.config)
+        prefix = [NewEvent(s.type, s.payload, s.agent, s.schema_version) for s in stored[:at]]
+        rest = [NewEvent(e.TYPE, payload_of(e), e.agent_name) for e in [forked, *later]]
+        store.append(child, 0, prefix + rest)
+        store.set_status(child, "completed")
+    return [s for s in stored[:at]] + [forked, *later]

@@ -208,7 +208,7 @@ def test_compare_aligns_two_runs_by_step(client: TestClient) -> None:
 def test_study_page_counts_and_links_its_runs(client: TestClient) -> None:
     html = client.get("/studies/s1").text
     assert 'href="/runs/golden-run"' in html
-    assert re.search(r'data-status="completed">completed <strong>1</strong>', html)
+    assert re.search(r'data-status="done">done <strong>1</strong>', html)
     assert client.get("/studies/s1/live").json()["counts"]["completed"] == 1
     report = client.get("/studies/s1/part/report")  # maai study report's sections
     assert report.status_code == 200 and "golden-run" in report.text and "<section" in report.text

@@ -11,8 +11,9 @@ from maai.domain.calls import EXTRACT, ModelRequest
 from maai.domain.frohlich.config import AgentConfig
 from maai.domain.frohlich.purposes import Purpose
 from maai.domain.frohlich.simulated.extract import extract
+from maai.domain.frohlich.simulated.languages import phrases_for
 from maai.domain.frohlich.simulated.persona import Persona, persona_for
-from maai.domain.frohlich.simulated.phrases import Phrases, phrases_for
+from maai.domain.frohlich.simulated.phrases import Phrases
 from maai.domain.frohlich.simulated.policy import SimulationError, answer
 
 

@@ -46,7 +46,7 @@ function followStudy(progress) {
   async function poll() {
     try {
       const live = await getJSON(progress.dataset.live);
-      const now = JSON.stringify(live.counts);
+      const now = JSON.stringify([live.counts, live.total]);
       if (last !== null && now !== last) {
         const response = await fetch(location.href, { credentials: "same-origin" });
         const page = new DOMParser().parseFromString(await response.text(), "text/html");

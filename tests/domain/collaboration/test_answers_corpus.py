@@ -4,18 +4,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-import yaml
 
 from maai.domain.collaboration.parsing import parse_percent, read_decision, read_turn
-from maai.domain.reading import Invalid, Parsed, ParseResult, Undecided
+from maai.domain.reading import ParseResult
+from tests.support import corpus
 
-CORPUS: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "answers.yaml").read_text(encoding="utf-8")
-)
+CORPUS = corpus.load(__file__, "answers.yaml")
 SYMMETRIC = ["A", "B", "C", "Y"]
 OPTIONS = {
     "symmetric": (SYMMETRIC, SYMMETRIC),
@@ -50,40 +48,24 @@ def test_the_corpus_is_large_and_covers_every_reader() -> None:
     kinds = Counter(c["kind"] for c in CORPUS)
     assert set(kinds) == {"percent", "decision", *TURNS}, kinds
     for kind in ("percent", "decision", "turn", "initial_message", "initial"):
-        outcomes = {
-            c["expect"] if c["expect"] in ("undecided", "invalid") else "parsed"
-            for c in CORPUS
-            if c["kind"] == kind
-        }
+        outcomes = {corpus.outcome(c) for c in CORPUS if c["kind"] == kind}
         assert outcomes == {"parsed", "undecided", "invalid"}, (kind, outcomes)
+
+
+def _seen(kind: str, expect: Any) -> Callable[[Any], Any]:
+    """What of a parsed value the case names: the number, the option, or the keys given."""
+    if kind == "percent":
+        return lambda value: value
+    if kind == "decision":
+        return lambda value: value["option"]
+    return lambda value: {key: value.get(key) for key in expect}
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=case_id)
 def test_corpus(case: dict[str, Any]) -> None:
-    result = parse(case)
-    expect = case["expect"]
-    if expect == "undecided":
-        assert isinstance(result, Undecided), result
-        assert result.reason
-    elif expect == "invalid":
-        assert isinstance(result, Invalid), result
-        assert case.get("reason", "").lower() in result.reason.lower(), result.reason
-    else:
-        assert isinstance(result, Parsed), result
-        if case["kind"] == "percent":
-            assert result.value == expect
-        elif case["kind"] == "decision":
-            assert result.value["option"] == expect
-        else:
-            got = {key: result.value.get(key) for key in expect}
-            assert got == expect
+    corpus.assert_reads(parse(case), case, case["expect"], _seen(case["kind"], case["expect"]))
 
 
 def test_no_reader_ever_returns_a_value_for_an_undecided_or_invalid_case() -> None:
     """The whole corpus at once, for the count: a wrong value is far worse than none."""
-    wrong = [
-        case_id(c)
-        for c in CORPUS
-        if c["expect"] in ("undecided", "invalid") and isinstance(parse(c), Parsed)
-    ]
-    assert wrong == []
+    assert corpus.never_a_wrong_value(CORPUS, parse, case_id) == []

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from maai.domain.reading import Invalid, Parsed, ParseResult, Undecided
+from maai.domain.reading import ParseResult
 from maai.domain.world.parsing import ActView, read_action, read_scores
 from maai.domain.world.world import WorldSpec
+from tests.support import corpus
 
-CORPUS: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "answers.yaml").read_text(encoding="utf-8")
-)
+CORPUS = corpus.load(__file__, "answers.yaml")
 WORLD = WorldSpec.model_validate(
     {
         "locations": [
@@ -65,24 +62,10 @@ def test_the_corpus_covers_both_readers_and_every_outcome() -> None:
     assert len(CORPUS) >= 30
     assert set(Counter(c["reader"] for c in CORPUS)) == {"action", "scores"}
     for reader in ("action", "scores"):
-        outcomes = {
-            c["expect"] if isinstance(c["expect"], str) else "parsed"
-            for c in CORPUS
-            if c["reader"] == reader
-        }
+        outcomes = {corpus.outcome(c) for c in CORPUS if c["reader"] == reader}
         assert outcomes == {"parsed", "undecided", "invalid"}, reader
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=lambda c: f"{c['reader']}:{c['note'][:50]}")
 def test_each_answer_reads_as_expected(case: dict[str, Any]) -> None:
-    result = parse(case)
-    expect = case["expect"]
-    if expect == "undecided":
-        assert isinstance(result, Undecided), result
-    elif expect == "invalid":
-        assert isinstance(result, Invalid), result
-    else:
-        assert result == Parsed(expect)
-    if "reason" in case:
-        assert isinstance(result, (Undecided, Invalid))
-        assert case["reason"] in result.reason
+    corpus.assert_reads(parse(case), case, case["expect"])
