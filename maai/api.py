@@ -250,7 +250,7 @@ def _folded_summary(store: EventStore, info: RunInfo, experiment: Experiment) ->
     its prompts, which a summary does not need and whose rebuilding is most of reading a run
     whole (``Run(...).summary`` reads it whole). A run that grew since ``info`` was read is
     read whole up to ``info``'s head, so its summary agrees with the status listed."""
-    from maai.runtime.engine import UnreadableHistoryError, load_state
+    from maai.runtime.fold import UnreadableHistoryError, load_state
 
     try:
         state, head = load_state(store, info.run_id, experiment)

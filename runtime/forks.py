@@ -32,7 +32,7 @@ from maai.ledger.forking import chained, copied_rows, create_fork, prefix_hash_a
 from maai.ledger.schema import events as events_table
 from maai.runtime import signing
 from maai.runtime.checkpoints import PREFIX
-from maai.runtime.engine import to_new_event
+from maai.runtime.writer import to_new_event
 
 _ADDRESSES = {"model.requested": ("request.address",), "model.completed": ("address",)}
 # Fields every config has, set by generic options rather than by --set.

@@ -23,7 +23,7 @@ from typer.testing import CliRunner, Result
 from maai.cli.app import app
 from maai.domain import experiments
 from maai.ledger import EventStore
-from maai.runtime.engine import load_state
+from maai.runtime.fold import load_state
 from maai.testing.runs import Recorded, differences, record, resume_from, turns
 
 KEY_ENV = "MAAI_SIGNING_KEY"  # as maai.runtime.signing reads it

@@ -241,7 +241,7 @@ class ViewStore:
         """The run's summary at ``info``'s head: folded as a resume folds it (without the
         prompts' texts, the fast way), or, for a run that grew since ``info`` was read, from
         its events up to that head."""
-        from maai.runtime.engine import UnreadableHistoryError, load_state
+        from maai.runtime.fold import UnreadableHistoryError, load_state
 
         try:
             state, head = load_state(self.store(), info.run_id, experiment)

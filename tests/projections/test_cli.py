@@ -26,7 +26,7 @@ from maai.projections.frohlich.votes import describe_value as describe_vote
 from maai.projections.frohlich.votes import vote_audit
 from maai.projections.history import History
 from maai.projections.jsonout import dumps
-from maai.runtime.engine import to_new_event
+from maai.runtime.writer import to_new_event
 from tests.projections.conftest import ENGINE_RUN
 from tests.projections.tamper import find, index_of, replaced
 

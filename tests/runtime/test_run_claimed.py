@@ -18,10 +18,11 @@ from maai.domain.config import ExperimentConfig
 from maai.domain.events import Event, ModelCallRequested, RunClaimed, RunStarted
 from maai.ledger import EventStore
 from maai.runtime import config_files
-from maai.runtime.engine import Engine, to_new_event
+from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import load_config, start_run
 from maai.runtime.verify import verify_events
+from maai.runtime.writer import to_new_event
 from tests.support.driver import make_config
 
 TAKEN = RunClaimed(worker="lab-3", host="gpu-2", pid=4242, continues=True)
