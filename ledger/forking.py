@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import DateTime, bindparam, text
 
 from maai.canonical import canonical_json
+from maai.ledger.batch import Row
 from maai.ledger.envelope import (
     GENESIS_HASH,
     NewEvent,
@@ -56,14 +57,16 @@ _PG_INSERT_EVENTS = text(
 def copied_rows(store: EventStore, run_id: str, upto: int) -> Iterator[CopiedRow]:
     """The run's events ``1..upto`` as stored, with the text and time each was hashed with."""
     sqlite = store.backend == "sqlite"
-    for rows in store._chunks(run_id, 0, upto):  # noqa: SLF001 -- the store's own reader
-        for r in rows:
+    rows_of = store._fetch_rows  # noqa: SLF001 -- the store's own reader
+    for rows in store._chunks(run_id, 0, upto, rows_of):  # noqa: SLF001
+        for _, seq, type_, version, stored_text, agent, stored_at, _, _ in rows:
             if sqlite:
-                payload_text, recorded = r[4], format_recorded_at(datetime.fromisoformat(r[6]))
+                payload_text = stored_text
+                recorded = format_recorded_at(datetime.fromisoformat(stored_at))
             else:
-                payload_text = canonical_json(parse_json(r[4]))
-                recorded = format_recorded_at(r[6].astimezone(UTC))
-            yield int(r[1]), r[2], int(r[3]), payload_text, r[5], recorded
+                payload_text = canonical_json(parse_json(stored_text))
+                recorded = format_recorded_at(stored_at.astimezone(UTC))
+            yield int(seq), type_, int(version), payload_text, agent, recorded
 
 
 def chained(run_id: str, rows: Iterable[CopiedRow]) -> Iterator[tuple[CopiedRow, str, str]]:
@@ -121,7 +124,7 @@ def create_fork(
         forked.agent,
         now_text,
     )
-    out = [
+    out: list[Row] = [
         (child_id, seq, type_, version, payload, agent, recorded, prev, digest)
         for (seq, type_, version, payload, agent, recorded), prev, digest in chained(
             child_id, [*rows, forked_row]
@@ -166,15 +169,15 @@ def create_fork(
     )
 
 
-def _rows_json(rows: list[tuple[Any, ...]]) -> str:
+def _rows_json(rows: list[Row]) -> str:
     import json
 
     return (
         "["
         + ",".join(
-            f"[{r[1]},{json.dumps(r[2])},{r[3]},{r[4]},{json.dumps(r[5])},"
-            f"{json.dumps(r[6])},{json.dumps(r[7])},{json.dumps(r[8])}]"
-            for r in rows
+            f"[{seq},{json.dumps(type_)},{version},{payload},{json.dumps(agent)},"
+            f"{json.dumps(recorded)},{json.dumps(prev_hash)},{json.dumps(hash_)}]"
+            for _, seq, type_, version, payload, agent, recorded, prev_hash, hash_ in rows
         )
         + "]"
     )

@@ -117,8 +117,10 @@ class StoreAppending(StoreFieldReading):
                 raise ConcurrencyError(run_id, expected_seq, self._head_or_none(run_id)) from None
         packed_committed()
         return [
-            Appended(position, row[1], recorded, row[7], row[8])
-            for position, row in zip(positions, batch.rows, strict=True)
+            Appended(position, seq, recorded, prev_hash, hash_)
+            for position, (_, seq, _, _, _, _, _, prev_hash, hash_) in zip(
+                positions, batch.rows, strict=True
+            )
         ]
 
     def _payload_texts(

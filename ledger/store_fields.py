@@ -6,12 +6,12 @@ fetched, parsed nor unpacked; no :class:`StoredEvent` is built."""
 from __future__ import annotations
 
 import sqlite3
+import typing
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Text, bindparam, cast, null, select
 
-from maai.ledger.batch import Row
 from maai.ledger.errors import ChainBrokenError
 from maai.ledger.fields import (
     FieldPaths,
@@ -22,13 +22,39 @@ from maai.ledger.fields import (
     sqlite_size_column,
 )
 from maai.ledger.packed_values import MIN_EVENT_CHARS, PACKED_KEY, PackingError
-from maai.ledger.schema import read_head
+from maai.ledger.schema import events, read_head
 from maai.ledger.store_base import _first_line, _payload_text
 from maai.ledger.store_reading import MAX_SEQ, StoreReading
 from maai.ledger.stored_json import parse_canonical_json, parse_json
 from maai.ledger.unpacking import Unpacker
 
 _PACKED_KEY_TEXT: Final = f'"{PACKED_KEY}":'
+
+FieldRow = tuple[int, int, str, int, str, str | None, int | None]
+"""A row as a field read selects it: ``(position, seq, type, schema_version, payload text,
+agent, stored size)``. On SQLite the payload text holds the values picked (a JSON array) or
+the payload less the paths left out, and the size is the length of the payload as stored
+with those paths removed; on PostgreSQL the payload is whole and the size is ``NULL``. Read
+by unpacking it into names."""
+
+_PG_FIELDS_READ: Final = (
+    select(
+        events.c.position,
+        events.c.seq,
+        events.c.type,
+        events.c.schema_version,
+        cast(events.c.payload, Text),
+        events.c.agent,
+        null(),
+    )
+    .where(
+        events.c.run_id == bindparam("p_run_id"),
+        events.c.seq > bindparam("p_after"),
+        events.c.seq <= bindparam("p_upto"),
+    )
+    .order_by(events.c.seq)
+    .limit(bindparam("p_limit"))
+)
 
 
 class StoreFieldReading(StoreReading):
@@ -83,7 +109,7 @@ class StoreFieldReading(StoreReading):
         sqlite = self._sqlite
         parse = parse_canonical_json if sqlite else parse_json
         unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq))
-        fetch: Callable[[Connection, str, int, int], list[Row]] | None = None
+        fetch: Callable[[Connection, str, int, int], list[FieldRow]] = self._fetch_postgres_fields
         if sqlite:  # the first columns of a full row, picked values in the payload's place,
             # and the stored length of a payload with paths removed
             column, params = sqlite_payload_column(fields, omit)
@@ -94,7 +120,7 @@ class StoreFieldReading(StoreReading):
             )
             params += size_params
 
-            def fetch(conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+            def fetch(conn: Connection, run_id: str, after: int, upto: int) -> list[FieldRow]:
                 raw = conn.connection.driver_connection
                 assert isinstance(raw, sqlite3.Connection)
                 arguments = (*params, run_id, after, upto, self._read_chunk)
@@ -102,8 +128,7 @@ class StoreFieldReading(StoreReading):
 
         named = fields.keys() | omit.keys()
         for rows in self._chunks(run_id, after, MAX_SEQ, fetch):
-            for r in rows:
-                type_, text = r[2], r[4]
+            for _, seq, type_, version, text, agent, stored_size in rows:
                 # What the unpacker would leave alone, as text. Canonical JSON holds the
                 # key's text only where it is a key: a quote inside a string is escaped.
                 if (
@@ -112,20 +137,19 @@ class StoreFieldReading(StoreReading):
                     and len(text) < MIN_EVENT_CHARS
                     and _PACKED_KEY_TEXT not in text
                 ):
-                    yield r[1], type_, r[3], text
+                    yield seq, type_, version, text
                     continue
-                seq, agent = r[1], r[5]
                 paths = fields.get(type_)
                 left_out = omit.get(type_)
                 # On SQLite, the length of the payload as stored, the paths removed or not.
-                size = len(text) if left_out is None or not sqlite else r[6]
+                size = len(text) if left_out is None or stored_size is None else stored_size
                 if (
                     as_text
                     and left_out is not None
                     and size < MIN_EVENT_CHARS
                     and _PACKED_KEY_TEXT not in text
                 ):
-                    yield seq, type_, r[3], text
+                    yield seq, type_, version, text
                     continue
                 try:
                     payload = parse(text)
@@ -151,7 +175,16 @@ class StoreFieldReading(StoreReading):
                     raise ChainBrokenError(
                         run_id, seq, f"stored event cannot be read ({_first_line(exc)})"
                     ) from None
-                yield seq, type_, r[3], payload
+                yield seq, type_, version, payload
+
+    def _fetch_postgres_fields(
+        self, conn: Connection, run_id: str, after: int, upto: int
+    ) -> list[FieldRow]:
+        result = conn.execute(
+            _PG_FIELDS_READ,
+            {"p_run_id": run_id, "p_after": after, "p_upto": upto, "p_limit": self._read_chunk},
+        )
+        return typing.cast(list[FieldRow], [tuple(r) for r in result])
 
     def _fetch_logical(
         self, run_id: str, seq: int, type_: str, agent: str | None

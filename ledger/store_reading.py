@@ -6,14 +6,14 @@ the event is built)."""
 from __future__ import annotations
 
 import sqlite3
+import typing
 from collections.abc import Callable, Container, Generator, Iterator
 from datetime import datetime
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from sqlalchemy import Connection, DateTime, Text, bindparam, cast, func, select, type_coerce
 
-from maai.ledger.batch import Row
 from maai.ledger.chain import ChainChecker
 from maai.ledger.envelope import ChainReport, StoredEvent, stored_event, stored_text_hash_holds
 from maai.ledger.errors import ChainBrokenError
@@ -23,7 +23,16 @@ from maai.ledger.store_base import StoreBase, _as_utc, _first_line, _payload_tex
 from maai.ledger.stored_json import parse_canonical_json, parse_json
 from maai.ledger.unpacking import Unpacker
 
-# Columns in the order every read query returns them.
+StoredRow = tuple[int, int, str, int, str, str | None, Any, str, str]
+"""An events row as every read query returns it: ``(position, seq, type, schema_version,
+payload text, agent, recorded_at, prev_hash, hash)``, ``recorded_at`` as SQLite's text or
+PostgreSQL's datetime. A row is read by unpacking it into names, never by position."""
+
+_Chunk = TypeVar("_Chunk", bound=tuple[Any, ...])
+"""The rows a chunk fetch selects: ``position`` first, ``seq`` second (what the chunks are
+paginated on)."""
+
+# Columns in the order every read query returns them (StoredRow).
 _EVENT_COLUMNS: Final = (
     "position, seq, type, schema_version, payload, agent, recorded_at, prev_hash, hash"
 )
@@ -64,19 +73,20 @@ _PG_READ: Final = (
 _parse_time: Final = datetime.fromisoformat
 
 
-def _stored_text_hashes(run_id: str, r: Row) -> bool:
+def _stored_text_hashes(run_id: str, row: StoredRow) -> bool:
     """Whether a full SQLite row holds at its hash as its texts are stored (the payload and
     ``recorded_at`` as the store wrote and hashed them)."""
+    _, seq, type_, version, text, agent, recorded_at, prev_hash, hash_ = row
     return stored_text_hash_holds(
-        r[8],
+        hash_,
         run_id=run_id,
-        seq=r[1],
-        type=r[2],
-        schema_version=r[3],
-        payload_json=r[4],
-        agent=r[5],
-        recorded_at=r[6],
-        prev_hash=r[7],
+        seq=seq,
+        type=type_,
+        schema_version=version,
+        payload_json=text,
+        agent=agent,
+        recorded_at=recorded_at,
+        prev_hash=prev_hash,
     )
 
 
@@ -199,48 +209,49 @@ class StoreReading(StoreBase):
         # JSONB prints a text of its own (spaces, its own key order).
         keep_text = keep_text and sqlite
         unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq)) if unpack else None
-        for rows in self._chunks(run_id, after, upto):
-            for r in rows:
+        for rows in self._chunks(run_id, after, upto, self._fetch_rows):
+            for position, seq, type_, version, text, agent, recorded, prev_hash, hash_ in rows:
                 try:
-                    payload = parse(r[4])
-                    recorded_at = parse_time(r[6])
+                    payload = parse(text)
+                    recorded_at = parse_time(recorded)
                 except (ValueError, TypeError) as exc:
                     raise ChainBrokenError(
-                        run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
+                        run_id, seq, f"stored event cannot be parsed ({_first_line(exc)})"
                     ) from None
                 stored = payload
                 # Bases are always events of the same type: leaving a type packed leaves
                 # nothing the other types need.
-                if unpacker is not None and r[2] not in keep_packed:
-                    size = len(r[4])
+                if unpacker is not None and type_ not in keep_packed:
+                    size = len(text)
                     if not sqlite and size >= MIN_EVENT_CHARS:
                         size = len(_payload_text(payload))  # PostgreSQL's text has spaces
                     try:
-                        payload = unpacker.unpack(r[1], r[2], r[5], payload, size)
+                        payload = unpacker.unpack(seq, type_, agent, payload, size)
                     except PackingError as exc:
                         raise ChainBrokenError(
-                            run_id, r[1], f"stored event cannot be unpacked ({exc})"
+                            run_id, seq, f"stored event cannot be unpacked ({exc})"
                         ) from None
                 yield stored_event(
-                    r[0],
+                    position,
                     run_id,
-                    r[1],
-                    r[2],
-                    r[3],
+                    seq,
+                    type_,
+                    version,
                     payload,
-                    r[5],
+                    agent,
                     recorded_at,
-                    r[7],
-                    r[8],
+                    prev_hash,
+                    hash_,
                     stored=stored if stored is not payload else None,
-                    stored_text=r[4] if keep_text else None,
+                    stored_text=text if keep_text else None,
                 )
 
     def _fetch_stored(self, run_id: str, seq: int) -> dict[str, Any]:
         """The payload of one event as it is stored (a packed payload left packed)."""
         parse = parse_canonical_json if self._sqlite else parse_json
-        for rows in self._chunks(run_id, seq - 1, seq):
-            return parse(rows[0][4])  # type: ignore[no-any-return]
+        for rows in self._chunks(run_id, seq - 1, seq, self._fetch_rows):
+            for _, _, _, _, text, _, _, _, _ in rows:
+                return parse(text)  # type: ignore[no-any-return]
         raise PackingError(f"event {seq} is missing")
 
     def _chunks(
@@ -248,14 +259,11 @@ class StoreReading(StoreBase):
         run_id: str,
         after: int,
         upto: int,
-        fetch: Callable[[Connection, str, int, int], list[Row]] | None = None,
-    ) -> Iterator[list[Row]]:
-        """Rows ``(position, seq, type, schema_version, payload JSON text, agent,
-        recorded_at, prev_hash, hash)`` (or what ``fetch`` selects, seq second) in chunks, by
-        keyset pagination on seq; each chunk is one short query, so no snapshot stays open
-        while the caller works."""
-        if fetch is None:
-            fetch = self._fetch_sqlite if self._sqlite else self._fetch_postgres
+        fetch: Callable[[Connection, str, int, int], list[_Chunk]],
+    ) -> Iterator[list[_Chunk]]:
+        """The rows ``fetch`` selects (a :data:`StoredRow` from :meth:`_fetch_rows`; seq
+        second in any) in chunks, by keyset pagination on seq; each chunk is one short query,
+        so no snapshot stays open while the caller works."""
         while True:
             with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
                 chunk = fetch(conn, run_id, after, upto)
@@ -264,21 +272,31 @@ class StoreReading(StoreBase):
             yield chunk
             if len(chunk) < self._read_chunk:
                 return
-            after = chunk[-1][1]
+            _, after, *_ = chunk[-1]
 
-    def _fetch_sqlite(self, conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+    def _fetch_rows(self, conn: Connection, run_id: str, after: int, upto: int) -> list[StoredRow]:
+        """Full rows ``after < seq <= upto``, at most ``read_chunk`` of them, in seq order."""
+        if self._sqlite:
+            return self._fetch_sqlite(conn, run_id, after, upto)
+        return self._fetch_postgres(conn, run_id, after, upto)
+
+    def _fetch_sqlite(
+        self, conn: Connection, run_id: str, after: int, upto: int
+    ) -> list[StoredRow]:
         # The sqlite3 connection itself, outside any transaction: one SELECT is its own
         # consistent snapshot, and plain tuples skip SQLAlchemy's row processing.
         raw = conn.connection.driver_connection
         assert isinstance(raw, sqlite3.Connection)
         return raw.execute(_SQLITE_READ, (run_id, after, upto, self._read_chunk)).fetchall()
 
-    def _fetch_postgres(self, conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+    def _fetch_postgres(
+        self, conn: Connection, run_id: str, after: int, upto: int
+    ) -> list[StoredRow]:
         result = conn.execute(
             _PG_READ,
             {"p_run_id": run_id, "p_after": after, "p_upto": upto, "p_limit": self._read_chunk},
         )
-        return [tuple(r) for r in result]
+        return typing.cast(list[StoredRow], [tuple(r) for r in result])
 
     def verify_chain(self, run_id: str) -> ChainReport:
         """Recompute every event's hash from its stored fields and check the links.
@@ -296,17 +314,18 @@ class StoreReading(StoreBase):
         sqlite = self._sqlite
         try:
             # As stored: the chain covers the stored (packed) payloads, not what they unpack to.
-            for rows in self._chunks(run_id, 0, head):
-                for r in rows:
+            for rows in self._chunks(run_id, 0, head, self._fetch_rows):
+                for row in rows:
                     # A row whose stored text hashes to its hash holds at its hash: only its
                     # seq and link are left to check (docs/ledger.md, "Checking a hash against
                     # the stored text"). Any other is parsed (ChainBrokenError if it cannot
                     # be) and its payload re-encoded, which says why it does not hold.
-                    if sqlite and _stored_text_hashes(run_id, r):
+                    if sqlite and _stored_text_hashes(run_id, row):
                         hash_holds = _holds
                     else:
-                        hash_holds = self._stored_row(run_id, r).hash_holds
-                    if not chain.add(r[1], r[7], r[8], hash_holds):
+                        hash_holds = self._stored_row(run_id, row).hash_holds
+                    _, seq, _, _, _, _, _, prev_hash, hash_ = row
+                    if not chain.add(seq, prev_hash, hash_, hash_holds):
                         return chain.report()
         except ChainBrokenError as exc:
             chain.unreadable(exc.seq, exc.reason)
@@ -331,16 +350,19 @@ class StoreReading(StoreBase):
             head_now = read_head(conn, run_id)
         return None if last is None or last <= head_now else last
 
-    def _stored_row(self, run_id: str, r: Row) -> StoredEvent:
+    def _stored_row(self, run_id: str, row: StoredRow) -> StoredEvent:
         """A full row as the event it stores, its payload as stored (packed or not), parsed
         as :meth:`_stream` parses it; :class:`ChainBrokenError` where it cannot be."""
+        position, seq, type_, version, text, agent, recorded, prev_hash, hash_ = row
         try:
             if self._sqlite:
-                payload, recorded_at = parse_canonical_json(r[4]), _parse_time(r[6])
+                payload, recorded_at = parse_canonical_json(text), _parse_time(recorded)
             else:
-                payload, recorded_at = parse_json(r[4]), _as_utc(r[6])
+                payload, recorded_at = parse_json(text), _as_utc(recorded)
         except (ValueError, TypeError) as exc:
             raise ChainBrokenError(
-                run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
+                run_id, seq, f"stored event cannot be parsed ({_first_line(exc)})"
             ) from None
-        return stored_event(r[0], run_id, r[1], r[2], r[3], payload, r[5], recorded_at, r[7], r[8])
+        return stored_event(
+            position, run_id, seq, type_, version, payload, agent, recorded_at, prev_hash, hash_
+        )
