@@ -5,18 +5,15 @@ from __future__ import annotations
 
 from maai.domain.experiment import DeclaredExperiment
 
-from maai_ultimatum import protocol, state
-from maai_ultimatum.config import UltimatumConfig
+from maai_ultimatum import config, protocol, simulated, state, summary
 from maai_ultimatum.events import ULTIMATUM_EVENTS
 from maai_ultimatum.prompts import PROMPTS
-from maai_ultimatum.simulated import SimulatedPlayer, SimulatedUtility
-from maai_ultimatum.summary import summarize
 
 
 class Ultimatum(DeclaredExperiment):
     name = "ultimatum"
     title = "Two-player ultimatum game"
-    config_model = UltimatumConfig
+    config_model = config.UltimatumConfig
     events = ULTIMATUM_EVENTS
     prompts = PROMPTS
     default_config = "ultimatum.yaml"
@@ -26,9 +23,9 @@ class Ultimatum(DeclaredExperiment):
     initial_state = staticmethod(state.initial_state)
     evolve = staticmethod(state.evolve)
     decide = staticmethod(protocol.decide)
-    summarize = staticmethod(summarize)
-    participant = SimulatedPlayer
-    utility = SimulatedUtility
+    summarize = staticmethod(summary.summarize)
+    participant = simulated.SimulatedPlayer
+    utility = simulated.SimulatedUtility
 
 
 EXPERIMENT = Ultimatum()
