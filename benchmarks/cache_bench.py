@@ -1,6 +1,7 @@
 """How much of a run's input a provider's prefix cache could reuse, per prompt layout.
 
-    python benchmarks/cache_bench.py [--cells 8x10,16x40] [--ratio 0.25] [--window 16] [--json]
+    python benchmarks/cache_bench.py [--cells 8x10,16x40] [--ratio 0.25] [--window 16]
+        [--what-if memory_first,memory_mid] [--json]
 
 For each cell (agents x Phase-2 rounds) and each Frohlich ``prompt_layout`` (``seed``,
 ``stable_prefix``), one simulated run is recorded in process (no model, no network; the
@@ -16,6 +17,11 @@ and over Phase 2's, and the input cost with caching as a share of the cost witho
 stated price ratio (cached input tokens cost ``--ratio`` times an input token: 0.25 for
 GPT-4.1, 0.1 for GPT-5). The target (docs/performance.md): ``stable_prefix`` makes at least
 80% of Phase-2 input tokens cacheable on 8 x 10.
+
+``--what-if`` measures other orders of the ``stable_prefix`` run's own texts, each request
+reordered as recorded (no run): ``memory_first`` puts the balance and memory before the
+public history; ``memory_mid`` puts them between the discussion of earlier rounds and the
+current round's. Neither is a layout a run can choose; they say what such a layout would win.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import asyncio
 import importlib.util
 import json
+import re
 import sys
 import tempfile
 from collections import defaultdict
@@ -67,6 +74,29 @@ def record(agents: int, rounds: int, layout: str, folder: Path) -> list[tuple[st
         for _, e in history.of(ModelCallRequested)
         if e.request.model == "simulated"  # participants (the utility agent is simulated too)
     ]
+
+
+SEPARATOR = "\n\n---\n\n"  # between the parts of a participant request (domain/frohlich/render.py)
+WHAT_IFS = ("memory_first", "memory_mid")
+
+
+def reordered(text: str, address: str, what_if: str) -> str:
+    """A ``stable_prefix`` request's text in the ``what_if`` order (the module's docstring);
+    requests without both a public history and the per-step state are left as they are."""
+    parts = text.split(SEPARATOR)
+    history = next((i for i, p in enumerate(parts) if i and "Public discussion so far:" in p), None)
+    state = next((i for i, p in enumerate(parts) if p.startswith("Bank balance:")), None)
+    if history is None or state is None or state < history:
+        return text
+    shown, step = parts[history], parts[state]
+    rest = [p for i, p in enumerate(parts) if i not in (history, state)]
+    if what_if == "memory_first":
+        return SEPARATOR.join([rest[0], step, shown, *rest[1:]])
+    found = re.search(r"/r(\d+)/", address)
+    cut = shown.find(f"[Round {found.group(1)}]") if found else -1
+    if cut < 0:
+        return text
+    return SEPARATOR.join([rest[0], shown[:cut], step, shown[cut:], *rest[1:]])
 
 
 def common_prefix(a: str, b: str) -> int:
@@ -128,14 +158,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--cells", default="8x10,16x40")
     parser.add_argument("--ratio", type=float, default=0.25)
     parser.add_argument("--window", type=int, default=16)
+    parser.add_argument("--what-if", default="", help=f"any of {', '.join(WHAT_IFS)}")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    what_ifs = [w for w in args.what_if.split(",") if w]
+    unknown = sorted(set(what_ifs) - set(WHAT_IFS))
+    if unknown:
+        parser.error(f"--what-if: unknown {', '.join(unknown)} (known: {', '.join(WHAT_IFS)})")
     cells = [tuple(int(x) for x in cell.split("x")) for cell in args.cells.split(",")]
     figures: dict[str, Any] = {"ratio": args.ratio, "window": args.window, "cells": []}
     with tempfile.TemporaryDirectory() as tmp:
         for agents, rounds in cells:
+            measured: list[tuple[str, dict[str, Tally]]] = []
             for layout in LAYOUTS:
-                tallies = measure(record(agents, rounds, layout, Path(tmp)), args.window)
+                requests = record(agents, rounds, layout, Path(tmp))
+                measured.append((layout, measure(requests, args.window)))
+                if layout == "stable_prefix":
+                    for what_if in what_ifs:
+                        other = [(a, ad, reordered(t, ad, what_if)) for a, ad, t in requests]
+                        measured.append((f"{layout}+{what_if}", measure(other, args.window)))
+            for layout, tallies in measured:
                 figures["cells"].append(
                     {
                         "cell": f"{agents}x{rounds}",
@@ -162,7 +204,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
         for row in figures["cells"]:
             print(
-                f"{row['cell']:>6} {row['layout']:<14} all: {row['all_tokens']:>10,} tokens, "
+                f"{row['cell']:>6} {row['layout']:<27} all: {row['all_tokens']:>10,} tokens, "
                 f"{row['all_cacheable_share']:.1%} cacheable, cost {row['all_cost_share']:.1%}"
                 f" | phase 2: {row['phase2_tokens']:>10,} tokens, "
                 f"{row['phase2_cacheable_share']:.1%} cacheable, cost "

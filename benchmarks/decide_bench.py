@@ -10,7 +10,7 @@ new calls are recorded as requested and 1 to 3 of the calls in flight are answer
 simulated participants (as answers trickle in to the engine), so most decisions pass by many
 calls still in flight. Prints the calls made and ``decide`` + building the new requests, in
 ms per call, for both ways; the events and requests are the same either way
-(``tests/domain/test_lazy_calls.py``).
+(``tests/domain/frohlich/test_lazy_calls.py``).
 """
 
 from __future__ import annotations

@@ -10,8 +10,11 @@ It makes, on a fresh SQLite ledger (or the one kept in ``DIR``): a simulated Fro
 ids). Then it starts ``maai view`` on that ledger, in a process of its own, and measures over
 HTTP:
 
-- the first screen of the long run's page (``/runs/ID``: its facts and timeline; the other
-  parts are fetched after it), the first request (cold) and the next (warm);
+- how long ``maai view`` takes to listen (it imports the experiments and reads every run's
+  config first, so that the first request pays for neither);
+- the first screen of the long run's page (``/runs/ID``: its facts and the first 100 lines of
+  its timeline; the rest and the other parts are fetched after it), the first request after
+  the start (cold) and the next (warm);
 - the runs page (``/``: the newest 50 of the runs, folded for their outcome, tokens and cost;
   rows not folded within 0.25 s come as pending and the page asks again), cold, warm, and
   once the viewer's start-up folding is done (5 s later);
@@ -129,8 +132,11 @@ def free_port() -> int:
         return port
 
 
-def serve(db: Path) -> tuple[subprocess.Popen[bytes], str]:
+def serve(db: Path) -> tuple[subprocess.Popen[bytes], str, float]:
+    """``maai view`` on ``db`` in a process of its own; the base URL and the seconds it took
+    to listen (it reads what the first pages need before it does)."""
     port = free_port()
+    started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "maai", "view", "--db", str(db), "--port", str(port)],
         stdout=subprocess.DEVNULL,
@@ -142,7 +148,7 @@ def serve(db: Path) -> tuple[subprocess.Popen[bytes], str]:
             raise SystemExit(f"maai view exited:\n{process.stderr.read().decode()}")  # type: ignore[union-attr]
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
-                return process, f"http://127.0.0.1:{port}"
+                return process, f"http://127.0.0.1:{port}", time.perf_counter() - started
         time.sleep(0.05)
     process.kill()
     raise SystemExit("maai view did not start within 60 s")
@@ -219,7 +225,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     with EventStore.open(str(db)) as store:
         long_events = store.get_run(long_id).head_seq
         total_runs = len(store.list_runs())
-    process, base = serve(db)
+    process, base, start_s = serve(db)
     try:
         with httpx.Client(timeout=120) as client:
             first_cold, first_bytes = timed_get(client, f"{base}/runs/{long_id}")
@@ -234,6 +240,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         process.wait(timeout=10)
     figures = {
         "long_run": {"agents": args.agents, "rounds": args.rounds, "events": long_events},
+        "start_s": start_s,
         "first_screen_s": {"cold": first_cold, "warm": first_warm, "bytes": first_bytes},
         "runs": total_runs,
         "runs_page_s": {
@@ -252,6 +259,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(json.dumps(figures, indent=2))
     else:
         print(f"long run: {args.agents} agents x {args.rounds} rounds, {long_events} events")
+        print(f"maai view listening {start_s:.3f} s after its start")
         print(
             f"first screen of its page: {first_cold:.3f} s cold, {first_warm:.3f} s warm"
             f" ({first_bytes:,} bytes)"

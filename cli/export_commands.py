@@ -29,14 +29,15 @@ from maai.cli.common import (
 )
 from maai.cli.files import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
-from maai.cli.study_exports import write_study_tables
+from maai.cli.study_exports import parquet_beside, write_study_tables
 from maai.cli.vote_table import print_vote_tables
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
-from maai.projections.forks import mark_inherited
+from maai.projections.forks import INHERITED, mark_inherited
 from maai.projections.history import History, UnknownAgentError, UnreadableEventError
 from maai.projections.jsonout import dumps, iter_dumps
+from maai.projections.schema import FLAG
 from maai.projections.tables import RenderedTables
 
 EXIT_VIOLATIONS = 1
@@ -142,7 +143,8 @@ def export(
             "--format",
             "-f",
             help="json: the agent-centric log; transcript: the public discussion as Markdown; "
-            "tables: CSV files for pandas/R with a data dictionary (needs --out).",
+            "tables: CSV files for pandas/R with a data dictionary, and Parquet files typed by"
+            " the declared schema with the analysis extra (needs --out).",
         ),
     ] = Format.JSON,
     agent: Annotated[
@@ -219,9 +221,14 @@ def export(
                 # Runs of different experiments have different tables: one folder each.
                 folder = out_dir if len(by_experiment) == 1 else out_dir / name
                 views = _views(group[0])
-                files = mark_inherited(views.tables(group), group, views.tables, with_prefix)
+                rendered = views.tables(group)
+                files = mark_inherited(rendered, group, views.tables, with_prefix)
+                typed = getattr(rendered, "column_types", None)
                 for file_name in files:
                     write_table_file(folder / file_name, files, file_name)
+                    if typed is not None and file_name.endswith(".csv"):
+                        types = {**typed(file_name), INHERITED: FLAG}
+                        written += parquet_beside(folder / file_name, types)
                 written += len(files)
             typer.echo(f"wrote {written} files for {len(histories)} run(s) to {out_dir}", err=True)
             return

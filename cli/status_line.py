@@ -47,6 +47,12 @@ class StatusLine:
             )
             self._live.start(refresh=True)
 
+    def refresh(self) -> None:
+        """Draw the line now, between the few redraws a second (a change the reader should
+        see at once, not only if a redraw happens to fall while it lasts)."""
+        if self._live is not None:
+            self._live.refresh()
+
     def stop(self) -> None:
         if self._live is not None:
             self._live.stop()

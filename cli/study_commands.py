@@ -11,7 +11,7 @@ later run), 130 interrupted (run it again to continue)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 import typer
@@ -60,6 +60,7 @@ class _Printed:
 
     at: float = 0.0
     line: str = ""
+    running: set[str] = field(default_factory=set)  # on a terminal: the runs last drawn
 
 
 def _line(progress: StudyProgress) -> str:
@@ -153,7 +154,13 @@ def run_command(
             status_line.start()
 
         def show(progress: StudyProgress) -> None:
-            if not quiet and not status_line.shown and time.monotonic() - printed.at > 5:
+            if status_line.shown:
+                # A run started or ended: drawn at once, so that every run under way is
+                # named on the line even if it takes less time than a redraw comes.
+                if progress.running != printed.running:
+                    printed.running = set(progress.running)
+                    status_line.refresh()
+            elif not quiet and time.monotonic() - printed.at > 5:
                 printed.at, printed.line = time.monotonic(), _line(progress)
                 out.print(printed.line)
 

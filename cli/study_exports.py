@@ -124,3 +124,15 @@ def _parquet(csv_path: Path, text: str, types: dict[str, Any] | None) -> bool:
     except KeyError as exc:
         err.print(f"no Parquet for {csv_path.name}: {escape(str(exc.args[0]))}", highlight=False)
         return False
+
+
+def parquet_beside(csv_path: Path, types: dict[str, Any]) -> bool:
+    """As :func:`_parquet`, for a table already written to ``csv_path`` (read from the file,
+    never held whole)."""
+    from maai.projections.schema import write_parquet_beside
+
+    try:
+        return write_parquet_beside(csv_path, types)
+    except KeyError as exc:
+        err.print(f"no Parquet for {csv_path.name}: {escape(str(exc.args[0]))}", highlight=False)
+        return False

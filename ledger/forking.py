@@ -8,6 +8,7 @@ the proof that its prefix is the parent's (:func:`prefix_hash_as`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -97,6 +98,58 @@ def prefix_hash_as(store: EventStore, child_id: str, upto: int, parent_id: str) 
     return last
 
 
+class _Chain:
+    """The child's chain as the database copies the prefix (SQLite, :data:`_SQLITE_COPY`):
+    called once per copied row in seq order, it hashes the row under the child's id from the
+    stored text, as :func:`chained` does, and gives each row's ``prev_hash``."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.hashes = {0: GENESIS_HASH}
+        self.last = 0
+
+    def prev(self, seq: int) -> str:
+        return self.hashes[seq - 1]
+
+    def hash(
+        self, seq: int, type_: str, version: int, payload: str, agent: str | None, recorded: str
+    ) -> str:
+        if seq != self.last + 1:  # never: the copy reads 1..upto in seq order
+            raise LedgerError(f"copied seq {seq} after {self.last}")
+        digest = envelope_hash(
+            run_id=self.run_id,
+            seq=seq,
+            type=type_,
+            schema_version=version,
+            payload_json=payload,
+            agent=agent,
+            recorded_at=format_recorded_at(datetime.fromisoformat(recorded)),
+            prev_hash=self.hashes[seq - 1],
+        )
+        self.hashes.pop(seq - 2, None)
+        self.hashes[seq] = digest
+        self.last = seq
+        return digest
+
+
+_SQLITE_COPY = (
+    "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"
+    " prev_hash, hash)"
+    " SELECT ?, seq, type, schema_version, payload, agent, recorded_at, maai_fork_prev(seq),"
+    " maai_fork_hash(seq, type, schema_version, payload, agent, recorded_at)"
+    " FROM events WHERE run_id = ? AND seq <= ? ORDER BY seq"
+)
+_PG_COPY = text(
+    "INSERT INTO events (run_id, seq, type, schema_version, payload, agent, recorded_at,"
+    " prev_hash, hash)"
+    " SELECT :child_id, e.seq, e.type, e.schema_version, e.payload, e.agent, e.recorded_at,"
+    " h->>1, h->>2"
+    " FROM events AS e JOIN jsonb_array_elements(CAST(:hashes AS JSONB)) AS h"
+    " ON e.seq = CAST(h->>0 AS BIGINT)"
+    " WHERE e.run_id = :parent_id AND e.seq <= :upto"
+)
+
+
 def create_fork(
     store: EventStore,
     *,
@@ -108,39 +161,51 @@ def create_fork(
     forked: NewEvent,
 ) -> RunInfo:
     """Create run ``child_id``: the parent's events ``1..upto`` copied, then ``forked`` as
-    event ``upto + 1``; all or nothing (a kill leaves no child at all)."""
+    event ``upto + 1``; all or nothing (a kill leaves no child at all).
+
+    The prefix is copied by the database in one statement (``INSERT ... SELECT``), its
+    payloads never shipped out and back: on SQLite the rows are hashed under the child's id
+    as the database copies them, in the same pass (a function it calls per row); on
+    PostgreSQL, whose stored JSONB is not the hashed text, the prefix is read once to hash
+    it and the database copies the rows beside their hashes."""
     check_run_id(child_id)
     config_value, config_text = normalize_json(config, f"config of run {child_id!r}")
-    rows = list(copied_rows(store, parent_id, upto))
-    if len(rows) != upto:
-        raise LedgerError(f"run {parent_id!r} has {len(rows)} events, not {upto}")
     now = datetime.now(UTC)
     now_text = format_recorded_at(now)
-    forked_row: CopiedRow = (
-        upto + 1,
-        forked.type,
-        forked.schema_version,
-        normalized_json_text(forked.payload, "run.forked payload"),
-        forked.agent,
-        now_text,
-    )
-    out: list[Row] = [
-        (child_id, seq, type_, version, payload, agent, recorded, prev, digest)
-        for (seq, type_, version, payload, agent, recorded), prev, digest in chained(
-            child_id, [*rows, forked_row]
-        )
-    ]
+    forked_text = normalized_json_text(forked.payload, "run.forked payload")
     head = upto + 1
+    sqlite = store.backend == "sqlite"
+    hashes: list[tuple[int, str, str]] = []
+    if not sqlite:
+        hashes = [
+            (seq, prev, digest)
+            for (seq, *_), prev, digest in chained(child_id, copied_rows(store, parent_id, upto))
+        ]
+        if len(hashes) != upto:
+            raise LedgerError(f"run {parent_id!r} has {len(hashes)} events, not {upto}")
     with store._errors(f"creating run {child_id!r}"):  # noqa: SLF001
         try:
-            if store.backend == "sqlite":
+            if sqlite:
                 with store._write_engine.begin() as conn:  # noqa: SLF001
                     conn.exec_driver_sql(
                         _SQLITE_INSERT_RUN,
                         (child_id, kind, config_text, "created", head, now_text, now_text),
                     )
-                    conn.exec_driver_sql(_SQLITE_INSERT_EVENT, out)
+                    chain = _Chain(child_id)
+                    raw = conn.connection.driver_connection
+                    assert raw is not None
+                    raw.create_function("maai_fork_prev", 1, chain.prev)
+                    raw.create_function("maai_fork_hash", 6, chain.hash)
+                    conn.exec_driver_sql(_SQLITE_COPY, (child_id, parent_id, upto))
+                    if chain.last != upto:
+                        raise LedgerError(f"run {parent_id!r} has {chain.last} events, not {upto}")
+                    prev = chain.hashes[upto]
+                    conn.exec_driver_sql(
+                        _SQLITE_INSERT_EVENT,
+                        _forked_row(child_id, head, forked, forked_text, now_text, prev),
+                    )
             else:
+                _, _, prev = hashes[-1] if hashes else (0, "", GENESIS_HASH)
                 with store._write_engine.begin() as conn:  # noqa: SLF001
                     conn.execute(
                         _PG_INSERT_RUN,
@@ -153,7 +218,19 @@ def create_fork(
                             "now": now,
                         },
                     )
-                    conn.execute(_PG_INSERT_EVENTS, {"run_id": child_id, "rows": _rows_json(out)})
+                    copied = conn.execute(
+                        _PG_COPY,
+                        {
+                            "child_id": child_id,
+                            "parent_id": parent_id,
+                            "upto": upto,
+                            "hashes": json.dumps(hashes),
+                        },
+                    ).rowcount
+                    if copied != upto:
+                        raise LedgerError(f"run {parent_id!r} has {copied} events, not {upto}")
+                    row = _forked_row(child_id, head, forked, forked_text, now_text, prev)
+                    conn.execute(_PG_INSERT_EVENTS, {"run_id": child_id, "rows": _rows_json([row])})
         except Exception as exc:
             if "UNIQUE" in str(exc) or "duplicate key" in str(exc):
                 raise RunExistsError(child_id) from None
@@ -169,9 +246,34 @@ def create_fork(
     )
 
 
-def _rows_json(rows: list[Row]) -> str:
-    import json
+def _forked_row(
+    child_id: str, seq: int, forked: NewEvent, payload: str, recorded: str, prev: str
+) -> Row:
+    """The row of the child's ``run.forked``, chained after its copied prefix."""
+    digest = envelope_hash(
+        run_id=child_id,
+        seq=seq,
+        type=forked.type,
+        schema_version=forked.schema_version,
+        payload_json=payload,
+        agent=forked.agent,
+        recorded_at=recorded,
+        prev_hash=prev,
+    )
+    return (
+        child_id,
+        seq,
+        forked.type,
+        forked.schema_version,
+        payload,
+        forked.agent,
+        recorded,
+        prev,
+        digest,
+    )
 
+
+def _rows_json(rows: list[Row]) -> str:
     return (
         "["
         + ",".join(

@@ -3,8 +3,9 @@
 On a full disk SQLite cannot even update a run's status: in WAL mode every write appends
 frames to the write-ahead log, and the log cannot grow. A run stopped by the full disk would
 then stay ``running``. A writer keeps a small file beside the ledger (``LEDGER-reserve``,
-:data:`RESERVE_BYTES`); when a status update meets a full disk, the file is removed and the
-update tried again in the room it leaves. The next writer that finds room makes it again."""
+:data:`RESERVE_BYTES`); when the update that leaves a stopped run ``interrupted`` meets a
+full disk, the file is removed and the update tried again in the room it leaves (no other
+write may spend it: :data:`STOPPED_STATUS`). The next writer that finds room makes it again."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ from typing import Final
 
 RESERVE_BYTES: Final = 128 * 1024
 """Room for a few dozen status updates (each appends a page or two to the log)."""
+
+STOPPED_STATUS: Final = "interrupted"
+"""The one status whose update may spend the reserve: the one that leaves a run stopped by
+the disk resumable. Any other (``running``, ``completed``) meets the full disk as any write
+does: spent on a run that goes on, the room would go to its next appends, and the runs
+stopped after them would find none left."""
 
 
 def reserve_path(db: Path) -> Path:

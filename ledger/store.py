@@ -42,7 +42,7 @@ from maai.ledger.errors import (
     StoreFullError,
 )
 from maai.ledger.migrate import REVISIONS, SchemaStatus, schema_status, upgrade_to_head
-from maai.ledger.reserve import keep_reserve, release_reserve
+from maai.ledger.reserve import STOPPED_STATUS, keep_reserve, release_reserve
 from maai.ledger.schema import runs
 from maai.ledger.sqlite_files import (
     check_sqlite_path,
@@ -405,7 +405,10 @@ class EventStore(StoreAppending):
             return self._set_status(run_id, status)
         except StoreFullError:
             path = self._location.path
-            if not self._sqlite or path is None:
+            if not self._sqlite or path is None or status != STOPPED_STATUS:
+                # Only the write that leaves a stopped run resumable may spend the reserve:
+                # spent on another (a run marked running as the disk fills), the room would
+                # go to that run's next appends, and the runs stopped then would stay running.
                 raise
             # A run stopped by a full disk is left interrupted, not running: the update is
             # tried again in the room of the reserve (ledger.reserve), or else once the

@@ -30,12 +30,13 @@ from maai.ledger.unpacking import Unpacker
 
 _PACKED_KEY_TEXT: Final = f'"{PACKED_KEY}":'
 
-FieldRow = tuple[int, int, str, int, str, str | None, int | None]
+FieldRow = tuple[int, int, str, int, str, str | None, int | None, int | None]
 """A row as a field read selects it: ``(position, seq, type, schema_version, payload text,
-agent, stored size)``. On SQLite the payload text holds the values picked (a JSON array) or
-the payload less the paths left out, and the size is the length of the payload as stored
-with those paths removed; on PostgreSQL the payload is whole and the size is ``NULL``. Read
-by unpacking it into names."""
+agent, stored size, packed)``. On SQLite the payload text holds the values picked (a JSON
+array) or the payload less the paths left out, the size is the length of the payload as
+stored with those paths removed, and ``packed`` whether the payload as stored is packed; on
+PostgreSQL the payload is whole and the last two are ``NULL``. Read by unpacking it into
+names."""
 
 _PG_FIELDS_READ: Final = (
     select(
@@ -45,6 +46,7 @@ _PG_FIELDS_READ: Final = (
         events.c.schema_version,
         cast(events.c.payload, Text),
         events.c.agent,
+        null(),
         null(),
     )
     .where(
@@ -114,11 +116,16 @@ class StoreFieldReading(StoreReading):
             # and the stored length of a payload with paths removed
             column, params = sqlite_payload_column(fields, omit)
             size_column, size_params = sqlite_size_column(omit)
+            # And whether the payload as stored is packed: a picked value that is null is
+            # looked for in the unpacked event only then (an event of a type that lacks
+            # the path is not fetched again; a scan of a run's calls met that at every
+            # event that is no call).
             query = (
-                f"SELECT position, seq, type, schema_version, {column}, agent, {size_column}"
+                f"SELECT position, seq, type, schema_version, {column}, agent, {size_column},"
+                " instr(payload, ?) > 0"
                 " FROM events WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?"
             )
-            params += size_params
+            params += [*size_params, _PACKED_KEY_TEXT]
 
             def fetch(conn: Connection, run_id: str, after: int, upto: int) -> list[FieldRow]:
                 raw = conn.connection.driver_connection
@@ -128,7 +135,7 @@ class StoreFieldReading(StoreReading):
 
         named = fields.keys() | omit.keys()
         for rows in self._chunks(run_id, after, MAX_SEQ, fetch):
-            for _, seq, type_, version, text, agent, stored_size in rows:
+            for _, seq, type_, version, text, agent, stored_size, stored_packed in rows:
                 # What the unpacker would leave alone, as text. Canonical JSON holds the
                 # key's text only where it is a key: a quote inside a string is escaped.
                 if (
@@ -154,12 +161,13 @@ class StoreFieldReading(StoreReading):
                 try:
                     payload = parse(text)
                     if paths is not None:
+                        packed = PACKED_KEY in payload if stored_packed is None else stored_packed
                         payload = (
                             dict(zip(paths, payload, strict=True))
                             if sqlite
                             else pick(payload, paths)
                         )
-                        if None in payload.values():  # perhaps packed: read it whole
+                        if packed and None in payload.values():  # perhaps packed: unpack it
                             payload = pick(self._fetch_logical(run_id, seq, type_, agent), paths)
                     else:
                         if not sqlite and size >= MIN_EVENT_CHARS:

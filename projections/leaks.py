@@ -114,6 +114,25 @@ class TextIndex:
         return found
 
 
+class FirstHeld:
+    """When a text was first held within any of ``texts`` ((seq, text) pairs: what an agent
+    wrote or was told, what was said in public), looked up once per text: asked
+    again for every prompt that shows the text, a scan of all texts each time grew with
+    the run's length times the items shown."""
+
+    def __init__(self, texts: list[tuple[int, str]]) -> None:
+        self._texts = texts
+        self._first: dict[str, int | None] = {}
+
+    def before(self, text: str, seq: int) -> bool:
+        """Whether ``text`` is in a text held before ``seq``."""
+        if text not in self._first:
+            held_at = (at for at, held in self._texts if text in held)
+            self._first[text] = min(held_at, default=None)
+        first = self._first[text]
+        return first is not None and first < seq
+
+
 def excerpt(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= 80 else flat[:77] + "..."

@@ -5,9 +5,10 @@ The page is built here from what every run has (its experiment, id, status, seed
 agents and recorded config) and from the sections its experiment adds through the optional
 ``report(history)`` member of its views (``maai.domain.experiment.ExperimentViews``); a new
 experiment adds sections without editing this module. The page needs no network: the style
-is inline, the plots are inline SVG (``projections/charts.py``), there is no script, font or
-image from elsewhere. Every text is escaped (``projections/markup.py``), and the same events
-give the same bytes (no clock, no random ids).
+is inline (``projections/templates/maai.css``, the stylesheet ``maai view`` serves), the
+plots are inline SVG (``projections/charts.py``), there is no script, font or image from
+elsewhere. Every part is rendered by the shared templates (``projections/templating.py``,
+autoescaped), and the same events give the same bytes (no clock, no random ids).
 """
 
 from __future__ import annotations
@@ -16,16 +17,24 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
-from html import escape
-from importlib.resources import files
 from typing import Any
 
 from maai.domain.costs import usage_of
 from maai.domain.events import RunFailed
 from maai.projections.build import build_of
 from maai.projections.history import History
-from maai.projections.markup import Markup, details, facts, table
+from maai.projections.markup import (
+    Markup,
+    code,
+    details,
+    facts,
+    inline,
+    join,
+    preformatted,
+    strong,
+    table,
+)
+from maai.projections.templating import shared, stylesheet
 
 FORMAT = "maai.report/1"
 
@@ -63,7 +72,7 @@ def fork_section(history: History, parent: History | None) -> Section | None:
         return None
     pairs, rows = found
     columns = ["", "run", "status", "outcome", "events after", "calls after", "tokens after"]
-    return Section("The fork beside its parent", Markup(facts(pairs) + table(columns, rows)))
+    return Section("The fork beside its parent", join([facts(pairs), table(columns, rows)]))
 
 
 def run_section(history: History) -> Section:
@@ -104,8 +113,8 @@ def run_section(history: History) -> Section:
         body.append(table(["agent", "model", "server (base_url)"], users))
     if started is not None:
         recorded = json.dumps(started.config, indent=2, sort_keys=True, ensure_ascii=False)
-        body.append(details("The config as recorded in run.started", _pre(recorded)))
-    return Section("The run", Markup("".join(body)))
+        body.append(details("The config as recorded in run.started", preformatted(recorded)))
+    return Section("The run", join(body))
 
 
 def failure_words(history: History) -> str | None:
@@ -127,8 +136,13 @@ def failure_words(history: History) -> str | None:
     return f"{event.reason} ({where}; maai resume {history.run_id} asks again)"
 
 
-def _pre(words: str) -> str:
-    return f"<pre>{escape(words)}</pre>"
+def anchored_sections(sections: Sequence[Section]) -> list[dict[str, str]]:
+    """The sections as the template ``_sections.html.j2`` takes them: each with its anchor
+    (``s3-the-run``), the same in a report and on the viewer's page."""
+    return [
+        {"anchor": _anchor(section.title, i), "title": section.title, "body": section.body}
+        for i, section in enumerate(sections, 1)
+    ]
 
 
 def _anchor(title: str, index: int) -> str:
@@ -141,78 +155,37 @@ def render_page(history: History, sections: Sequence[Section]) -> str:
     name = experiment.title if experiment else "maai run"
     return page_shell(
         f"{name}: run {history.run_id}",
-        Markup(f"status: <strong>{escape(history.status)}</strong>"),
+        inline(["status: ", strong(history.status)]),
         sections,
-        Markup(
-            "Written by <code>maai report</code> from the run's events alone; "
-            "the same events give the same page."
+        inline(
+            [
+                "Written by ",
+                code("maai report"),
+                " from the run's events alone; the same events give the same page.",
+            ]
         ),
     )
 
 
 def page_shell(title: str, status: str, sections: Sequence[Section], footer: str) -> str:
     """A whole page: the title, a status line and a contents list, the sections, a footer,
-    rendered by the packaged template ``page.html.j2`` (Jinja2, autoescaped). ``status`` and
-    ``footer`` are markup (the caller escapes what they quote); a section's body is
+    rendered by the shared template ``projections/templates/page.html.j2`` (Jinja2,
+    autoescaped; ``projections/templating.py``), with the stylesheet ``maai.css`` inlined.
+    ``status`` and ``footer`` are markup (the caller escapes what they quote); a section's body is
     :class:`Markup`."""
-    anchored = [
-        {"anchor": _anchor(section.title, i), "title": section.title, "body": section.body}
-        for i, section in enumerate(sections, 1)
-    ]
+    anchored = anchored_sections(sections)
     for part in (status, footer, *(section.body for section in sections)):
         if not isinstance(part, Markup):
             raise TypeError(f"page parts must be Markup, not {type(part).__name__}")
-    return _template().render(
-        generator=FORMAT,
-        title=title,
-        status=status,
-        footer=footer,
-        sections=anchored,
-        style=Markup(STYLE),
+    return (
+        shared()
+        .get_template("page.html.j2")
+        .render(
+            generator=FORMAT,
+            title=title,
+            status=status,
+            footer=footer,
+            sections=anchored,
+            style=Markup(stylesheet()),
+        )
     )
-
-
-@cache
-def _template() -> Any:
-    """The page template, with autoescaping on and nothing left to chance: an undefined name
-    is an error, and a value that is not text, a number or markup cannot reach the page."""
-    import jinja2
-
-    def finalize(value: Any) -> Any:
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            return value
-        raise TypeError(f"{type(value).__name__} would reach the page unformatted: {value!r}")
-
-    environment = jinja2.Environment(
-        autoescape=True,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-        finalize=finalize,
-    )
-    source = files("maai.projections").joinpath("page.html.j2").read_text(encoding="utf-8")
-    return environment.from_string(source)
-
-
-STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;
-max-width:1340px;padding:0 24px 48px;color:#1b1b1b;line-height:1.45;background:#fff}
-h1{font-size:1.6rem;margin:24px 0 4px}h2{border-bottom:2px solid #ddd;padding-bottom:4px;
-margin-top:40px}h3{margin:24px 0 8px}h4{margin:16px 0 4px}
-nav ol{columns:3;padding-left:20px;margin:8px 0}
-dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 16px}
-dl.facts dt{font-weight:600}dl.facts dd{margin:0}
-table{border-collapse:collapse;margin:8px 0 16px;font-size:.92rem}
-th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}
-.figures{display:flex;flex-wrap:wrap;gap:16px;margin:8px 0}
-svg.plot{background:#fcfcfc;border:1px solid #e4e4e4;max-width:100%;height:auto}
-.utterance{margin:8px 0}.speaker{font-weight:600}.note{color:#666;font-size:.9rem}
-blockquote{margin:2px 0 0 16px;padding:4px 10px;border-left:3px solid #ccc;
-white-space:pre-wrap}
-pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85rem}
-details{margin:8px 0;border:1px solid #ddd;border-radius:4px;padding:4px 10px}
-summary{cursor:pointer;font-weight:600}
-.no-data{color:#666;font-style:italic}
-.flag{color:#a40000;font-weight:600}
-footer{margin-top:48px;color:#666;font-size:.85rem}
-"""

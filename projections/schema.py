@@ -119,6 +119,26 @@ def write_parquet(csv_path: Path, text: str, types: Mapping[str, ColumnType]) ->
     """A Parquet copy of a CSV table beside it, each column read as its declared type (empty
     cells as nulls, ``true``/``false`` as booleans, ISO 8601 times as UTC timestamps);
     ``False`` without pyarrow."""
+    header = next(iter(text.splitlines()), "")
+    return _write_parquet(io.BytesIO(text.encode("utf-8")), header, csv_path, types)
+
+
+def write_parquet_beside(csv_path: Path, types: Mapping[str, ColumnType]) -> bool:
+    """As :func:`write_parquet` for a CSV table already written to ``csv_path``, read from
+    the file (by pyarrow, whose memory is its own: a long run's table is never held as
+    Python text)."""
+    try:
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
+        return False
+    with csv_path.open(encoding="utf-8", newline="") as handle:
+        header = handle.readline().rstrip("\r\n")
+    return _write_parquet(csv_path, header, csv_path, types)
+
+
+def _write_parquet(
+    source: Any, header: str, csv_path: Path, types: Mapping[str, ColumnType]
+) -> bool:
     try:
         import pyarrow.csv as pacsv
         import pyarrow.parquet as pq
@@ -126,7 +146,6 @@ def write_parquet(csv_path: Path, text: str, types: Mapping[str, ColumnType]) ->
         return False
     import pyarrow as pa
 
-    header = next(iter(text.splitlines()), "")
     columns = next(csv.reader([header])) if header else []
     schema = arrow_schema(columns, types, csv_path.stem)
     # Read as plain strings first: the categories are made by the cast below.
@@ -135,7 +154,7 @@ def write_parquet(csv_path: Path, text: str, types: Mapping[str, ColumnType]) ->
         for field in schema
     }
     table = pacsv.read_csv(
-        io.BytesIO(text.encode("utf-8")),
+        source,
         parse_options=pacsv.ParseOptions(newlines_in_values=True),  # texts span lines
         convert_options=pacsv.ConvertOptions(
             column_types=column_types,

@@ -15,12 +15,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 from typing import Any
 
 from maai.domain.study import STUDY_LABELS, Reference, StudyFile, label_key, label_value
 from maai.projections.history import History
-from maai.projections.markup import Cell, Markup, details, facts, join, paragraph, table
+from maai.projections.markup import (
+    Cell,
+    code,
+    details,
+    facts,
+    inline,
+    join,
+    paragraph,
+    strong,
+    table,
+)
 from maai.projections.report import Section, page_shell
 from maai.projections.study import run_row
 
@@ -106,12 +115,17 @@ def study_report(
     status = ", ".join(f"{n} {s}" for s, n in statuses.items() if n) or "no runs"
     return page_shell(
         f"Study {name}",
-        Markup(f"runs: <strong>{escape(status)}</strong>"),
+        inline(["runs: ", strong(status)]),
         sections,
-        Markup(
-            "Written by <code>maai study report</code> from the runs' events and the study file "
-            "alone; the same events give the same page. Each run's own page: "
-            "<code>maai report RUN_ID</code>."
+        inline(
+            [
+                "Written by ",
+                code("maai study report"),
+                " from the runs' events and the study file alone; the same events give the "
+                "same page. Each run's own page: ",
+                code("maai report RUN_ID"),
+                ".",
+            ]
         ),
     )
 
@@ -223,7 +237,7 @@ def study_section(
             *(value_text(v) for v in run.factors.values()),
             row["status"],
             row.get("outcome"),
-            Markup(f"<code>maai report {escape(run.history.run_id)}</code>"),
+            code(f"maai report {run.history.run_id}"),
         )
         for run, row in zip(runs, rows, strict=True)
     ]

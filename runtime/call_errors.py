@@ -86,9 +86,12 @@ class ModelCallError(RuntimeError):
         self.failures = list(failures)
         last = failures[-1]
         tail = f" (after {len(failures)} attempts)" if len(failures) > 1 else ""
+        # What went wrong, without whose call it was: the engine's failure line names the
+        # agent, step and model itself, once.
+        self.detail = f"{last.describe()}{tail}"
         super().__init__(
             f"{describe_who(request.agent)}, purpose {request.purpose}, "
-            f"model {request.model}: {last.describe()}{tail}"
+            f"model {request.model}: {self.detail}"
         )
 
     @property

@@ -356,9 +356,14 @@ class _RunLoop:
     async def _fail(self, request: ModelRequest, error: BaseException) -> NoReturn:
         """A call failed for good: the run is recorded failed, and ends so."""
         await _cancel(self.in_flight.values())
+        # A caller's error that names the call itself (runtime.recording's ModelCallError)
+        # gives what went wrong alone as ``detail``: each failure is said once, without
+        # repeated prefixes.
+        what = getattr(error, "detail", None)
         reason = (
             f"model call failed: agent {request.agent}, step {request.purpose} "
-            f"({request.address}), model {request.model}: {error}"
+            f"({request.address}), model {request.model}: "
+            f"{what if isinstance(what, str) else error}"
         )
         self.record([RunFailed(reason=reason, address=request.address, agent=request.agent)])
         self.send()

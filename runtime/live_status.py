@@ -15,10 +15,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.events import ModelAttemptFailed
-from maai.runtime.engine import CallExecutor
+
+if TYPE_CHECKING:  # the model caller (runtime.recording) reaches current() without the engine
+    from maai.runtime.engine import CallExecutor
 
 
 class LiveStatus:
@@ -28,7 +31,7 @@ class LiveStatus:
         self._clock = clock
         self._lock = threading.Lock()
         self._step = ""
-        self._notes: dict[str, str] = {}
+        self._notes: dict[str, tuple[str, float | None]] = {}  # key -> (text, until)
         self._calls: dict[int, float] = {}  # call token -> when it was sent
         self._tokens = itertools.count()
 
@@ -37,14 +40,16 @@ class LiveStatus:
         with self._lock:
             self._step = " ".join(text.split())
 
-    def set_note(self, key: str, text: str | None) -> None:
-        """Show ``text`` (e.g. "openai: rate limited, retrying in 20 s") until it is set
-        again or cleared with ``None``; ``key`` names the note, so that each waiter keeps one."""
+    def set_note(self, key: str, text: str | None, *, for_s: float | None = None) -> None:
+        """Show ``text`` (e.g. "p2/alice/r1/statement: HTTP 429, waiting") until it is set
+        again or cleared with ``None``; ``key`` names the note, so that each waiter keeps one.
+        With ``for_s`` the note counts down the seconds left of that wait ("12 s left")."""
         with self._lock:
             if text is None:
                 self._notes.pop(key, None)
             else:
-                self._notes[key] = " ".join(text.split())
+                until = None if for_s is None else self._clock() + for_s
+                self._notes[key] = (" ".join(text.split()), until)
 
     def call_started(self) -> int:
         with self._lock:
@@ -71,7 +76,12 @@ class LiveStatus:
         """One line: ``3 calls in flight, waiting 12 s · notes · step``, what changes most
         first (a narrow terminal cuts the end)."""
         with self._lock:
-            step, notes, calls = self._step, list(self._notes.values()), len(self._calls)
+            step, calls = self._step, len(self._calls)
+            now = self._clock()
+            notes = [
+                text if until is None else f"{text}, {max(0.0, until - now):.0f} s left"
+                for text, until in self._notes.values()
+            ]
         if calls:
             plural = "call" if calls == 1 else "calls"
             waiting = f"{calls} {plural} in flight, waiting {self.waited_s():.0f} s"

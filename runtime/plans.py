@@ -57,10 +57,28 @@ def provider_hosts(config: ExperimentConfig) -> list[str]:
 
 
 def _started_hash(store: EventStore, run_id: str) -> str:
+    """The hash of the event that records the run's config: its ``run.started``, or for a
+    fork (docs/forks.md) its own ``run.forked``, which holds its config from the point on
+    and whose hash covers the inherited prefix too."""
+    from maai.runtime.forks import fork_event
+
+    forked = fork_event(store, run_id)
+    if forked is not None:
+        return forked.hash
     hashes = store.event_hashes(run_id)
     if not hashes:
         raise JobRefused(f"run {run_id} has no events")
     return hashes[0][1]
+
+
+def _recorded_config(store: EventStore, run_id: str) -> dict[str, Any]:
+    """The config the run records: its ``run.started``'s, or a fork's ``run.forked``'s."""
+    from maai.runtime.forks import forked_of
+
+    forked = forked_of(store, run_id)
+    if forked is not None:
+        return dict(forked.config)
+    return dict(started_of(store, run_id).config)
 
 
 def make_plan(
@@ -70,14 +88,15 @@ def make_plan(
     runs: Mapping[str, ExperimentConfig],
 ) -> dict[str, Any]:
     """The plan of a study whose runs are all in the ledger: each run pinned by the hash of
-    its ``run.started``, which must record the study's config for it (a run made by someone
-    else under the study's run id is refused, never signed into the plan)."""
+    its ``run.started`` (a fork's: its ``run.forked``), which must record the study's config
+    for it (a run made by someone else under the study's run id is refused, never signed
+    into the plan)."""
     pinned: dict[str, str] = {}
     hosts: set[str] = set()
     for run_id, config in runs.items():
-        started = started_of(store, run_id)
+        started_of(store, run_id)  # a run with no hashed run.started is refused
         wanted = {k: v for k, v in config.model_dump(mode="json").items() if k != "prices"}
-        recorded = {k: v for k, v in started.config.items() if k != "prices"}
+        recorded = {k: v for k, v in _recorded_config(store, run_id).items() if k != "prices"}
         if canonical_json(wanted) != canonical_json(recorded):
             raise UntrustedRunError(
                 f"run {run_id} in the ledger was not started with this study's config for it;"

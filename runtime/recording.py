@@ -24,6 +24,7 @@ from agents import Model, ModelSettings, ModelTracing
 
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.config import RetryConfig
+from maai.runtime import live_status
 from maai.runtime.call_context import calling
 from maai.runtime.call_errors import AttemptFailure, ErrorKind, ModelCallError, classify
 from maai.runtime.scrubbing import scrub
@@ -69,6 +70,20 @@ def _is_busy(kind: ErrorKind, status: int | None) -> bool:
 
 def _waits(failure: AttemptFailure) -> bool:
     return _is_busy(failure.error_kind, failure.http_status)
+
+
+def _seconds(value: float) -> str:
+    """Seconds as a person reads them: whole from 10 s on, else to a tenth."""
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def _waiting_note(failure: AttemptFailure, waited_s: float, retry: RetryConfig) -> str:
+    """The live line's note while a call waits on a busy server."""
+    why = f"HTTP {failure.http_status}" if failure.http_status is not None else "rate limited"
+    return (
+        f"{failure.address}: {why}, waiting for the server (attempt {failure.attempt};"
+        f" {_seconds(waited_s)} of {_seconds(retry.max_wait_s)} s allowed)"
+    )
 
 
 # --- the caller -----------------------------------------------------------------------------
@@ -153,9 +168,24 @@ class ModelCaller:
                 await on_attempt_failed(failure)
             if failure.retry_delay_s is None:
                 raise ModelCallError(request, failures)
-            if _waits(failure):
-                waited_s += failure.retry_delay_s
-            await self._sleep(failure.retry_delay_s)
+            if not _waits(failure):
+                await self._sleep(failure.retry_delay_s)
+                continue
+            # A busy server: the wait is shown on the live line (with none shown, the
+            # progress printed the failure once), not printed again at each attempt.
+            waited_s += failure.retry_delay_s
+            status = live_status.current()
+            if status is not None:
+                status.set_note(
+                    request.address,
+                    _waiting_note(failure, waited_s, self.retry),
+                    for_s=failure.retry_delay_s,
+                )
+            try:
+                await self._sleep(failure.retry_delay_s)
+            finally:
+                if status is not None:
+                    status.set_note(request.address, None)
 
     def _failure(
         self,
@@ -181,10 +211,10 @@ class ModelCaller:
                 delay = wanted
             else:
                 detail += (
-                    f" (the server asks for a wait of {wanted:,.0f} s, over the"
-                    f" {left:,.0f} s left of retry.max_wait_s)"
+                    f" (the server asks for a wait of {_seconds(wanted)} s, over the"
+                    f" {_seconds(left)} s left of retry.max_wait_s)"
                     if info.retry_after_s is not None
-                    else f" (gave up after waiting {waited_s:,.0f} s: retry.max_wait_s)"
+                    else f" (gave up after waiting {_seconds(waited_s)} s: retry.max_wait_s)"
                 )
         elif info.retryable and attempt < self.retry.max_attempts:
             if info.retry_after_s is not None:

@@ -4,8 +4,9 @@ business anyway (docs/providers.md#tracing).
 Policy: a run's trace goes to OpenAI's trace endpoint only when
 
 1. tracing is enabled in the config (``tracing: true``, the default), and
-2. the run itself calls OpenAI's API (an agent or the utility agent routed to OpenAI), or
-   tracing to OpenAI is asked for explicitly (``MAAI_TRACING=openai``), and
+2. the run itself calls OpenAI's API (an agent or the utility agent routed to OpenAI, with
+   ``OPENAI_BASE_URL`` unset or at openai.com), or tracing to OpenAI is asked for explicitly
+   (``MAAI_TRACING=openai``), and
 3. an OpenAI key is set (the key of the run's OpenAI route: ``OPENAI_API_KEY``, or the
    variable its ``api_key_env`` names), and that variable is not one whose key goes to a
    third-party server, nor holds such a key under another name.
@@ -23,11 +24,17 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
+from urllib.parse import urlsplit
 
 from agents.tracing import gen_trace_id, trace
 
 from maai.domain.config import ExperimentConfig
-from maai.runtime.providers import OPENAI_KEY_ENV, ProviderSetupError, resolve_route
+from maai.runtime.providers import (
+    OPENAI_BASE_URL_ENV,
+    OPENAI_KEY_ENV,
+    ProviderSetupError,
+    resolve_route,
+)
 
 NOOP_TRACE_ID = "no-op"
 TRACING_ENV = "MAAI_TRACING"
@@ -75,6 +82,10 @@ def export_key(
     asked = env.get(TRACING_ENV, "").strip().lower()
     if not enabled or asked in _OFF:
         return None
+    if uses_openai and not _openais(env.get(OPENAI_BASE_URL_ENV, "")):
+        # The OpenAI route goes to another server (a proxy, a gateway, a local stand-in):
+        # the run calls no OpenAI API, and its key is that server's.
+        uses_openai = False
     if not uses_openai and asked not in _OPENAI:
         return None
     if key_env in third_party_key_envs:
@@ -86,6 +97,14 @@ def export_key(
     if any(env.get(var, "").strip() == key for var in third_party_key_envs):
         return None
     return key
+
+
+def _openais(base_url: str) -> bool:
+    """Whether ``OPENAI_BASE_URL`` (empty: unset) leaves the OpenAI route at OpenAI's API."""
+    if not base_url.strip():
+        return True
+    host = urlsplit(base_url.strip()).hostname or ""
+    return host == "openai.com" or host.endswith(".openai.com")
 
 
 @contextmanager

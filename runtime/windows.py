@@ -23,36 +23,57 @@ OUTPUT_RESERVE = 1_024
 FRAMING_BYTES = 64  # at least the chat framing's tokens (runtime.tokens)
 
 # Name fragments (lower case) and windows in tokens, as the providers publish them; the
-# first fragment found in the model's name wins, so the more specific come first.
+# first fragment found in the model's name wins, so the more specific come first. Each
+# entry names its source; "uncertain" marks an entry whose figure varies with the version or
+# the server (docs/providers.md, "Context windows", lists them): declare the window there.
 DEFAULT_WINDOWS: tuple[tuple[str, int], ...] = (
-    ("gpt-4.1", 1_047_576),
-    ("gpt-4o", 128_000),
+    # OpenAI, platform.openai.com/docs/models (each model's page, "Context window").
+    ("gpt-4.1", 1_047_576),  # gpt-4.1, -mini, -nano
+    ("gpt-4o", 128_000),  # gpt-4o, gpt-4o-mini, chatgpt-4o-latest
     ("gpt-4-turbo", 128_000),
-    ("gpt-4.5", 128_000),
-    ("gpt-5", 400_000),
-    ("gpt-4", 8_192),
-    ("gpt-3.5-turbo", 16_385),
+    ("gpt-4-1106", 128_000),  # gpt-4-1106-preview (GPT-4 Turbo preview)
+    ("gpt-4-0125", 128_000),  # gpt-4-0125-preview (GPT-4 Turbo preview)
+    ("gpt-4.5", 128_000),  # gpt-4.5-preview
+    ("gpt-5-chat", 128_000),  # gpt-5-chat-latest; uncertain (the chat alias differs)
+    ("gpt-5", 400_000),  # gpt-5, -mini, -nano: 400,000 in all (input and output together)
+    ("gpt-4-32k", 32_768),
+    ("gpt-4", 8_192),  # the original gpt-4 / gpt-4-0613
+    ("gpt-3.5-turbo", 16_385),  # gpt-3.5-turbo-0125 (older snapshots: 4,096)
     ("o1-mini", 128_000),
+    ("o1-preview", 128_000),
     ("o1", 200_000),
-    ("o3", 200_000),
+    ("o3", 200_000),  # o3, o3-mini
     ("o4-mini", 200_000),
+    # Google, ai.google.dev/gemini-api/docs/models ("Input token limit").
     ("gemini-1.5-pro", 2_097_152),
-    ("gemini", 1_048_576),
+    ("gemini", 1_048_576),  # 1.5 Flash, 2.0 and 2.5 Flash/Pro; uncertain for other variants
+    # Anthropic, docs.anthropic.com/en/docs/about-claude/models (Claude 3 and later).
     ("claude", 200_000),
+    # Meta's model cards (github.com/meta-llama/llama-models, MODEL_CARD.md): 128K.
     ("llama3.1", 131_072),
     ("llama-3.1", 131_072),
     ("llama3.2", 131_072),
     ("llama-3.2", 131_072),
     ("llama3.3", 131_072),
     ("llama-3.3", 131_072),
-    ("llama3", 8_192),
+    ("llama3", 8_192),  # Llama 3 (8K)
     ("llama-3", 8_192),
+    # Qwen's model cards (huggingface.co/Qwen): native 32,768; more only with YaRN scaling,
+    # which the server must enable. Uncertain: Qwen2.5-Turbo and later Qwen3 releases differ.
     ("qwen2.5", 32_768),
     ("qwen3", 32_768),
-    ("mistral-large", 131_072),
-    ("mistral", 32_768),
-    ("mixtral", 32_768),
+    # Mistral, docs.mistral.ai/getting-started/models.
+    ("mistral-large", 131_072),  # Mistral Large 2 (2407 and later)
+    ("mistral-nemo", 131_072),
+    ("mistral", 32_768),  # Mistral 7B v0.2+, Small; uncertain: newer Small releases take more
+    ("mixtral", 32_768),  # 8x7B; uncertain: 8x22B takes 65,536
+    # DeepSeek, api-docs.deepseek.com (deepseek-chat, deepseek-reasoner: 64K). Uncertain:
+    # later API versions and the open weights (128K) take more.
     ("deepseek", 65_536),
+    # Google's Gemma model cards (ai.google.dev/gemma/docs/core): Gemma 3 1B 32K, larger 128K;
+    # Gemma 2 8K.
+    ("gemma3:1b", 32_768),
+    ("gemma-3-1b", 32_768),
     ("gemma3", 131_072),
     ("gemma-3", 131_072),
     ("gemma2", 8_192),

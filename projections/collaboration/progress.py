@@ -19,13 +19,14 @@ from maai.domain.collaboration.events import (
     PointsAwarded,
 )
 from maai.domain.events import Event, ModelAttemptFailed, RunFailed
-from maai.projections.progress_lines import attempt_line
+from maai.projections.progress_lines import AttemptLines
 
 MESSAGE_CHARS = 140  # a message is shown whole in the transcript
 
 
 class Progress:
     def __init__(self, config: CollaborationConfig) -> None:
+        self.attempts = AttemptLines()
         self.config = config
         self.width = max(len(a.name) for a in config.agents)
         self.announced: set[str] = set()
@@ -115,7 +116,7 @@ class Progress:
                 f"{event.attempts} attempt(s)[/red]"
             )
         elif isinstance(event, ModelAttemptFailed):
-            line = attempt_line(event)
+            line = self.attempts.line(event)
             if line is not None:
                 self.line(line)
         elif isinstance(event, RunFailed):

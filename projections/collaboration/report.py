@@ -10,7 +10,7 @@ from typing import Any
 
 from maai.projections.charts import Line, Series, bar_chart, grouped_bars, line_chart
 from maai.projections.history import History
-from maai.projections.markup import Markup, facts, figures, join, paragraph, quote, table
+from maai.projections.markup import facts, figures, join, paragraph, quote, table
 from maai.projections.report import Section
 
 Row = dict[str, Any]
@@ -182,7 +182,7 @@ def decisions_section(decisions: list[Row]) -> Section:
         )
         for d in decisions
     ]
-    return Section("Decisions and points", Markup(figures(plot) + table(columns, rows)))
+    return Section("Decisions and points", join([figures(plot), table(columns, rows)]))
 
 
 def messages_section(messages: list[Row]) -> Section:

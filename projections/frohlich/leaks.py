@@ -14,8 +14,10 @@ it is no participant, and it only ever reads the answer it extracts from.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from maai.domain.events import ModelCallCompleted
 from maai.domain.frohlich import manipulator, render
@@ -35,10 +37,11 @@ from maai.domain.frohlich.events import (
 from maai.domain.frohlich.prompts import render as render_template
 from maai.domain.frohlich.rules import base_set
 from maai.domain.frohlich.steps import constraint_note, payoff_summary
+from maai.projections.frohlich.prompt_parts import split_prompt
 from maai.projections.frohlich.reference_words import PromptWords, words_for
 from maai.projections.history import History
 from maai.projections.leaks import MIN_CHARS as MIN_CHARS
-from maai.projections.leaks import Item, Leak, LeakReport, TextIndex, excerpt
+from maai.projections.leaks import FirstHeld, Item, Leak, LeakReport, TextIndex, excerpt
 
 MIN_MEMORY_WORDS = 8
 
@@ -134,24 +137,6 @@ def _own_texts(history: History, items: list[Item]) -> dict[str, Texts]:
     return own
 
 
-class _FirstHeld:
-    """When a text was first held within any of ``texts``, looked up once per text: asked
-    again for every prompt that shows the text, a scan of all texts each time grew with
-    the run's length times the items shown."""
-
-    def __init__(self, texts: Texts) -> None:
-        self._texts = texts
-        self._first: dict[str, int | None] = {}
-
-    def before(self, text: str, seq: int) -> bool:
-        """Whether ``text`` is in a text held before ``seq``."""
-        if text not in self._first:
-            held_at = (at for at, held in self._texts if text in held)
-            self._first[text] = min(held_at, default=None)
-        first = self._first[text]
-        return first is not None and first < seq
-
-
 def _balance_lines(prompt: str, words: PromptWords) -> Iterator[re.Match[str]]:
     """``words.balance.finditer(prompt)``, found faster: the regex runs only where a line
     starts with its literal beginning (a prompt is long; the line is in it once or twice)."""
@@ -201,6 +186,63 @@ class _PaymentRows:
         return self._rows[language]
 
 
+class _Said:
+    """What was said before a prompt, to be set aside where a rule reads what the code wrote:
+    every public statement, and each agent's own answers (a memory-update task shows the
+    answer; a statement may quote a balance line or a table row). Only texts of at least
+    ``MIN_SAID`` characters: a short answer ("Yes") would cut words out of the code's text."""
+
+    MIN_SAID = 10
+
+    def __init__(self, history: History) -> None:
+        self._when: dict[str, list[tuple[int, str | None]]] = defaultdict(list)
+        for entry, said in history.each(StatementMade):
+            self._when[said.text.strip()].append((entry.seq, None))
+        for entry, done in history.each(ModelCallCompleted):
+            self._when[done.answer.text.strip()].append((entry.seq, done.agent))
+        self._index = TextIndex(t for t in self._when if len(t) >= self.MIN_SAID)
+
+    def set_aside(self, text: str, agent: str, seq: int) -> str:
+        for said in sorted(self._index.found_in(text), key=len, reverse=True):
+            if any(at < seq and owner in (None, agent) for at, owner in self._when[said]):
+                text = text.replace(said, "\n")
+        return text
+
+
+class _MemoryAt:
+    """Each agent's memory as last recorded before a seq (``memory.updated``)."""
+
+    def __init__(self, history: History) -> None:
+        self._seqs: dict[str, list[int]] = defaultdict(list)
+        self._texts: dict[str, list[str]] = defaultdict(list)
+        for entry, updated in history.each(MemoryUpdated):
+            self._seqs[updated.agent].append(entry.seq)
+            self._texts[updated.agent].append(updated.memory)
+
+    def before(self, agent: str, seq: int) -> str:
+        at = bisect_left(self._seqs.get(agent, []), seq)
+        return self._texts[agent][at - 1] if at else ""
+
+
+@dataclass(frozen=True)
+class _Written:
+    """The parts of a prompt the code wrote, located by the prompt's structure
+    (``prompt_parts``): the system text, the preamble before the memory section, and the
+    task. The memory (the agent's own notes, which may quote anything it was told) is not
+    among them."""
+
+    head: str  # the preamble before the memory: the name and balance lines
+    body: str  # the system text, the head and the task
+
+    @staticmethod
+    def of(system: str, input_text: str, words: PromptWords, memory: str) -> _Written:
+        parts = split_prompt(input_text, words, memory)
+        if parts is None:  # not the recorded memory (the protocol audit says so): read all
+            at = input_text.find(words.memory_head)
+            return _Written(input_text if at < 0 else input_text[:at], f"{system}\n{input_text}")
+        return _Written(parts.head, f"{system}\n{parts.head}\n\x00\n{parts.task}")
+
+
 def audit_leaks(history: History) -> LeakReport:
     items = private_items(history)
     own = _own_texts(history, items)
@@ -227,9 +269,11 @@ def audit_leaks(history: History) -> LeakReport:
     for position, item in enumerate(items):
         positions[item.text].append(position)
     payment_rows = _PaymentRows(base)
-    own_held: dict[str, _FirstHeld] = defaultdict(lambda: _FirstHeld([]))
-    own_held.update((agent, _FirstHeld(texts)) for agent, texts in own.items())
-    public_held = _FirstHeld(public)
+    own_held: dict[str, FirstHeld] = defaultdict(lambda: FirstHeld([]))
+    own_held.update((agent, FirstHeld(texts)) for agent, texts in own.items())
+    public_held = FirstHeld(public)
+    said = _Said(history)
+    memories = _MemoryAt(history)
     for entry, requested in history.requests():  # one prompt at a time
         request = requested.request
         agent = request.agent
@@ -237,8 +281,14 @@ def audit_leaks(history: History) -> LeakReport:
             continue
         prompts += 1
         language = languages[agent]
-        prompt = f"{request.system}\n{request.input}"
-        present = index.found_in(prompt)
+        words = words_for(language)
+        # Each rule reads what the code wrote: the memory section is left out (an agent's
+        # own notes may quote a balance, a table or another agent's words), and so, for the
+        # lines below, is what anyone said before (a statement may quote them too).
+        written = _Written.of(
+            request.system, request.input, words, memories.before(agent, entry.seq)
+        )
+        present = index.found_in(written.body)
         found: list[Found] = []
         for position in sorted(p for text in present for p in positions[text]):
             item = items[position]
@@ -249,14 +299,13 @@ def audit_leaks(history: History) -> LeakReport:
             if public_held.before(item.text, entry.seq):
                 continue
             found.append((item.kind, item.owner, item.seq, item.text))
-        found += _preamble_leaks(
-            request.input, prompt, agent, balances, names, entry.seq, words_for(language)
-        )
+        unsaid = said.set_aside(written.body, agent, entry.seq)
+        found += _preamble_leaks(written.head, unsaid, agent, balances, names, entry.seq, words)
         if payment and (ended_seq is None or entry.seq < ended_seq):
             drawn_entry, drawn = payment[0]
             legit = seen_tables[agent] | payment_rows.base(language)
             shown = payment_rows.rows(drawn.distributions, language)
-            rows = [r for r in shown if r in prompt and r not in legit]
+            rows = [r for r in shown if r in unsaid and r not in legit]
             if rows:
                 found.append(("Phase-2 payment table", None, drawn_entry.seq, rows[0]))
         leaks += [
@@ -267,22 +316,23 @@ def audit_leaks(history: History) -> LeakReport:
 
 
 def _preamble_leaks(
-    input_text: str,
-    prompt: str,
+    head: str,
+    written: str,
     agent: str,
     balances: dict[str, list[tuple[int, int]]],
     names: list[str],
     seq: int,
     words: PromptWords,
 ) -> list[Found]:
-    """A prompt's "Name:" must be its own agent's, and every "Bank balance:" line a balance
-    that agent has had; a balance only another agent has had is that agent's."""
+    """A prompt's "Name:" (the preamble's first line) must be its own agent's, and every
+    "Bank balance:" line the code wrote a balance that agent has had; a balance only another
+    agent has had is that agent's."""
     found: list[Found] = []
-    named = words.name_line.search(input_text)
+    named = words.name_line.search(head)
     if named and named.group(1).strip() != agent:
         found.append(("preamble (name)", named.group(1).strip(), None, named.group(0)))
     mine = _held(balances[agent], seq)
-    for match in _balance_lines(prompt, words):
+    for match in _balance_lines(written, words):
         sign, whole, part = match.groups()
         cents = (-1 if sign else 1) * (int(re.sub(r"[,.]", "", whole)) * 100 + int(part))
         if cents in mine:

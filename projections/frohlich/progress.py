@@ -21,7 +21,7 @@ from maai.domain.frohlich.events import (
 )
 from maai.domain.frohlich.render import cents, tally_text
 from maai.domain.frohlich.state import State
-from maai.projections.progress_lines import attempt_line
+from maai.projections.progress_lines import AttemptLines
 
 STEP_NAMES = {
     "1.1": "initial ranking",
@@ -36,6 +36,7 @@ STEP_NAMES = {
 
 class Progress:
     def __init__(self, config: FrohlichConfig) -> None:
+        self.attempts = AttemptLines()
         self.rounds = config.phase2_rounds
         self.phase1_announced = False
         self.width = max(len(a.name) for a in config.agents)
@@ -110,7 +111,7 @@ class Progress:
             how = "drawn at random" if event.drawn else "picked by the agreed principle"
             self.line(f"  payment distribution: Dist. {event.distribution} ({how})")
         elif isinstance(event, ModelAttemptFailed):
-            line = attempt_line(event)
+            line = self.attempts.line(event)
             if line is not None:
                 self.line(line)
         elif isinstance(event, RunFailed):

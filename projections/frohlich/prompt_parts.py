@@ -24,6 +24,7 @@ class PromptParts:
     preamble: str  # up to the end of the memory section
     memory: str  # the memory as shown
     task: str  # everything after the separator that ends the memory section
+    head: str  # the preamble before its memory section (name, role, explanation, balance)
 
 
 def split_prompt(text: str, words: PromptWords, memory: str) -> PromptParts | None:
@@ -36,7 +37,8 @@ def split_prompt(text: str, words: PromptWords, memory: str) -> PromptParts | No
     if at < 0:
         return None
     end = at + len(block)
-    return PromptParts(text[: at + len(words.memory_head) + len(shown)], shown, text[end:])
+    preamble = text[: at + len(words.memory_head) + len(shown)]
+    return PromptParts(preamble, shown, text[end:], text[:at])
 
 
 def outcome_part(task: str, words: PromptWords) -> str:

@@ -18,7 +18,7 @@ from maai.projections.frohlich.report_trail import trail_section
 from maai.projections.frohlich.table_rows import Row
 from maai.projections.frohlich.tables import TABLES
 from maai.projections.history import History
-from maai.projections.markup import Markup, facts, figures, join, paragraph, table
+from maai.projections.markup import facts, figures, join, paragraph, table
 from maai.projections.report import Section
 from maai.projections.tables import build_tables
 
@@ -194,4 +194,4 @@ def payoffs_section(payoffs: list[Row], agents: list[str]) -> Section:
     ]
     columns = ["participant", "Phase 1", "Phase 2", "total", "unpaid rounds"]
     note = paragraph("$1 is paid for every $10,000 of assigned income (docs/frohlich.md).")
-    return Section("Payoffs", Markup(figures(plot) + table(columns, rows) + note))
+    return Section("Payoffs", join([figures(plot), table(columns, rows), note]))

@@ -3,16 +3,27 @@ another's private bio (with its priming), directives or plans (every plan it mad
 queued behind the current one, or ended). Every recorded participant prompt (system + input)
 is checked; not the texts sent to be embedded, which no agent reads. A text is searched for
 only when at least ``MIN_CHARS`` long, and not where the prompt's own agent has the same text
-as its own (two players may share a plan's wording)."""
+as its own (two players may share a plan's wording), nor where it lies in what the agent
+heard said (or said) before the prompt (a speech its prompt quotes, "Bob said to Carla:
+..."): an agent may tell others its plan or its secret, and then it is no leak to those who
+heard it. Another's private text anywhere else in the prompt is one."""
 
 from __future__ import annotations
 
 from maai.domain.config import UTILITY
 from maai.domain.embeddings import EMBEDDER
 from maai.domain.world.config import WorldConfig
-from maai.domain.world.events import PlanChanged
+from maai.domain.world.events import ActionResolved, PlanChanged
 from maai.projections.history import History
-from maai.projections.leaks import MIN_CHARS, Item, Leak, LeakReport, TextIndex, excerpt
+from maai.projections.leaks import (
+    MIN_CHARS,
+    FirstHeld,
+    Item,
+    Leak,
+    LeakReport,
+    TextIndex,
+    excerpt,
+)
 
 
 def private_items(history: History, config: WorldConfig) -> list[Item]:
@@ -35,6 +46,12 @@ def audit_leaks(history: History) -> LeakReport:
     for i in items:
         own.setdefault(i.owner, set()).add(i.text)
     index = TextIndex(i.text for i in items)
+    heard: dict[str, list[tuple[int, str]]] = {}  # what each agent said or heard said
+    for entry, action in history.each(ActionResolved):
+        if action.kind == "speak" and action.outcome == "applied" and action.text:
+            for name in {action.agent, *action.witnesses}:
+                heard.setdefault(name, []).append((entry.seq, action.text))
+    spoken = {name: FirstHeld(texts) for name, texts in heard.items()}
     leaks: list[Leak] = []
     checked = 0
     for entry, e in history.requests():  # one prompt at a time
@@ -49,6 +66,8 @@ def audit_leaks(history: History) -> LeakReport:
             if item.text not in found or item.owner == request.agent:
                 continue
             if item.text in own.get(request.agent, set()):
+                continue
+            if request.agent in spoken and spoken[request.agent].before(item.text, entry.seq):
                 continue
             leaks.append(
                 Leak(

@@ -18,11 +18,12 @@ from maai.domain.world.events import (
     RoundStarted,
     WorldEnded,
 )
-from maai.projections.progress_lines import attempt_line
+from maai.projections.progress_lines import AttemptLines
 
 
 class Progress:
     def __init__(self, config: WorldConfig) -> None:
+        self.attempts = AttemptLines()
         self.config = config
 
     def lines(self, event: Event, state: Any) -> list[str]:
@@ -48,7 +49,7 @@ class Progress:
         if isinstance(e, WorldEnded):
             return [f"[bold]World ended[/bold] at tick {e.tick}: {e.reason}"]
         if isinstance(e, ModelAttemptFailed):
-            line = attempt_line(e)
+            line = self.attempts.line(e)
             return [] if line is None else [line]
         if isinstance(e, RunFailed):
             return [f"[red]run failed: {escape(e.reason)}[/red]"]

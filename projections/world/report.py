@@ -16,7 +16,7 @@ from maai.domain.world.events import ActionResolved, WorldEnded
 from maai.domain.world.world import EVERYONE
 from maai.projections.charts import Level, Series, grouped_bars, label_step
 from maai.projections.history import History
-from maai.projections.markup import Markup, facts, figures, flag, join, paragraph, table
+from maai.projections.markup import Markup, facts, figures, flag, join, paragraph, strong, table
 from maai.projections.report import Section
 from maai.projections.world.game import GameRound, game_rounds
 from maai.projections.world.report_log import calls_section, event_log_section, plans_section
@@ -58,6 +58,12 @@ def world_section(history: History, config: WorldConfig, rounds: list[GameRound]
         ("world", f"{world.name}: {world.description}" if world.description else world.name),
         ("ended", _ending(history, config)),
         ("time", f"from {world.clock(0)}, {world.minutes_per_tick} minutes a tick"),
+        # The protocol's bound on a prompt, however long the run (docs/world.md, "Long runs").
+        (
+            "memories in a prompt",
+            f"the last tick's observations and at most {config.retrieval.k} older ones"
+            " (retrieval.k)",
+        ),
         ("actions refused or missing", refused),
     ]
     game = config.game
@@ -171,7 +177,7 @@ def _warnings(rounds: list[GameRound]) -> list[Markup]:
                 f"Round {r.number}: {player}'s contribution is missing (no valid amount "
                 "within the attempts); it counts as 0."
             )
-    return [Markup(f"<p>{flag(line)}</p>") for line in lines]
+    return [paragraph(flag(line)) for line in lines]
 
 
 def _players_table(rounds: list[GameRound]) -> Markup:
@@ -204,7 +210,7 @@ def _players_table(rounds: list[GameRound]) -> Markup:
             (
                 r.number,
                 "",
-                Markup("<strong>all</strong>"),
+                strong("all"),
                 r.total,
                 "",
                 "" if r.share is None else f"share {r.share:.2f} each",

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from html import escape
 from typing import Any
 
 from maai.domain.answers import AnswerMissing, AnswerRejected
@@ -26,7 +25,17 @@ from maai.domain.world.events import (
 )
 from maai.projections.charts import Series, grouped_bars, label_step
 from maai.projections.history import History
-from maai.projections.markup import Markup, details, facts, figures, flag, join, paragraph, table
+from maai.projections.markup import (
+    Markup,
+    details,
+    facts,
+    figures,
+    flag,
+    inline,
+    join,
+    paragraph,
+    table,
+)
 from maai.projections.report import Section
 from maai.projections.world.table_rows import tick_of
 
@@ -129,21 +138,21 @@ def _summary(tick: int, clock: str, actions: list[Row], notes: list[Note]) -> Ma
 
     def headlines(at_start: bool) -> list[str]:
         chosen = [n for n in notes if n.headline and n.at_start == at_start]
-        return [flag(n.headline) if n.flagged else escape(n.headline) for n in chosen]
+        return [flag(n.headline) if n.flagged else n.headline for n in chosen]
 
     count = f"{len(actions)} action" + ("" if len(actions) == 1 else "s")
-    parts = [escape(f"Tick {tick} · {clock} · {count}"), *headlines(True)]
+    parts = [f"Tick {tick} · {clock} · {count}", *headlines(True)]
     applied = [a for a in actions if a["outcome"] == "applied"]
-    parts += [escape(f"{a['actor']} → {a['to']}") for a in applied if a["kind"] == "move"]
-    parts += [escape(a["description"]) for a in applied if a["kind"] == "contribute"]
+    parts += [f"{a['actor']} → {a['to']}" for a in applied if a["kind"] == "move"]
+    parts += [a["description"] for a in applied if a["kind"] == "contribute"]
     parts += headlines(False)
     not_applied = Counter(a["outcome"] for a in actions if a["outcome"] != "applied")
     parts += [flag(f"{n} {outcome}") for outcome, n in sorted(not_applied.items())]
-    return Markup(" · ".join(parts))
+    return inline(parts, " · ")
 
 
 def _note_line(note: Note) -> Markup:
-    return Markup(f"<p>{flag(note.words)}</p>") if note.flagged else paragraph(note.words, "note")
+    return paragraph(flag(note.words)) if note.flagged else paragraph(note.words, "note")
 
 
 def event_log_section(history: History, rows: dict[str, list[Row]]) -> Section:

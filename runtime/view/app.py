@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import jinja2
 import markupsafe
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import URL
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
@@ -32,6 +32,7 @@ from starlette.templating import Jinja2Templates
 
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import LedgerError, RunNotFoundError
+from maai.projections import templating
 from maai.projections.history import UnreadableEventError
 from maai.projections.markup import Markup as Built
 from maai.runtime.view import pages
@@ -44,11 +45,10 @@ log = logging.getLogger("maai.view")
 
 
 def templates() -> Jinja2Templates:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,  # every template, whatever its file name
-        undefined=jinja2.StrictUndefined,
-    )
+    """The pages' templates: the ones ``maai report`` renders too (``projections/templates``,
+    autoescaped for every file, an undefined name an error, no Python object written as
+    Python writes it; ``projections/templating.py``)."""
+    env = templating.environment(printable=(URL,))
     # Markup that projections/markup.py built (every text in it escaped) goes in as it is;
     # anything else is escaped.
     env.filters["built"] = lambda v: markupsafe.Markup(v) if isinstance(v, Built) else v
@@ -103,10 +103,11 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
         template: str,
     ) -> Callable[[Request], Awaitable[Response]]:
         def page(request: Request) -> Response:
-            result = handler(request, store)
-            if isinstance(result, Response):
-                return result
-            return render(request, result.pop("template", template), result)
+            with store.serving():
+                result = handler(request, store)
+                if isinstance(result, Response):
+                    return result
+                return render(request, result.pop("template", template), result)
 
         async def endpoint(request: Request) -> Response:
             try:
@@ -134,9 +135,13 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
     def json_endpoint(
         handler: Callable[[Request, ViewStore], dict[str, Any]],
     ) -> Callable[[Request], Awaitable[Response]]:
+        def answer(request: Request) -> dict[str, Any]:
+            with store.serving():
+                return handler(request, store)
+
         async def endpoint(request: Request) -> Response:
             try:
-                return JSONResponse(await run_in_threadpool(handler, request, store))
+                return JSONResponse(await run_in_threadpool(answer, request))
             except (RunNotFoundError, NotFound) as exc:
                 return JSONResponse({"error": str(exc)}, status_code=404)
             except (LedgerError, UnreadableEventError) as exc:
@@ -150,6 +155,9 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
 
     def fragment(request: Request, name: str, context: dict[str, Any]) -> str:
         return tpl.get_template(name).render({"request": request, **context})
+
+    async def stylesheet(request: Request) -> Response:
+        return Response(templating.stylesheet(), media_type="text/css")
 
     routes = [
         Route("/", guarded(pages.runs_page, "runs.html.j2")),
@@ -166,6 +174,8 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
         Route("/studies/{name}/part/report", guarded(pages.study_report_part, "")),
         Route("/studies/{name}/live", json_endpoint(pages.study_live)),
         Route("/compare", guarded(pages.compare_page, "compare.html.j2")),
+        # The one stylesheet, the one the static reports inline (projections/templates).
+        Route("/static/maai.css", stylesheet),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     middleware = [Middleware(TokenGuard, token=token)] if token else []
@@ -177,8 +187,18 @@ def create_app(url: str | None, token: str | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        threading.Thread(target=store.warm, name="maai-view-warm", daemon=True).start()
+        # Before the viewer listens (uvicorn binds after this): the plug-ins imported and
+        # the pages' templates compiled, so that the first request pays for neither.
+        store.prepare()
+        for name in ("run.html.j2", "runs.html.j2", "study.html.j2", "_events.html.j2"):
+            tpl.get_template(name)
+        warm = threading.Thread(target=store.warm, name="maai-view-warm", daemon=True)
+        warm.start()
         yield
+        # The warm-up ends before the store closes under it (a connection closed while
+        # another thread reads through it can crash SQLite's driver).
+        store.stopping.set()
+        warm.join(timeout=10)
         store.close()
 
     app = Starlette(

@@ -10,9 +10,15 @@ from starlette.requests import Request
 
 from maai.domain import experiments
 from maai.domain.experiments import UnknownExperimentError
-from maai.projections.report import Section, experiment_sections, run_section
+from maai.projections.report import (
+    Section,
+    anchored_sections,
+    experiment_sections,
+    run_section,
+)
 from maai.runtime.view import run_page as parts
-from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore, labels_of, stamp
+from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore
+from maai.runtime.view.run_facts import labels_of, stamp
 from maai.runtime.view.studies import queued_plan
 
 PER_PAGE = 50
@@ -45,7 +51,10 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         page = int(q.get("page", "1"))
     except ValueError:
         page = 1
-    found = store.runs_page(wanted, sort, descending, page, PER_PAGE, budget_s=FOLD_BUDGET_S)
+    infos = store.run_infos()
+    found = store.runs_page(
+        wanted, sort, descending, page, PER_PAGE, budget_s=FOLD_BUDGET_S, infos=infos
+    )
     params = {
         "experiment": wanted.experiment,
         "status": wanted.status,
@@ -57,7 +66,6 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "sort": sort,
         "order": "desc" if descending else "asc",
     }
-    infos = store.run_infos()
     return {
         "title": "Runs",
         "found": found,
@@ -65,7 +73,7 @@ def runs_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "params": params,
         "sort_keys": SORT_KEYS,
         "statuses": STATUSES,
-        "experiments": experiments.names(),
+        "experiments": store.experiment_names(),
         "studies": sorted({str(labels_of(i)["study"]) for i in infos if "study" in labels_of(i)}),
         "stamp": stamp,
     }
@@ -80,12 +88,13 @@ def _history(store: ViewStore, run_id: str) -> tuple[Any, Any]:
     return info, store.history(info, experiment)
 
 
-PARTS = ("timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
+PARTS = ("lineage", "timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
 """The parts of a run's page fetched after its first screen (each read at the page's head)."""
 
 
-FIRST_SCREEN = 300
-"""Timeline lines sent with a run's page; the rest come as its first part."""
+FIRST_SCREEN = 100
+"""Timeline lines sent with a run's page (more than a screen holds); the rest come as its
+first part."""
 
 
 def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
@@ -105,7 +114,6 @@ def run_page(request: Request, store: ViewStore) -> dict[str, Any]:
         "rest_from": rest_from,
         "labels": labels_of(info),
         "modified_build": store.modified_build(info),
-        "lineage": store.lineage(info.run_id),
     }
 
 
@@ -124,6 +132,9 @@ def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
     if name == "timeline":
         lines, _ = store.public_lines(info, after=after, limit=None)
         return {"info": info, "lines": lines, "template": "_part_timeline.html.j2"}
+    if name == "lineage":  # a part: the first read of the ledger's forks scans its events
+        lineage = store.lineage(info.run_id)
+        return {"info": info, "lineage": lineage, "template": "_lineage.html.j2"}
     try:
         experiment = experiments.get(info.kind)
     except UnknownExperimentError:
@@ -151,7 +162,7 @@ def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
             sections += experiment_sections(history)
         except Exception as exc:  # an edited ledger may defeat a section: say so
             context["broken"] = f"{type(exc).__name__}: {exc}"
-        context["sections"] = sections
+        context["sections"] = anchored_sections(sections)
     return context
 
 
@@ -224,7 +235,7 @@ def study_report_part(request: Request, store: ViewStore) -> dict[str, Any]:
     sections = [study_section(name, runs, factors, None, None)]
     sections += study_experiment_sections(runs, None)
     sections += comparison_sections(runs, factors, [])
-    return {"sections": sections, "template": "_part_sections.html.j2"}
+    return {"sections": anchored_sections(sections), "template": "_part_sections.html.j2"}
 
 
 def study_live(request: Request, store: ViewStore) -> dict[str, Any]:
@@ -347,29 +358,27 @@ def compare_page(request: Request, store: ViewStore) -> dict[str, Any]:
 def align(
     left_lines: list[Any], right_lines: list[Any], keys_left: list[str], keys_right: list[str]
 ) -> list[tuple[Any, Any]]:
-    """Pairs of lines, matched by event key where both runs filled the slot, in the left
-    run's order, the right run's other events after the place they follow."""
+    """Pairs of lines, matched by event key where both runs filled the slot (the first of
+    the right run's not matched yet: concurrent calls may be recorded in another order), in
+    the left run's order; each of the right run's other events right after the right event
+    before it."""
     right_at: dict[str, list[int]] = {}
-    for j, k in enumerate(keys_right):
-        right_at.setdefault(k, []).append(j)
-    used: set[int] = set()
-    rows: list[tuple[Any, Any]] = []
-    next_right = 0
-    for i, key in enumerate(keys_left):
-        match = next((j for j in right_at.get(key, ()) if j >= next_right), None)
-        if match is not None:
-            j = match
-            while next_right < j:
-                if next_right not in used:
-                    rows.append((None, right_lines[next_right]))
-                    used.add(next_right)
-                next_right += 1
-            used.add(j)
-            next_right = j + 1
-            rows.append((left_lines[i], right_lines[j]))
+    for j, k in reversed(list(enumerate(keys_right))):
+        right_at.setdefault(k, []).append(j)  # the first occurrence last: popped first
+    paired = [right_at[k].pop() if right_at.get(k) else None for k in keys_left]
+    matched = {j for j in paired if j is not None}
+    after: dict[int, list[int]] = {}  # a matched right event -> the unmatched ones after it
+    before = -1
+    for j in range(len(right_lines)):
+        if j in matched:
+            before = j
         else:
-            rows.append((left_lines[i], None))
-    rows += [(None, right_lines[j]) for j in range(len(right_lines)) if j not in used]
+            after.setdefault(before, []).append(j)
+    rows: list[tuple[Any, Any]] = [(None, right_lines[j]) for j in after.get(-1, [])]
+    for i, pair in enumerate(paired):
+        rows.append((left_lines[i], None if pair is None else right_lines[pair]))
+        if pair is not None:
+            rows += [(None, right_lines[k]) for k in after.get(pair, [])]
     return rows
 
 

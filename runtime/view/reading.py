@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,11 +33,20 @@ from maai.projections.history import (
     light_record,
 )
 from maai.runtime.view.lineage import LineageCache, Link, RunLineage
+from maai.runtime.view.run_facts import (
+    _models,
+    _prices,
+    _runs_signature,
+    _sort_key,
+    _upto,
+    labels_of,
+)
 from maai.runtime.view.run_page import CALL_EVENTS, EventLine, event_line
 
 BUSY_TIMEOUT_S = 2.0
 """How long a read waits for a ledger another process holds locked: a page says so soon
 (and the next poll tries again) rather than hanging for the writers' 30 s."""
+
 
 SORT_KEYS = ("created", "updated", "id", "experiment", "status", "events")
 """The columns the runs page sorts by on the server (each read off the runs table, so a
@@ -106,6 +115,12 @@ class ViewStore:
         self._models: dict[str, list[str]] = {}
         self._configs: dict[str, dict[str, Any]] = {}
         self._forks = LineageCache()
+        self._infos: dict[str, tuple[tuple[int, str, datetime], RunInfo]] = {}
+        self._experiment_names: list[str] | None = None
+        self._listed: tuple[tuple[Any, ...], list[RunInfo]] | None = None
+        self._serving = 0  # requests being answered: the background work waits for none
+        self._serving_lock = threading.Lock()
+        self.stopping = threading.Event()  # set at shutdown: the background work ends
 
     def store(self) -> EventStore:
         with self._lock:
@@ -124,15 +139,35 @@ class ViewStore:
     # ------------------------------------------------------------------ runs
 
     def run_infos(self) -> list[RunInfo]:
-        """Every run, its config read once (a run's config never changes)."""
+        """Every run, its config read once (a run's config never changes); the list read
+        again only when the runs table changed (a new run, an append, a new status)."""
         store = self.store()
+        signature = _runs_signature(store)
+        if self._listed is not None and self._listed[0] == signature:
+            return self._listed[1]
         infos = store.list_runs_without_config()
         missing = [i.run_id for i in infos if i.run_id not in self._configs]
         if missing:
             self._configs.update(store.configs(missing))
-        return [
-            info.model_copy(update={"config": self._configs.get(info.run_id, {})}) for info in infos
-        ]
+        out = []
+        for info in infos:
+            # The copy with its config is kept while the run's row is unchanged.
+            key = (info.head_seq, info.status, info.updated_at)
+            known = self._infos.get(info.run_id)
+            if known is None or known[0] != key:
+                known = self._infos[info.run_id] = (
+                    key,
+                    info.model_copy(update={"config": self._configs.get(info.run_id, {})}),
+                )
+            out.append(known[1])
+        self._listed = (signature, out)
+        return list(out)
+
+    def experiment_names(self) -> list[str]:
+        """The installed experiments (read once: scanning the entry points takes 0.1 s)."""
+        if self._experiment_names is None:
+            self._experiment_names = experiments.names()
+        return self._experiment_names
 
     def runs_page(
         self,
@@ -142,11 +177,13 @@ class ViewStore:
         page: int,
         per_page: int,
         budget_s: float | None = None,
+        infos: list[RunInfo] | None = None,
     ) -> RunPage:
         """One page of the runs that match. Rows not folded before are folded now, for at
         most ``budget_s`` seconds; the others come back as their stored facts alone
         (:class:`PendingRow`), and the page asks again."""
-        infos = [info for info in self.run_infos() if self._matches(info, wanted)]
+        every = self.run_infos() if infos is None else infos
+        infos = [info for info in every if self._matches(info, wanted)]
         infos.sort(key=_sort_key(sort), reverse=descending)
         pages = max(1, -(-len(infos) // per_page))
         page = min(max(1, page), pages)
@@ -278,12 +315,49 @@ class ViewStore:
                 )
         return usage.cost_usd(prices)
 
-    def warm(self, limit: int = 200) -> None:
-        """Fold the newest runs' rows ahead of the first request (a background thread at
-        start): the runs page then folds only what changed since."""
+    def prepare(self) -> None:
+        """What the first pages need, done before the viewer listens: the experiments'
+        plug-ins and the fold imported (seconds for Frohlich's parsers), and every run's
+        config read (a second for 1,000 runs)."""
+        import maai.runtime.engine  # noqa: F401 -- the runs page folds through it
+
+        for name in self.experiment_names():
+            try:
+                experiments.get(name)
+            except Exception:  # noqa: BLE001 -- a broken plug-in is shown by its run's page
+                continue
         try:
+            self.run_infos()
+        except (LedgerError, UnreadableEventError):
+            self.close()  # the request that meets it shows it
+
+    @contextmanager
+    def serving(self) -> Iterator[None]:
+        """Around each request: the background work (:meth:`warm`) waits while any runs."""
+        with self._serving_lock:
+            self._serving += 1
+        try:
+            yield
+        finally:
+            with self._serving_lock:
+                self._serving -= 1
+
+    def _idle(self) -> None:
+        while self._serving and not self.stopping.is_set():
+            time.sleep(0.02)
+
+    def warm(self, limit: int = 200) -> None:
+        """Ahead of the requests (a background thread at start, giving way to every
+        request): read the ledger's forks, then fold the newest runs' rows, so the runs
+        page folds only what changed since."""
+        try:
+            self._idle()
+            self._forks.parents(self.store(), self._run_ids())
             infos = sorted(self.run_infos(), key=_sort_key("created"), reverse=True)
             for info in infos[:limit]:
+                self._idle()
+                if self.stopping.is_set():
+                    return
                 self.row(info)
         except (LedgerError, UnreadableEventError, UnknownExperimentError):
             pass  # the request that meets it shows it
@@ -379,60 +453,6 @@ class HeadSource:
                         str(request.get("input", "")),
                     )
         return self._texts[seq]
-
-
-def _upto(stream: Iterator[StoredEvent], head: int) -> Iterator[StoredEvent]:
-    try:
-        for record in stream:
-            if record.seq > head:
-                return
-            yield record
-    finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
-            close()
-
-
-def labels_of(info: RunInfo) -> dict[str, Any]:
-    labels = info.config.get("labels") if isinstance(info.config, dict) else None
-    return dict(labels) if isinstance(labels, dict) else {}
-
-
-def _models(info: RunInfo) -> list[str]:
-    try:
-        experiment = experiments.get(info.kind)
-        config = experiment.parse_config(info.config, f"run {info.run_id}")
-    except (UnknownExperimentError, ValueError):
-        return []
-    return sorted({user.model for user in config.model_users()})
-
-
-def _prices(config: Mapping[str, Any]) -> dict[str, Price] | None:
-    raw = config.get("prices") or {}
-    try:
-        return {name: Price.model_validate(price) for name, price in raw.items()}
-    except (ValueError, AttributeError):
-        return None
-
-
-def _sort_key(sort: str) -> Any:
-    keys: dict[str, Any] = {
-        "created": lambda i: (i.created_at, i.run_id),
-        "updated": lambda i: (i.updated_at, i.run_id),
-        "id": lambda i: i.run_id,
-        "experiment": lambda i: (i.kind, i.run_id),
-        "status": lambda i: (i.status, i.run_id),
-        "events": lambda i: (i.head_seq, i.run_id),
-    }
-    return keys.get(sort, keys["created"])
-
-
-def study_names(infos: Sequence[RunInfo]) -> list[str]:
-    return sorted({str(labels_of(i)["study"]) for i in infos if "study" in labels_of(i)})
-
-
-def stamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 __all__ = [

@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 from maai.cli.app import app
 from maai.ledger import EventStore
 from maai.projections.report import run_report
+from tests.projections.frohlich.recording import golden_history
 from tests.projections.hostile import HOSTILE, planted
-from tests.projections.recording import golden_history
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:

@@ -9,9 +9,15 @@ from typing import Any, NoReturn
 
 import pytest
 
+from maai.domain.config import ExperimentConfig
+from maai.domain.events import ModelCallCompleted
+from maai.ledger import EventStore
 from maai.runtime import executors, providers
+from maai.runtime.engine import CallExecutor
+from maai.runtime.executors import LiveExecutor
 from maai.runtime.recording import ModelCaller
-from tests.e2e.fake_model import FakeModel, serve_agent
+from tests.e2e.fake_model import FakeModel, serve_agent, serve_everyone_by_responses
+from tests.e2e.history import decode
 from tests.e2e.launcher import Launcher
 from tests.e2e.runs import Recorded, References, run_in_process, write_config
 from tests.runtime.loopback_http import loopback_server
@@ -64,25 +70,51 @@ def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return url
 
 
-@pytest.fixture(scope="session")
-def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
-    """A finished run, recorded in this process: Bob talked to the fake model over loopback
-    HTTP, the others are simulated."""
-    folder = tmp_path_factory.mktemp("recorded")
+@pytest.fixture(scope="session", params=["chat_completions", "responses"])
+def recorded_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Recorded:
+    """A finished run, recorded in this process against the fake model over loopback HTTP:
+    ``chat_completions``: Bob through an OpenAI-compatible server's Chat Completions, the
+    others simulated; ``responses``: every agent an OpenAI model through the Responses API."""
+    folder = tmp_path_factory.mktemp(f"recorded-{request.param}")
     model = FakeModel()
     with pytest.MonkeyPatch.context() as patch, loopback_server() as server:
         for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
             patch.delenv(var, raising=False)  # a proxy would take loopback traffic elsewhere
         server.script(*[model.reply] * 10_000)
+        # The OpenAI route's address and key come from the environment, as in a real run.
+        env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-fake-0000000000"}
+
+        def by_responses(config: ExperimentConfig) -> CallExecutor:
+            return LiveExecutor(config, env=env)
+
+        def bob_by_chat(data: dict[str, Any]) -> None:
+            serve_agent(data, "Bob", server.base_url)
+
+        responses = request.param == "responses"
         config = write_config(
             folder / "recorded.yaml",
             agents=3,
             rounds=3,
-            edit=lambda data: serve_agent(data, "Bob", server.base_url),
+            edit=serve_everyone_by_responses if responses else bob_by_chat,
         )
         db = str(folder / "recorded.db")
-        run_id = run_in_process(config, db)
+        run_id = run_in_process(config, db, executor=by_responses if responses else None)
     assert model.unknown == [] and model.answered > 10
+    if request.param == "responses":
+        assert model.responses == model.answered
+        assert {r.path for r in server.received} == {"/v1/responses"}
+        with EventStore.open(db) as store:
+            usages = {
+                (u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_tokens)
+                for e in store.read(run_id)
+                if isinstance(event := decode(e), ModelCallCompleted)
+                and (u := event.answer.usage).requests
+            }
+        assert usages == {(40, 8, 12, 3)}  # the Responses API's usage, as the server sent it
+    else:
+        assert model.responses == 0
     return Recorded(config, db, run_id)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from tests.runtime.loopback_http import Received, Reply, chat_completion, error_body
 
 MODEL = "some-model"
+RESPONSES_MODEL = "openai:gpt-4o-mini"
 
 RANKING = (
     "1. (a) Maximizing the floor income\n"
@@ -67,7 +68,13 @@ ANSWERS: tuple[tuple[str, str], ...] = (
 
 
 def prompt_of(body: Any) -> str:
-    messages = body.get("messages", []) if isinstance(body, dict) else []
+    """The last user message of a Chat Completions body (``messages``) or a Responses body
+    (``input``: a string, or items with the role and content of messages)."""
+    if not isinstance(body, dict):
+        return ""
+    if isinstance(body.get("input"), str):
+        return str(body["input"])
+    messages = body.get("messages", body.get("input", []))
     for message in reversed(messages):
         if message.get("role") == "user":
             content = message.get("content")
@@ -77,14 +84,45 @@ def prompt_of(body: Any) -> str:
     return ""
 
 
+def response_body(content: str, *, model: str = MODEL) -> dict[str, Any]:
+    """A Responses API body (``POST /responses``) as OpenAI documents it, with usage."""
+    return {
+        "id": "resp_fake",
+        "object": "response",
+        "created_at": 1_700_000_000,
+        "model": model,
+        "status": "completed",
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_fake",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": content, "annotations": []}],
+            }
+        ],
+        "usage": {
+            "input_tokens": 40,
+            "output_tokens": 12,
+            "total_tokens": 52,
+            "input_tokens_details": {"cached_tokens": 8},
+            "output_tokens_details": {"reasoning_tokens": 3},
+        },
+        "parallel_tool_calls": False,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+
+
 class FakeModel:
-    """Answers chat-completion requests; ``fail_after(n)``: n more good answers, then 500s
-    until ``recover()``."""
+    """Answers Chat Completions and Responses requests; ``fail_after(n)``: n more good
+    answers, then 500s until ``recover()``."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._good_left: int | None = None
         self.answered = 0
+        self.responses = 0  # of the answers, those sent as Responses API bodies
         self.failed = 0
         self.unknown: list[str] = []
 
@@ -109,6 +147,9 @@ class FakeModel:
                 self.unknown.append(prompt[:300])
                 return Reply(400, error_body("the fake model does not know this task"))
             self.answered += 1
+            if received.path.endswith("/responses"):
+                self.responses += 1
+                return Reply(200, response_body(answer))
         return Reply(200, chat_completion(answer, model=MODEL))
 
 
@@ -121,3 +162,16 @@ def serve_agent(data: dict[str, Any], agent: str, base_url: str) -> None:
             entry.pop("persona", None)
             return
     raise KeyError(agent)
+
+
+def serve_everyone_by_responses(data: dict[str, Any]) -> None:
+    """Config edit: every agent is an OpenAI model (the Responses API route), whose base URL
+    (the fake model's server) and key the environment gives: ``OPENAI_BASE_URL``,
+    ``OPENAI_API_KEY``."""
+    for entry in data["agents"]:
+        entry["model"] = RESPONSES_MODEL
+        entry.pop("provider", None)
+        entry.pop("persona", None)
+    # An OpenAI route exports the run's trace to OpenAI where the process holds an OpenAI
+    # key (docs/providers.md, "Tracing"): never from a test, whatever the developer's shell.
+    data["tracing"] = False

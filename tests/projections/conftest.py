@@ -16,7 +16,7 @@ from maai.projections.history import History, history_from_stored
 from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
-from tests.projections.recording import golden_config, golden_history
+from tests.projections.frohlich.recording import golden_config, golden_history
 from tests.support.driver import agreeable, drive, make_config
 
 ENGINE_RUN = "engine-run"

@@ -22,7 +22,7 @@ from maai.cli.app import app
 from maai.domain.events import Event, ModelCallRequested, RunStarted
 from maai.ledger import EventStore
 from maai.runtime.writer import to_new_event
-from tests.projections.recording import RUN_ID, golden_history
+from tests.projections.frohlich.recording import RUN_ID, golden_history
 from tests.support.peak_memory import peak_bytes
 
 PADDING_LINES = 6_000  # of 65 characters: about 390 KB more in each of the 82 prompts

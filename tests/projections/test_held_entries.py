@@ -16,7 +16,7 @@ from maai.ledger import EventStore
 from maai.projections import held
 from maai.projections.held import HeldEntries
 from maai.projections.history import entries_from_stored, light_record
-from tests.projections.recording import RUN_ID
+from tests.projections.frohlich.recording import RUN_ID
 from tests.projections.test_history_source import stored_golden
 
 

@@ -21,7 +21,7 @@ from maai.projections.history import (
 )
 from maai.projections.jsonout import DeferredText
 from maai.runtime.writer import to_new_event
-from tests.projections.recording import RUN_ID, golden_history, read_recording
+from tests.projections.frohlich.recording import RUN_ID, golden_history, read_recording
 
 
 def stored_golden(path: Path) -> str:

@@ -22,8 +22,8 @@ from maai.domain.world.world import LocationSpec
 from maai.projections.frohlich.protocol import audit_protocol as frohlich_audit
 from maai.projections.history import history_from_events
 from maai.projections.world.protocol import audit_protocol as world_audit
-from tests.projections.recording import golden_config, play
-from tests.projections.test_audits_catch_code_bugs import config as frohlich_config
+from tests.projections.frohlich.recording import golden_config, play
+from tests.projections.frohlich.test_audits_catch_code_bugs import config as frohlich_config
 from tests.support.driver import make_config
 from tests.support.world_driver import drive, load
 

@@ -13,9 +13,13 @@ import pytest
 
 from maai.domain.events import Event, ModelCallRequested
 from maai.domain.frohlich import render, rules
+from maai.domain.frohlich.events import PayoffAwarded, ReasoningRecorded
+from maai.domain.world.events import ActionResolved
+from maai.projections.frohlich.leaks import audit_leaks
 from maai.projections.frohlich.reference_words import words_for
 from maai.projections.history import History, history_from_events
-from tests.projections.recording import simulated_responder
+from tests.projections.frohlich.recording import simulated_responder
+from tests.projections.frohlich.test_leak_audit import append, at, plant
 from tests.support import collaboration_driver, world_driver
 from tests.support.driver import drive, make_config
 from tests.support.realistic import RealisticParticipant
@@ -133,3 +137,55 @@ def test_world_runs_of_the_realistic_participant_pass_every_audit(name: str) -> 
     run = world_driver.drive(config, RealisticParticipant(world_driver.simulated(config)))
     found = verdicts(history_from_events(run.events))
     assert all(not v for v in found.values()), found
+
+
+def test_a_leak_is_still_caught_in_a_realistic_run() -> None:
+    """Reading only what the code wrote (the memory and what anyone said set aside) does not
+    blind the leak audit: in a run whose statements and memories quote bank balances, bob's
+    private reasoning or his balance in alice's preamble is still found."""
+    events = frohlich_run("en")
+    assert not verdicts(history_from_events(events))["leaks"]
+    reasoning = next(e for e in events if isinstance(e, ReasoningRecorded) and e.agent == "bob")
+    address = "p2/r2/alice/statement"
+    leaked = plant(events, at(address), append(reasoning.text))
+    found = {(x.address, x.kind, x.owner) for x in audit_leaks(history_from_events(leaked)).leaks}
+    assert found == {(address, "private reasoning", "bob")}
+
+    def balance(agent: str) -> str:
+        paid = [e for e in events if isinstance(e, PayoffAwarded) and e.agent == agent]
+        cents = paid[3].balance_cents  # after round 4, as the discussion shows it
+        return f"Bank balance: ${cents // 100}.{cents % 100:02d}\n"
+
+    assert balance("alice") != balance("bob")
+    prompt = next(e for e in events if isinstance(e, ModelCallRequested) and at(address)(e))
+    assert balance("alice") in prompt.request.input
+    swapped = plant(
+        events, at(address), lambda prompt: prompt.replace(balance("alice"), balance("bob"), 1)
+    )
+    found = {(x.address, x.kind, x.owner) for x in audit_leaks(history_from_events(swapped)).leaks}
+    assert found == {(address, "bank balance", "bob")}
+
+
+def test_a_secret_is_still_caught_in_a_realistic_world_run() -> None:
+    """The world's players tell their private bios aloud (no leak to those who hear it); the
+    same bio put by the code into the prompt of someone who never heard it is one."""
+    config = world_driver.load("world_pgg.yaml")
+    run = world_driver.drive(config, RealisticParticipant(world_driver.simulated(config)))
+    assert not verdicts(history_from_events(run.events))["leaks"]
+    spoken = [e for e in run.events if isinstance(e, ActionResolved) and e.text]
+    first = next(e for e in run.events if isinstance(e, ModelCallRequested))
+    teller = next(
+        a
+        for a in config.world.agents
+        if a.name != first.request.agent and any(a.private_bio in e.text for e in spoken)
+    )
+    planted = plant(run.events, at(first.request.address), append(teller.private_bio))
+    leaks = audit_leaks_of(history_from_events(planted))
+    assert {(x.agent, x.kind, x.owner) for x in leaks} == {
+        (first.request.agent, "private bio", teller.name)
+    }
+
+
+def audit_leaks_of(history: History) -> Any:
+    assert history.experiment is not None
+    return history.experiment.views().audit_leaks(history).leaks

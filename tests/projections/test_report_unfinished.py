@@ -16,7 +16,7 @@ from maai.projections.markup import Markup
 from maai.projections.report import Section, page_shell, run_report
 from maai.projections.study_report import study_report
 from tests.projections.collaboration.recording import golden_history as collaboration_golden
-from tests.projections.recording import golden_history as frohlich_golden
+from tests.projections.frohlich.recording import golden_history as frohlich_golden
 from tests.projections.world.recording import golden_history as world_golden
 
 GOLDEN: dict[str, Callable[[], History]] = {

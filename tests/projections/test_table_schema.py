@@ -96,7 +96,37 @@ def test_declared_types_not_guessed(exports: tuple[Path, Path]) -> None:
     # Phase 2 has no round: an integer column with gaps stays integer.
     assert payoffs.schema.field("round").type == pa.int64()
     assert 0 < payoffs.column("round").null_count < payoffs.num_rows
-    assert (
-        pq.read_schema(with_manipulator / "payoffs.parquet").metadata[b"maai.unit.payoff_cents"]
-        == b"cents"
-    )
+    assert pq.read_schema(with_manipulator / "payoffs.parquet").metadata[
+        b"maai.unit.payoff_cents"
+    ] == b"cents"
+
+
+def test_a_runs_table_export_writes_parquet_typed_as_declared(
+    engine_ledger: str, tmp_path: Path
+) -> None:
+    """``maai export RUN -f tables``: beside each CSV a Parquet file, every column of the type
+    its table declares (not one read from the data), with as many rows as the CSV."""
+    import csv
+
+    from typer.testing import CliRunner
+
+    from maai.cli.app import app
+    from maai.projections.schema import arrow_type
+    from tests.projections.conftest import ENGINE_RUN
+
+    out = tmp_path / "tables"
+    args = ["export", ENGINE_RUN, "--db", engine_ledger, "-f", "tables", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rendered = experiments.get("frohlich").views().tables([])
+    typed = rendered.column_types  # type: ignore[attr-defined]
+    tables = sorted(p.stem for p in out.glob("*.csv"))
+    assert tables and sorted(p.stem for p in out.glob("*.parquet")) == tables
+    for table in tables:
+        parquet = pq.read_table(out / f"{table}.parquet")
+        declared = typed(f"{table}.csv")
+        for field in parquet.schema:
+            assert field.type == arrow_type(declared[field.name].dtype), (table, field.name)
+        assert parquet.schema.metadata[b"maai.schema"] == SCHEMA_VERSION.encode()
+        with (out / f"{table}.csv").open(encoding="utf-8", newline="") as handle:
+            assert parquet.num_rows == sum(1 for _ in csv.reader(handle)) - 1, table

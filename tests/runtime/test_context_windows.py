@@ -21,7 +21,13 @@ from maai.runtime.engine import Engine, RunFailedError
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import load_config, start_run
 from maai.runtime.tokens import count_request, encoding
-from maai.runtime.windows import ASSUMED_WINDOW, window_of, window_warnings
+from maai.runtime.windows import (
+    ASSUMED_WINDOW,
+    DEFAULT_WINDOWS,
+    default_window,
+    window_of,
+    window_warnings,
+)
 from tests.e2e.runs import write_config
 from tests.runtime.loopback_http import LoopbackServer, loopback_server
 
@@ -177,3 +183,11 @@ def test_a_run_stops_with_a_recorded_resumable_error(tmp_path: Path) -> None:
         with pytest.raises(RunFailedError):
             asyncio.run(Engine(store, run_id, LiveExecutor(config, env={})).run())
         assert store.get_run(run_id).status == "failed"
+
+
+def test_every_default_window_is_reachable_by_its_own_name() -> None:
+    # The first fragment found wins: an entry shadowed by an earlier, shorter one (``o1``
+    # before ``o1-preview``) would hand its models the wrong window.
+    for fragment, tokens in DEFAULT_WINDOWS:
+        assert default_window(fragment) == (fragment, tokens)
+        assert default_window(f"Org/{fragment.upper()}-Instruct") == (fragment, tokens)

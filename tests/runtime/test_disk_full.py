@@ -6,6 +6,8 @@ left ``running``. The room for that last status write is the reserve kept beside
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -16,7 +18,8 @@ import yaml
 from typer.testing import CliRunner, Result
 
 from maai.cli.app import app
-from maai.ledger import EventStore
+from maai.ledger import EventStore, StoreFullError
+from maai.ledger.reserve import reserve_path
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = "400k"  # a new ledger, the reserve and the first events of a run, no more
@@ -58,6 +61,21 @@ def small_disks(tmp_path: Path) -> Iterator[Callable[[], Path]]:
             subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
+def _fill(disk: Path) -> None:
+    """Take every free block of ``disk``: a file written until the disk refuses."""
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        for size in (1 << 16, 1 << 12, 1 << 9, 1):
+            try:
+                while os.write(fd, b"\0" * size):
+                    pass
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC, exc
+    finally:
+        os.close(fd)
+    assert shutil.disk_usage(disk).free < 4096
+
+
 def _statuses(db: Path) -> dict[str, str]:
     with EventStore.open(str(db), read_only=True) as store:
         return {info.run_id: info.status for info in store.list_runs()}
@@ -75,27 +93,10 @@ def test_runs_stopped_by_a_full_disk_are_left_interrupted(
         assert list(_statuses(db).values()) == ["interrupted"], attempt
 
 
-@pytest.mark.xfail(
-    reason="intermittent: one run of three was once left running when the disk filled"
-    " (known, to be fixed)",
-    strict=False,
-)
 def test_a_study_stopped_by_a_full_disk_exits_4_with_no_run_left_running(
     small_disks: Callable[[], Path], tmp_path: Path
 ) -> None:
-    study = tmp_path / "study.yaml"
-    study.write_text(
-        yaml.safe_dump(
-            {
-                "study": "full",
-                "base": str(REPO / "configs" / "collaboration.yaml"),
-                "replicates": 6,
-                "seed": 2,
-                "concurrency": 3,
-            }
-        ),
-        encoding="utf-8",
-    )
+    study = _study(tmp_path, 3)
     db = small_disks() / "l.db"
     result = invoke("study", "run", str(study), "--db", str(db), "-q")
     assert result.exit_code == 4, result.output
@@ -104,3 +105,72 @@ def test_a_study_stopped_by_a_full_disk_exits_4_with_no_run_left_running(
     stopped = [line for line in result.stderr.splitlines() if line.startswith("stopped: ")]
     assert stopped and len(stopped) == sum(s != "completed" for s in statuses.values())
     assert set(statuses.values()) <= {"completed", "interrupted"}, statuses
+
+
+def _study(tmp_path: Path, concurrency: int) -> Path:
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        yaml.safe_dump(
+            {
+                "study": "full",
+                "base": str(REPO / "configs" / "collaboration.yaml"),
+                "replicates": 6,
+                "seed": 2,
+                "concurrency": concurrency,
+            }
+        ),
+        encoding="utf-8",
+    )
+    return study
+
+
+def test_only_the_write_that_leaves_a_run_interrupted_may_spend_the_reserve(
+    small_disks: Callable[[], Path],
+) -> None:
+    """A run marked ``running`` as the disk fills is refused like any write: had it spent
+    the reserve, its appends would take the room, and the runs stopped after it would stay
+    ``running``. The reserve then serves every run stopped, not just the first."""
+    disk = small_disks()
+    db = disk / "l.db"
+    with EventStore.open(str(db)) as store:
+        for name in ("a", "b", "c"):
+            store.create_run(name, "test", {})
+        store.keep_reserve()
+        _fill(disk)
+        with pytest.raises(StoreFullError):
+            store.set_status("a", "running")
+        with pytest.raises(StoreFullError):
+            store.set_status("b", "completed")
+        assert reserve_path(db).exists()
+        for name in ("a", "b", "c"):
+            store.set_status(name, "interrupted")
+        assert not reserve_path(db).exists()
+    assert _statuses(db) == dict.fromkeys(("a", "b", "c"), "interrupted")
+
+
+def test_a_study_whose_disk_fills_as_a_run_starts_leaves_every_stopped_run_interrupted(
+    small_disks: Callable[[], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timing that once left runs ``running``, forced: the disk fills just before the
+    third run is marked running, while the first two are under way."""
+    disk = small_disks()
+    db = disk / "l.db"
+    marked: list[str] = []
+    set_status = EventStore.set_status
+
+    def filling(store: EventStore, run_id: str, status: str) -> object:
+        if status == "running":
+            marked.append(run_id)
+            if len(marked) == 3:
+                _fill(disk)
+        return set_status(store, run_id, status)
+
+    monkeypatch.setattr(EventStore, "set_status", filling)
+    result = invoke("study", "run", str(_study(tmp_path, 3)), "--db", str(db), "-q")
+    assert len(marked) == 3, marked
+    assert result.exit_code == 4, result.output
+    assert "Traceback" not in result.output
+    statuses = _statuses(db)
+    assert statuses == dict.fromkeys(marked, "interrupted"), statuses
+    stopped = [line for line in result.stderr.splitlines() if line.startswith("stopped: ")]
+    assert len(stopped) == 3, result.stderr

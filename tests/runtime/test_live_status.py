@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -17,7 +19,9 @@ from maai.cli.common import CliConsole
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.runtime import live_status
 from maai.runtime.live_status import LiveStatus, WatchedExecutor
+from tests.e2e.fake_model import FakeModel, serve_agent
 from tests.e2e.runs import write_config
+from tests.runtime.loopback_http import Reply, error_body, loopback_server
 
 runner = CliRunner()
 
@@ -50,6 +54,18 @@ def test_the_status_names_the_calls_in_flight_the_oldest_wait_notes_and_the_step
     status.call_ended(second)
     assert status.in_flight == 0 and status.waited_s() == 0.0
     assert status.text() == "no call in flight · Alice 1.3 paid round 2/4"
+
+
+def test_a_timed_note_counts_down_the_wait_it_names() -> None:
+    clock = Clock()
+    status = LiveStatus(clock)
+    status.set_note("p2/Bob/r1/statement/1", "p2/Bob/r1/statement/1: HTTP 429", for_s=20)
+    clock.now += 5.2
+    assert (
+        status.text() == "no call in flight · p2/Bob/r1/statement/1: HTTP 429, 15 s left · starting"
+    )
+    clock.now += 30  # a wait that overruns its count shows 0, not a negative time
+    assert "HTTP 429, 0 s left" in status.text()
 
 
 def test_a_watched_executor_counts_a_call_while_it_waits_and_after_it_fails() -> None:
@@ -116,3 +132,85 @@ def test_a_run_in_a_pipe_prints_plain_lines_and_no_live_line(
     # Not wrapped at 80 columns: the summary's long line is whole.
     (calls,) = [line for line in result.stdout.splitlines() if line.startswith("model calls: ")]
     assert len(calls) > 80 and calls.endswith("failed attempts: 0"), calls
+
+
+BUSY_REPLIES = 3  # 429s before the server answers
+BusyConfig = Callable[..., Path]
+
+
+@pytest.fixture
+def busy_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BusyConfig]:
+    """Alice talks to the fake model over loopback, whose first answers are 429s asking for a
+    wait of 0.4 s each; the others are simulated. Called with ``retry.max_wait_s`` or not."""
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    model = FakeModel()
+    busy = Reply(
+        429,
+        error_body("Rate limit reached for requests", "requests"),
+        headers={"retry-after-ms": "400"},
+    )
+    with loopback_server() as server:
+        server.script(*[busy] * BUSY_REPLIES, *[model.reply] * 1_000)
+
+        def make(max_wait_s: float | None = None) -> Path:
+            def edit(data: dict[str, Any]) -> None:
+                serve_agent(data, "Alice", server.base_url)
+                if max_wait_s is not None:
+                    data["retry"] = {"max_wait_s": max_wait_s}
+
+            return write_config(tmp_path / "busy.yaml", agents=2, rounds=1, edit=edit)
+
+        yield make
+
+
+def test_a_busy_server_shows_a_live_wait_and_prints_its_failure_once_on_a_terminal(
+    busy_config: BusyConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    screen = io.StringIO()
+    terminal = CliConsole(file=screen, force_terminal=True, width=250, color_system=None)
+    monkeypatch.setattr(run_commands, "out", terminal)
+    result = runner.invoke(app, ["run", str(busy_config()), "--db", str(tmp_path / "b.db")])
+    assert result.exit_code == 0, result.output
+    drawn = screen.getvalue()
+    live = set(re.findall(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] ([^\r\n\x1b]*)", drawn))
+    waits = {line for line in live if "HTTP 429, waiting for the server" in line}
+    assert waits, live
+    shape = r"\(attempt [123]; [\d.]+ of 600 s allowed\), \d+ s left"
+    assert all(re.search(shape, wait) for wait in waits), waits
+    # The failure is printed once, above the live line, not once per attempt.
+    printed = [line for line in drawn.splitlines() if "Rate limit reached" in line]
+    assert len(printed) == 1, printed
+    assert "the server is busy: waiting 0.4 s, then asking again (attempt 1)" in printed[0]
+    assert printed[0].count("p1/Alice/") == 1  # the step named once, no repeated prefixes
+    # Once answered the note is gone: the last drawn frames no longer wait.
+    assert "waiting for the server" not in drawn.rstrip().splitlines()[-1]
+
+
+def test_a_busy_server_in_a_pipe_prints_its_failure_once_and_no_live_line(
+    busy_config: BusyConfig, tmp_path: Path
+) -> None:
+    result = runner.invoke(app, ["run", str(busy_config()), "--db", str(tmp_path / "b.db")])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "waiting for the server" not in result.output
+    printed = [line for line in result.output.splitlines() if "Rate limit reached" in line]
+    assert len(printed) == 1, result.output
+    assert printed[0].strip().startswith("p1/Alice/") and "(attempt 1)" in printed[0]
+    # Every attempt is still recorded, the one line printed notwithstanding.
+    assert f"failed attempts: {BUSY_REPLIES}" in result.output
+
+
+def test_a_server_busy_past_the_total_wait_fails_the_run_saying_so_once(
+    busy_config: BusyConfig, tmp_path: Path
+) -> None:
+    result = runner.invoke(app, ["run", str(busy_config(1)), "--db", str(tmp_path / "b.db")])
+    assert result.exit_code == 1, result.output
+    lines = [line.strip() for line in result.output.splitlines() if "Rate limit" in line]
+    # The first failure, then the run's: the attempt in between is not printed.
+    assert len(lines) == 2, result.output
+    first, failed = lines
+    assert first.startswith("p1/Alice/") and "(attempt 1)" in first
+    assert failed.startswith("run failed: model call failed: agent Alice, step ranking (p1/Alice/")
+    # Whose call it was is said once, and the wait in the units it was asked for.
+    assert failed.count("Alice,") == 1 and failed.count("model some-model") == 1, failed
+    assert "asks for a wait of 0.4 s, over the 0.2 s left of retry.max_wait_s" in failed

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from maai.domain.config import RetryConfig
 from maai.domain.events import ModelAttemptFailed, ModelCallCompleted
-from maai.domain.frohlich.config import RetryConfig
 from maai.ledger import EventStore
 from maai.projections.history import history_from_stored
 from maai.runtime.call_errors import ErrorKind, ModelCallError, classify

@@ -10,7 +10,8 @@ from agents.models.openai_responses import OpenAIResponsesModel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maai.domain.frohlich.config import AgentConfig, FrohlichConfig, ProviderConfig, UtilityConfig
+from maai.domain.config import ProviderConfig, UtilityConfig
+from maai.domain.frohlich.config import AgentConfig, FrohlichConfig
 from maai.runtime.providers import (
     NO_KEY_PLACEHOLDER,
     ProviderSetupError,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from maai.domain.calls import ModelAnswer, ModelRequest, canonical_json
-from maai.domain.frohlich.config import ProviderConfig, RetryConfig
+from maai.domain.config import ProviderConfig, RetryConfig
 from maai.domain.frohlich.extraction import (
     CHOICE_SCHEMA,
     ChoiceExtraction,
@@ -206,7 +206,7 @@ def test_a_sustained_429_is_waited_out_past_max_attempts(server: LoopbackServer)
     with pytest.raises(ModelCallError) as caught:
         run_call(server, make_request(), recorder, retry=retry)
     assert recorder.sleeps == [40.0] * 5  # 200 s in all, then no more
-    assert "over the 0 s left of retry.max_wait_s" in str(caught.value)
+    assert "over the 0.0 s left of retry.max_wait_s" in str(caught.value)
 
 
 def test_server_error_three_times_gives_up(server: LoopbackServer) -> None:

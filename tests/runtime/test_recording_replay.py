@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maai.domain.calls import ModelAnswer, ModelRequest, canonical_json
-from maai.domain.frohlich.config import RetryConfig
+from maai.domain.config import RetryConfig
 from maai.domain.frohlich.extraction import RANKING_SCHEMA
 from maai.domain.frohlich.purposes import Purpose
 from maai.runtime.call_context import current_request

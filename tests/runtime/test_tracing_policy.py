@@ -181,6 +181,27 @@ def test_export_needs_an_openai_run_or_an_explicit_request(
     assert export_key(True, env, uses_openai=uses_openai) == expected
 
 
+@pytest.mark.parametrize(
+    ("base_url", "expected"),
+    [
+        ("https://api.openai.com/v1", OPENAI_KEY),
+        ("https://eu.api.openai.com/v1", OPENAI_KEY),
+        ("", OPENAI_KEY),
+        ("http://127.0.0.1:8080/v1", None),  # a local stand-in for OpenAI's API
+        ("https://gateway.example.com/openai/v1", None),  # a proxy: its key is its own
+        ("https://openai.com.evil.example/v1", None),
+    ],
+)
+def test_an_openai_route_sent_elsewhere_by_openai_base_url_is_no_openai_run(
+    base_url: str, expected: str | None
+) -> None:
+    env = {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": base_url}
+    assert export_key(True, env, uses_openai=True) == expected
+    # Asked for explicitly, the trace still goes to OpenAI, as for a run of other models.
+    asked = {**env, "MAAI_TRACING": "openai"}
+    assert export_key(True, asked, uses_openai=True) == OPENAI_KEY
+
+
 def test_an_explicit_request_never_exports_a_third_partys_key() -> None:
     env = {"OPENAI_API_KEY": ROUTER_KEY, "OR_KEY": ROUTER_KEY, "MAAI_TRACING": "openai"}
     assert export_key(True, env, uses_openai=False, third_party_key_envs={"OR_KEY"}) is None

@@ -15,7 +15,7 @@ import yaml
 from maai.domain.frohlich import parsing
 from maai.domain.frohlich.amounts import parse_amount
 from maai.domain.reading import Invalid, Parsed, ParseResult, Undecided
-from tests.domain.notation import choice_of, ranking_of
+from tests.domain.frohlich.notation import choice_of, ranking_of
 
 Case = dict[str, Any]
 NOT_PARSED = ("undecided", "invalid")
@@ -72,7 +72,7 @@ FROHLICH_PARSERS: dict[str, Callable[[str], ParseResult[Any]]] = {
 
 def check_frohlich(case: Case) -> None:
     """A case of the Frohlich corpora (``parser_corpus*.yaml``): its ``parser`` reads its
-    ``text``; values in the short notation of ``tests/domain/notation.py``."""
+    ``text``; values in the short notation of ``tests/domain/frohlich/notation.py``."""
     parser, text = case["parser"], case["text"]
     if parser == "proposal":
         assert parsing.parse_vote_proposal(text) is case["value"]

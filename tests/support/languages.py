@@ -1,5 +1,5 @@
-"""Whole simulated Frohlich runs in memory, from the packaged configs: for the language
-tests (tests/domain/test_languages.py, tests/projections/test_language_audits.py)."""
+"""Whole simulated Frohlich runs in memory, from the packaged configs: for the language tests
+(tests/domain/frohlich/test_languages.py, tests/projections/frohlich/test_language_audits.py)."""
 
 from __future__ import annotations
 

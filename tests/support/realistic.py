@@ -1,9 +1,11 @@
 """A realistic participant for the tests: the experiments' simulated participants answer in
 clean, predictable sentences, while real models quote and paraphrase the prompt, restate
 earlier rounds ("round 1 of 4" in a memory), copy tables and results into their notes, quote
-other agents, and mix languages. This wraps any simulated responder and writes like that, so
-that audits and parsers meet what real models write (issue 27: three runs through an
-OpenAI-compatible server failed ``prompt_round_table`` because a memory quoted its round).
+other agents, say their bank balance or their private bio aloud (the prompt's line, copied)
+and note what others said of theirs, and mix languages. This wraps any simulated responder
+and writes like that, so that audits and parsers meet what real models write (issue 27:
+three runs through an OpenAI-compatible server failed ``prompt_round_table`` because a
+memory quoted its round).
 
 What it adds never changes what the inner participant decided: a choice, ballot or poll keeps
 its answer whole, with the quoting around it; free text (memories, reasoning, statements,
@@ -26,6 +28,8 @@ ASIDES = ("vale, 好的", "como dije antes", "我同意这一点", "bueno", "en 
 SECTION = re.compile(r"^--- [^\n]{1,20} ---$", re.MULTILINE)
 SPOKEN = re.compile(r"^\[[^\]\n]+\] ([^:：\n]{1,40})[:：] ?(.+)$")  # "[Round 1] bob: ..."
 ROUND = re.compile(r"round \d+ of \d+|ronda \d+ de \d+|第 \d+ 轮，共 \d+ 轮")
+SECRET = re.compile(r"^About you, known only to you: (.+)$", re.MULTILINE)  # the world's
+BALANCE = re.compile(r"^(?:Bank balance|Saldo bancario|银行余额)[:：][^\n]*$", re.MULTILINE)
 
 
 def _task(prompt: str) -> str:
@@ -82,8 +86,8 @@ class RealisticParticipant:
             text = self._free(request, answer, aside)
         elif purpose in ("choice", "ballot", "poll", "ranking", "decision", "importance"):
             text = self._around(request, answer, aside)
-        else:
-            text = answer
+        else:  # an experiment this does not know (a plug-in): its answer kept whole, quoted
+            text = self._around(request, answer, aside)
         self.said.setdefault(request.agent, []).append(answer)
         return text
 
@@ -99,6 +103,9 @@ class RealisticParticipant:
         result = _result_line(task)
         if result:
             notes.append(f"Recap — {result}")
+        heard = [m.group(0) for m in BALANCE.finditer(task)]  # another agent's, said aloud
+        if heard:
+            notes.append("Someone said:\n" + "\n".join(heard))
         blocks = request.input.split("\n\n---\n\n")
         if len(blocks) > 2:  # a private instruction before the task: models copy it too
             notes.append(f'I was told: "{blocks[-2].strip()}"')
@@ -123,6 +130,9 @@ class RealisticParticipant:
                     f'As {spoken.group(1).strip()} put it: "{_short(spoken.group(2))}" — 我明白.'
                 )
                 break
+        mine = BALANCE.search(request.input)  # the preamble's: copied into what it says
+        if str(request.purpose) == "statement" and mine:
+            parts.append(f"\n{mine.group(0)}")
         return " ".join(parts)
 
     def _around(self, request: ModelRequest, answer: str, aside: str) -> str:
@@ -140,6 +150,9 @@ class RealisticParticipant:
             found = ROUND.search(request.input)
             said = f' (as in "{found.group(0)}")' if found else ""
             value["text"] = f"{value['text']}{said} — {aside}"
+            secret = SECRET.search(request.system)
+            if secret and self.rng.random() < 0.5:  # a secret told aloud is no longer one
+                value["text"] += f" (between us: {secret.group(1)})"
         return json.dumps(value, ensure_ascii=False)
 
 

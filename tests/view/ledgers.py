@@ -9,7 +9,7 @@ from typing import Any
 from maai.domain.events import ModelCallCompleted, RunCompleted, RunForked, RunStarted
 from maai.domain.frohlich.events import MemoryUpdated, StatementMade
 from maai.ledger import EventStore, NewEvent
-from tests.projections.recording import golden_history
+from tests.projections.frohlich.recording import golden_history
 
 SCRIPT = "<script>window.__pwned = 1</script>"
 IMG = '<img src=x onerror="window.__pwned = 2">'

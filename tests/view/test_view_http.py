@@ -30,7 +30,7 @@ def client(hostile_db: Path) -> TestClient:
     return TestClient(create_app(str(hostile_db)))
 
 
-PARTS = ("timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
+PARTS = ("lineage", "timeline", "audits", "transcript", "trails", "calls", "memory", "sections")
 
 
 def every_page(client: TestClient, run_id: str) -> dict[str, str]:
@@ -191,7 +191,7 @@ def test_live_events_come_after_the_head_and_parts_stop_at_theirs(tmp_path: Path
 
 
 def _golden_events() -> list[object]:
-    from tests.projections.recording import golden_history
+    from tests.projections.frohlich.recording import golden_history
 
     return [entry.event for entry in golden_history().entries]
 
@@ -232,7 +232,7 @@ def test_pages_are_served_with_a_content_security_policy(client: TestClient) -> 
     assert directives["default-src"] == "'self'" and "script-src" not in directives
 
 
-@pytest.mark.parametrize("config", ["collaboration", "world"])
+@pytest.mark.parametrize("config", ["collaboration", "world", "ultimatum"])
 def test_every_experiment_gets_every_page(tmp_path: Path, config: str) -> None:
     from typer.testing import CliRunner
 

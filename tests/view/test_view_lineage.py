@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from maai.domain.frohlich.events import StatementMade
 from maai.runtime.view.app import create_app
-from tests.projections.recording import golden_history
+from tests.projections.frohlich.recording import golden_history
 from tests.view.ledgers import write_fork, write_run
 
 
@@ -34,7 +34,9 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
 
 def test_a_fork_s_page_links_its_parent_at_the_fork_point(client: TestClient) -> None:
     at = fork_point()
-    html = client.get("/runs/child-run").text
+    page = client.get("/runs/child-run").text
+    assert 'data-part="/runs/child-run/part/lineage?head=' in page  # loaded after the first screen
+    html = client.get("/runs/child-run/part/lineage").text
     parent = re.search(r'<li id="lineage-parent">(.*?)</li>', html, re.S)
     assert parent, html[:3000]
     assert 'class="parent" href="/runs/parent-run"' in parent.group(1)
@@ -45,11 +47,12 @@ def test_a_fork_s_page_links_its_parent_at_the_fork_point(client: TestClient) ->
 
 
 def test_a_parent_s_page_lists_its_children(client: TestClient) -> None:
-    html = client.get("/runs/parent-run").text
+    html = client.get("/runs/parent-run/part/lineage").text
     children = re.findall(r'class="child" href="/runs/([^"]+)"', html)
     assert children == ["child-run", "second-child"]  # by fork point
     assert 'id="lineage-parent"' not in html
-    assert 'id="lineage"' not in client.get("/runs/other-run").text  # no fork, no section
+    none = client.get("/runs/other-run/part/lineage").text  # no fork, no section
+    assert 'id="lineage"' not in none and "no-lineage" in none
 
 
 def rows(html: str) -> list[tuple[str, str]]:

@@ -28,7 +28,7 @@ from maai.projections.frohlich.leaks import audit_leaks
 from maai.projections.frohlich.protocol import audit_protocol
 from maai.projections.frohlich.table_rows import conditions
 from maai.projections.history import history_from_events
-from tests.projections.recording import simulated_responder
+from tests.projections.frohlich.recording import simulated_responder
 from tests.projections.tamper import find, index_of, replaced
 from tests.support.driver import agreeable, drive, make_config
 
@@ -365,7 +365,7 @@ def test_the_run_summary_names_the_conditions() -> None:
 
 @pytest.mark.parametrize("config_name", ["frohlich_es.yaml", "frohlich_zh.yaml"])
 def test_the_conditions_speak_the_participants_language(config_name: str) -> None:
-    from tests.domain.test_languages import english_in, participant_prompts
+    from tests.domain.frohlich.test_languages import english_in, participant_prompts
     from tests.support.languages import drive as drive_language
     from tests.support.languages import load
 

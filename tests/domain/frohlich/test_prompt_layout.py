@@ -106,3 +106,19 @@ def test_the_cache_benchmark_measures_both_layouts() -> None:
     assert rows["stable_prefix"]["phase2_cacheable_share"] > rows["seed"]["phase2_cacheable_share"]
     assert bench.cached_tokens(1023) == 0 and bench.cached_tokens(1024 + 200) == 1024 + 128
     assert bench.common_prefix("abcdef", "abcxyz") == 3
+
+
+def test_the_cache_benchmarks_what_ifs_move_the_state_around_the_history() -> None:
+    bench = load_benchmark("cache_bench.py", "maai_cache_bench")
+    history = "Rules\n\nPublic discussion so far:\n[Round 1] A: x\n[Round 2] B: y"
+    parts = ["Name: A", history, "Bank balance: $1\nMemory:\nm", "Task"]
+    text = bench.SEPARATOR.join(parts)
+    first = bench.reordered(text, "p2/r2/A/poll/1", "memory_first")
+    assert first.split(bench.SEPARATOR) == [parts[0], parts[2], history, "Task"]
+    middle = bench.reordered(text, "p2/r2/A/poll/1", "memory_mid").split(bench.SEPARATOR)
+    assert middle[1].endswith("[Round 1] A: x\n") and middle[2] == parts[2]
+    assert middle[3] == "[Round 2] B: y"
+    # A request without the public history (a memory update) is measured as recorded.
+    assert bench.reordered(
+        bench.SEPARATOR.join([parts[0], parts[2], "Task"]), "p2/r2/A/memory", "memory_first"
+    ) == bench.SEPARATOR.join([parts[0], parts[2], "Task"])

@@ -1,8 +1,8 @@
 """Golden files: the projections of the checked-in recorded run, byte for byte.
 
 A failure here means a projection's output changed. If the change is intended, regenerate
-with ``python -m tests.projections.regenerate`` and review the diff of
-``tests/projections/golden/``.
+with ``python -m tests.projections.frohlich.regenerate`` and review the diff of
+``tests/projections/frohlich/golden/``.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from maai.projections.history import History
-from tests.projections.recording import GOLDEN
-from tests.projections.regenerate import golden_outputs
+from tests.projections.frohlich.recording import GOLDEN
+from tests.projections.frohlich.regenerate import golden_outputs
 
 FILES = sorted(p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*") if p.is_file())
 
@@ -29,7 +29,7 @@ def test_every_output_has_a_golden_file_and_back(outputs: dict[str, str]) -> Non
 def test_projection_matches_its_golden_file(name: str, outputs: dict[str, str]) -> None:
     expected = (GOLDEN / name).read_bytes()
     assert outputs[name].encode("utf-8") == expected, (
-        f"{name} changed; if intended: python -m tests.projections.regenerate"
+        f"{name} changed; if intended: python -m tests.projections.frohlich.regenerate"
     )
 
 

@@ -21,7 +21,7 @@ from maai.domain.frohlich.simulated import SimulatedParticipant, SimulatedUtilit
 from maai.domain.frohlich.simulated import build_policy as build_simulated
 from maai.domain.frohlich.state import State, evolve
 from maai.domain.walk import Decision
-from tests.domain.test_history_splice import built_around_the_history
+from tests.domain.frohlich.test_history_splice import built_around_the_history
 from tests.support.answering import Responder, answered_at_random, completed, requested
 from tests.support.driver import agreeable, make_config, start
 

@@ -22,7 +22,7 @@ from maai.domain.frohlich.parsing import (
     parse_vote_proposal,
 )
 from maai.domain.frohlich.types import PrincipleChoice, Ranking
-from tests.domain.notation import choice_of, ranking_of
+from tests.domain.frohlich.notation import choice_of, ranking_of
 
 
 def _choice(value: str) -> Parsed[PrincipleChoice]:

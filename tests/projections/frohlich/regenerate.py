@@ -1,10 +1,10 @@
 """Regenerate the golden files of the projections.
 
-    python -m tests.projections.regenerate            # re-project the checked-in recording
-    python -m tests.projections.regenerate --record   # re-play the golden run first
+    python -m tests.projections.frohlich.regenerate            # re-project the checked-in recording
+    python -m tests.projections.frohlich.regenerate --record   # re-play the golden run first
 
 Run the first after an intended change to a projection and review the diff of
-``tests/projections/golden/``. Use ``--record`` only when the protocol or the simulated
+``tests/projections/frohlich/golden/``. Use ``--record`` only when the protocol or the simulated
 participant changed on purpose: it replaces the recorded run itself, so every golden file
 may change.
 """
@@ -22,7 +22,7 @@ from maai.projections.frohlich.transcript import transcript
 from maai.projections.frohlich.votes import vote_audit
 from maai.projections.history import History
 from maai.projections.jsonout import dumps
-from tests.projections.recording import (
+from tests.projections.frohlich.recording import (
     GOLDEN,
     golden_config,
     golden_history,

@@ -17,7 +17,7 @@ from maai.domain.frohlich.events import PayoffAwarded
 from maai.domain.frohlich.types import Principle
 from maai.projections.frohlich.protocol import audit_protocol
 from maai.projections.history import history_from_events
-from tests.projections.recording import play
+from tests.projections.frohlich.recording import play
 from tests.support.driver import make_config
 
 

@@ -16,7 +16,7 @@ from maai.domain.frohlich import phase2
 from maai.domain.frohlich.decide import decide
 from maai.domain.frohlich.state import State, evolve
 from maai.domain.walk import Call, Decision
-from tests.domain.test_walk_memo import simulated
+from tests.domain.frohlich.test_walk_memo import simulated
 from tests.support.answering import answer_some
 from tests.support.driver import make_config, start
 
