@@ -34,6 +34,7 @@ from maai.cli.study_support import (
     EXIT_FAILED_RUNS,
     EXIT_INTERRUPTED,
     StudyArg,
+    StudyFileArg,
     _load,
     _study_infos,
     err,
@@ -103,13 +104,7 @@ def _names(running: set[str]) -> str:
 
 @study_app.command("run")
 def run_command(
-    study_file: Annotated[
-        str,
-        typer.Argument(
-            metavar="STUDY.yaml",
-            help="The study file, or a packaged example study by name (`u_sweep`).",
-        ),
-    ],
+    study_file: StudyFileArg,
     db: DbOption = None,
     concurrency: Annotated[
         int | None,

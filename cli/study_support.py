@@ -25,6 +25,14 @@ out = CliConsole(highlight=False, soft_wrap=True)
 err = CliConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
+StudyFileArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="STUDY.yaml",
+        help="The study file, or a packaged example study by name (`u_sweep`).",
+    ),
+]
+
 StudyArg = Annotated[
     str, typer.Argument(metavar="STUDY", help="A study file (YAML), or a study's name.")
 ]

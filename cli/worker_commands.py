@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from maai.cli.common import DbOption, exit_on_ledger_error, fail, open_store_or_exit
-from maai.cli.study_support import EXIT_BUSY, EXIT_INTERRUPTED, _load, out
+from maai.cli.study_support import EXIT_BUSY, EXIT_INTERRUPTED, StudyFileArg, _load, out
 from maai.domain.config import ConfigError
 from maai.ledger.locks import LockHeldError
 from maai.ledger.urls import resolve_store_url
@@ -19,13 +19,7 @@ from maai.runtime.signing import SigningKeyError, load_signer
 
 
 def submit_command(
-    study_file: Annotated[
-        str,
-        typer.Argument(
-            metavar="STUDY.yaml",
-            help="The study file, or a packaged example study by name (`u_sweep`).",
-        ),
-    ],
+    study_file: StudyFileArg,
     db: DbOption = None,
 ) -> None:
     """Spread a study over machines: create its runs in a PostgreSQL ledger and enqueue one

@@ -10,7 +10,7 @@ import typing
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from sqlalchemy import Connection, Text, bindparam, cast, null, select
+from sqlalchemy import Connection, null
 
 from maai.ledger.errors import ChainBrokenError
 from maai.ledger.fields import (
@@ -24,7 +24,7 @@ from maai.ledger.fields import (
 from maai.ledger.packed_values import MIN_EVENT_CHARS, PACKED_KEY, PackingError
 from maai.ledger.schema import events, read_head
 from maai.ledger.store_base import _first_line, _payload_text
-from maai.ledger.store_reading import MAX_SEQ, StoreReading
+from maai.ledger.store_reading import MAX_SEQ, PAYLOAD_TEXT, StoreReading, pg_chunk_query
 from maai.ledger.stored_json import parse_canonical_json, parse_json
 from maai.ledger.unpacking import Unpacker
 
@@ -38,24 +38,15 @@ stored with those paths removed, and ``packed`` whether the payload as stored is
 PostgreSQL the payload is whole and the last two are ``NULL``. Read by unpacking it into
 names."""
 
-_PG_FIELDS_READ: Final = (
-    select(
-        events.c.position,
-        events.c.seq,
-        events.c.type,
-        events.c.schema_version,
-        cast(events.c.payload, Text),
-        events.c.agent,
-        null(),
-        null(),
-    )
-    .where(
-        events.c.run_id == bindparam("p_run_id"),
-        events.c.seq > bindparam("p_after"),
-        events.c.seq <= bindparam("p_upto"),
-    )
-    .order_by(events.c.seq)
-    .limit(bindparam("p_limit"))
+_PG_FIELDS_READ: Final = pg_chunk_query(
+    events.c.position,
+    events.c.seq,
+    events.c.type,
+    events.c.schema_version,
+    PAYLOAD_TEXT,
+    events.c.agent,
+    null(),
+    null(),
 )
 
 
@@ -188,11 +179,8 @@ class StoreFieldReading(StoreReading):
     def _fetch_postgres_fields(
         self, conn: Connection, run_id: str, after: int, upto: int
     ) -> list[FieldRow]:
-        result = conn.execute(
-            _PG_FIELDS_READ,
-            {"p_run_id": run_id, "p_after": after, "p_upto": upto, "p_limit": self._read_chunk},
-        )
-        return typing.cast(list[FieldRow], [tuple(r) for r in result])
+        rows = self._postgres_chunk(conn, _PG_FIELDS_READ, run_id, after, upto)
+        return typing.cast(list[FieldRow], rows)
 
     def _fetch_logical(
         self, run_id: str, seq: int, type_: str, agent: str | None

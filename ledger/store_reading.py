@@ -47,26 +47,35 @@ _SQLITE_READ: Final = (
 MAX_SEQ: Final = 2**63 - 1
 
 
-_PG_READ: Final = (
-    select(
-        events.c.position,
-        events.c.seq,
-        events.c.type,
-        events.c.schema_version,
-        # As text, parsed when the event is built (see EventStore._stream).
-        cast(events.c.payload, Text),
-        events.c.agent,
-        type_coerce(events.c.recorded_at, DateTime(timezone=True)),
-        events.c.prev_hash,
-        events.c.hash,
+def pg_chunk_query(*columns: Any) -> Any:
+    """A PostgreSQL query of ``columns`` (``position`` and ``seq`` first) for one chunk of a
+    run's events, ``p_after < seq <= p_upto`` in seq order, at most ``p_limit``, ``p_run_id``'s
+    (the parameters :meth:`StoreReading._postgres_chunk` binds)."""
+    return (
+        select(*columns)
+        .where(
+            events.c.run_id == bindparam("p_run_id"),
+            events.c.seq > bindparam("p_after"),
+            events.c.seq <= bindparam("p_upto"),
+        )
+        .order_by(events.c.seq)
+        .limit(bindparam("p_limit"))
     )
-    .where(
-        events.c.run_id == bindparam("p_run_id"),
-        events.c.seq > bindparam("p_after"),
-        events.c.seq <= bindparam("p_upto"),
-    )
-    .order_by(events.c.seq)
-    .limit(bindparam("p_limit"))
+
+
+PAYLOAD_TEXT: Final = cast(events.c.payload, Text)
+"""The payload as PostgreSQL prints it (parsed when the event is built)."""
+
+_PG_READ: Final = pg_chunk_query(
+    events.c.position,
+    events.c.seq,
+    events.c.type,
+    events.c.schema_version,
+    PAYLOAD_TEXT,
+    events.c.agent,
+    type_coerce(events.c.recorded_at, DateTime(timezone=True)),
+    events.c.prev_hash,
+    events.c.hash,
 )
 
 
@@ -292,11 +301,19 @@ class StoreReading(StoreBase):
     def _fetch_postgres(
         self, conn: Connection, run_id: str, after: int, upto: int
     ) -> list[StoredRow]:
+        rows = self._postgres_chunk(conn, _PG_READ, run_id, after, upto)
+        return typing.cast(list[StoredRow], rows)
+
+    def _postgres_chunk(
+        self, conn: Connection, query: Any, run_id: str, after: int, upto: int
+    ) -> list[tuple[Any, ...]]:
+        """The rows ``query`` (bound by ``p_run_id``, ``p_after``, ``p_upto``, ``p_limit``)
+        selects for ``after < seq <= upto``, at most ``read_chunk`` of them, as tuples."""
         result = conn.execute(
-            _PG_READ,
+            query,
             {"p_run_id": run_id, "p_after": after, "p_upto": upto, "p_limit": self._read_chunk},
         )
-        return typing.cast(list[StoredRow], [tuple(r) for r in result])
+        return [tuple(r) for r in result]
 
     def verify_chain(self, run_id: str) -> ChainReport:
         """Recompute every event's hash from its stored fields and check the links.

@@ -8,23 +8,16 @@ import re
 from collections.abc import Iterator
 
 from maai.domain.answers import AnswerAccepted
-from maai.projections.audit import (
-    ConfiguredAudit,
-    ProtocolReport,
-    Rule,
-    Rules,
-    Violation,
-    add_record_rules,
-    audit_configured,
-)
+from maai.projections import audit as audits
+from maai.projections.audit import ProtocolReport, Rule, Violation
 from maai.projections.history import History
 
 from maai_ultimatum.config import UltimatumConfig
 from maai_ultimatum.events import OfferMade, PayoffsSet
 
-Audit = ConfiguredAudit[UltimatumConfig]
-RULES = Rules()
-add_record_rules(RULES, "maai")
+Audit = audits.ConfiguredAudit[UltimatumConfig]
+RULES = audits.Rules()
+audits.add_record_rules(RULES, "maai")
 
 _NUMBER = re.compile(r"offer\s*:\s*\**\s*(\d+)", re.IGNORECASE)
 
@@ -61,4 +54,4 @@ def all_rules() -> list[Rule]:
 
 
 def audit_protocol(history: History) -> ProtocolReport:
-    return audit_configured(history, RULES, UltimatumConfig)
+    return audits.audit_configured(history, RULES, UltimatumConfig)
