@@ -16,7 +16,7 @@ HTTP:
   its timeline; the rest and the other parts are fetched after it), the first request after
   the start (cold) and the next (warm);
 - the runs page (``/``: the newest 50 of the runs, folded for their outcome, tokens and cost;
-  rows not folded within 0.25 s come as pending and the page asks again), cold, warm, and
+  rows not folded within 0.15 s come as pending and the page asks again), cold, warm, and
   once the viewer's start-up folding is done (5 s later);
 - a new event on screen after its commit: a run is appended one statement at a time while a
   client polls ``/runs/ID/live`` as the page's script does (every 0.5 s, starting at a random

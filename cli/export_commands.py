@@ -34,7 +34,7 @@ from maai.cli.vote_table import print_vote_tables
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore
-from maai.projections.forks import INHERITED, mark_inherited
+from maai.projections.forks import INHERITED, fork_note, mark_inherited, transcript_note
 from maai.projections.history import History, UnknownAgentError, UnreadableEventError
 from maai.projections.jsonout import dumps, iter_dumps
 from maai.projections.schema import FLAG
@@ -234,13 +234,15 @@ def export(
             return
         history = load_history(store, ids[0], keep_prompts=fmt is Format.JSON)
         if fmt is Format.TRANSCRIPT:
-            _emit(_views(history).transcript(history), output)
+            # A fork's opens with what of it is inherited (docs/forks.md).
+            _emit(transcript_note(history) + _views(history).transcript(history), output)
             return
         try:
             log = _views(history).agent_log(history, agent)
         except UnknownAgentError as exc:
             fail(f"run {history.run_id}: {exc}")
-        _emit_json(log, output)
+        note = fork_note(history)
+        _emit_json(log if note is None else {"fork": note, **log}, output)
 
 
 @audit_app.command("votes")

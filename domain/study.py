@@ -23,9 +23,7 @@ from maai.domain.seeds import derive_seed
 STUDY_LABELS = ("study", "cell", "replicate")
 """Labels every run of a study carries besides its factor values."""
 
-_PATH_TOKEN = re.compile(
-    r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+|[A-Za-z_][A-Za-z0-9_]*=[^\]]+)\]|\."
-)
+_PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+|[A-Za-z_][A-Za-z0-9_]*=[^\]]+)\]|\.")
 
 SUM_TOLERANCE = 1e-6
 
@@ -87,12 +85,21 @@ class Limits(Strict):
 
 class ForkFrom(Strict):
     """``fork: {from: RUN_ID, at: POINT}``: every run of the study is a fork of that run at
-    that point (docs/forks.md), its factors applied after the point."""
+    that point (docs/forks.md), its factors applied after the point. ``fork: {study: BASE,
+    at: POINT}``: each run of the study ``BASE`` is forked so, every cell and replicate
+    from each (``parent`` is then set to each of them in turn, as the runs are planned)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    parent: str = Field(alias="from", min_length=1)
+    parent: str = Field(default="", alias="from")
+    study: str | None = Field(default=None, min_length=1)
     at: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_origin(self) -> ForkFrom:
+        if bool(self.parent) == (self.study is not None):
+            raise ValueError("fork: give either `from: RUN_ID` or `study: BASE_STUDY`")
+        return self
 
 
 class StudyFile(Strict):

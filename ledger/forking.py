@@ -62,12 +62,68 @@ def copied_rows(store: EventStore, run_id: str, upto: int) -> Iterator[CopiedRow
     for rows in store._chunks(run_id, 0, upto, rows_of):  # noqa: SLF001
         for _, seq, type_, version, stored_text, agent, stored_at, _, _ in rows:
             if sqlite:
-                payload_text = stored_text
-                recorded = format_recorded_at(datetime.fromisoformat(stored_at))
+                payload_text, recorded = stored_text, _recorded_text(stored_at)
             else:
                 payload_text = canonical_json(parse_json(stored_text))
                 recorded = format_recorded_at(stored_at.astimezone(UTC))
             yield int(seq), type_, int(version), payload_text, agent, recorded
+
+
+_SCAN_SQLITE = (
+    "SELECT seq, type, CASE type"
+    " WHEN 'model.requested' THEN json_extract(payload, '$.request.address')"
+    " WHEN 'model.completed' THEN json_extract(payload, '$.address') END"
+    " FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+)
+_SCAN_PG = text(
+    "SELECT seq, type, CASE type"
+    " WHEN 'model.requested' THEN payload->'request'->>'address'"
+    " WHEN 'model.completed' THEN payload->>'address' END"
+    " FROM events WHERE run_id = :run_id AND seq > :after ORDER BY seq LIMIT :limit"
+)
+_CALLS = ("model.requested", "model.completed")
+
+
+def call_addresses(store: EventStore, run_id: str) -> Iterator[tuple[int, str, str | None]]:
+    """``(seq, type, address)`` of each of the run's events in seq order, the address of a
+    model request or answer (``None`` for any other event): what finding a run's fork
+    points reads. The database picks the addresses, so no payload is copied out or
+    parsed; an address the store packed (never, in practice: addresses are short) is read
+    from the event unpacked. Fetched in chunks, each its own short query."""
+    chunk = max(store._read_chunk, 1000)  # noqa: SLF001 -- three short columns a row
+    after = 0
+    while True:
+        with store._errors(f"reading run {run_id!r}"), store._engine.connect() as conn:  # noqa: SLF001
+            if store.backend == "sqlite":
+                raw = conn.connection.driver_connection
+                assert raw is not None
+                rows = raw.execute(_SCAN_SQLITE, (run_id, after, chunk)).fetchall()
+            else:
+                rows = [
+                    tuple(r)
+                    for r in conn.execute(
+                        _SCAN_PG, {"run_id": run_id, "after": after, "limit": chunk}
+                    )
+                ]
+        for seq, type_, address in rows:
+            if address is None and type_ in _CALLS:
+                event = store.read_one(run_id, seq)
+                payload = event.payload if event is not None else {}
+                found = payload.get("request", {}) if type_ == _CALLS[0] else payload
+                address = found.get("address") if isinstance(found, dict) else None
+            yield int(seq), str(type_), address if isinstance(address, str) else None
+        if len(rows) < chunk:
+            return
+        after, _, _ = rows[-1]
+
+
+def _recorded_text(stored: str) -> str:
+    """The hashed text of a ``recorded_at`` stored as text (SQLite): as stored when it has
+    the hashed form already (``2026-11-29T07:28:23.253151+00:00``, as the store writes it),
+    else parsed and written so."""
+    if len(stored) == 32 and stored[10] == "T" and stored.endswith("+00:00"):
+        return stored
+    return format_recorded_at(datetime.fromisoformat(stored))
 
 
 def chained(run_id: str, rows: Iterable[CopiedRow]) -> Iterator[tuple[CopiedRow, str, str]]:
@@ -123,7 +179,7 @@ class _Chain:
             schema_version=version,
             payload_json=payload,
             agent=agent,
-            recorded_at=format_recorded_at(datetime.fromisoformat(recorded)),
+            recorded_at=_recorded_text(recorded),
             prev_hash=self.hashes[seq - 1],
         )
         self.hashes.pop(seq - 2, None)

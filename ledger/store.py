@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from sqlalchemy import Connection, create_engine, event, insert, select, update
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, QueuePool
 
 from maai.ledger import store_base
 from maai.ledger.envelope import RunInfo, check_label, check_run_id
@@ -214,7 +214,10 @@ class EventStore(StoreAppending):
                 check_same_thread=False,
             )
 
-        engine = create_engine("sqlite+pysqlite://", creator=connect)
+        # A pool of connections shared by threads: the URL without a path would get the
+        # in-memory pool, which keeps five threads' connections and closes the others' under
+        # them (a sixth concurrent reader crashed the viewer).
+        engine = create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool)
         busy_ms = max(0, int(busy_timeout_s * 1000))
 
         @event.listens_for(engine, "connect")

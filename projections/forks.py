@@ -29,6 +29,36 @@ def prefix_of(history: History) -> History | None:
     return replace(history, entries=tuple(history.entries[: forks[-1]]), stored_status=None)
 
 
+def fork_note(history: History) -> dict[str, object] | None:
+    """What a fork's JSON export says of its prefix (docs/forks.md, "Tables"): its parent,
+    point, and the seqs it inherited (its events ``1..parent_seq`` are the parent's);
+    ``None`` for a run that is no fork."""
+    forks = history.of(RunForked)
+    if not forks:
+        return None
+    entry, forked = forks[-1]
+    return {
+        "parent_run": forked.parent_run,
+        "point": forked.point,
+        "parent_seq": forked.parent_seq,
+        "forked_seq": entry.seq,
+        "inherited_seqs": [1, forked.parent_seq],
+    }
+
+
+def transcript_note(history: History) -> str:
+    """The line a fork's transcript opens with: what of it is inherited; empty for a run
+    that is no fork."""
+    note = fork_note(history)
+    if note is None:
+        return ""
+    return (
+        f"> A fork of run {note['parent_run']} at {note['point']}: its events 1 to "
+        f"{note['parent_seq']} are the parent's (inherited); from event {note['forked_seq']} "
+        "(`run.forked`) on, they are this run's own.\n\n"
+    )
+
+
 def inherited_flags(
     rows: Iterable[Sequence[str]], prefix_rows: Iterable[Sequence[str]]
 ) -> list[bool]:

@@ -4,6 +4,9 @@ autoescaped; ``projections/templating.py``), so no HTML is written here.
 
 A text parameter is escaped; a parameter named ``body`` (or a cell, a summary or words given
 as :class:`Markup`) is markup already built by these functions or by ``projections/charts.py``.
+A table cell or a fact's value goes through the templates' ``cell`` filter
+(``projections/templating.py``): ``None`` as nothing, a boolean as yes/no, a mapping or list
+as JSON, never as Python writes it.
 Model answers are quoted in a report, so nothing a participant wrote can become markup: a
 statement holding ``<script>`` shows as text.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from maai.projections.templating import blocks, cell, finalize
+from maai.projections.templating import blocks
 
 
 class Markup(str):
@@ -29,12 +32,6 @@ Cell = str | int | float | None | Markup
 
 def _built(rendered: Any) -> Markup:
     return Markup(str(rendered))
-
-
-def text(value: Cell) -> str:
-    """A value as a reader reads it (the templates' ``cell`` filter: ``None`` as nothing, a
-    boolean as yes/no, a mapping or list as JSON), escaped; :class:`Markup` as it is."""
-    return str(finalize(cell(value)))
 
 
 def paragraph(words: str, css_class: str | None = None) -> Markup:

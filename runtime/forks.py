@@ -28,13 +28,18 @@ from maai.domain.forks import (
 )
 from maai.domain.registry import COMMON_REGISTRY
 from maai.ledger import EventStore, StoredEvent
-from maai.ledger.forking import chained, copied_rows, create_fork, prefix_hash_as
+from maai.ledger.forking import (
+    call_addresses,
+    chained,
+    copied_rows,
+    create_fork,
+    prefix_hash_as,
+)
 from maai.ledger.schema import events as events_table
 from maai.runtime import signing
 from maai.runtime.checkpoints import PREFIX
 from maai.runtime.writer import to_new_event
 
-_ADDRESSES = {"model.requested": ("request.address",), "model.completed": ("address",)}
 # Fields every config has, set by generic options rather than by --set.
 _GENERIC = ("seed", "labels")
 
@@ -65,21 +70,17 @@ def scan_parent(store: EventStore, run_id: str, until: str | None = None) -> Par
     scan = BoundaryScan(experiment.fork_point_names)
     configs: list[tuple[int, dict[str, Any], int]] = []
     head = 0
-    # Only the addresses of calls are read, and whole only the events that hold a config.
-    fields = {
-        type_: ("address",)
-        for type_ in experiment.registry.types
-        if type_ not in (RunStarted.TYPE, RunForked.TYPE)
-    }
-    for seq, type_, version, payload in store.read_fields(run_id, {**fields, **_ADDRESSES}):
+    # Only the calls' addresses are read (picked by the database), and whole only the
+    # events that hold a config.
+    for seq, type_, address in call_addresses(store, run_id):
         head = seq
-        assert isinstance(payload, dict)
-        address = payload.get("request.address") or payload.get("address")
         if type_ in (RunStarted.TYPE, RunForked.TYPE):
-            event = COMMON_REGISTRY.decode(type_, version, payload)
+            stored = store.read_one(run_id, seq)
+            assert stored is not None
+            event = COMMON_REGISTRY.decode(type_, stored.schema_version, stored.payload)
             assert isinstance(event, RunStarted | RunForked)
             configs.append((seq, event.config, event.seed))
-        scan.add(seq, type_, address if isinstance(address, str) else None)
+        scan.add(seq, type_, address)
         if until is not None and scan.found(until):
             break
     return ParentScan(experiment, scan, configs, head)

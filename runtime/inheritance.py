@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from maai.domain.events import RunForked
 from maai.domain.registry import COMMON_REGISTRY
-from maai.ledger import EventStore
+from maai.ledger import EventStore, LedgerError
 from maai.ledger.forking import chained, copied_rows
 from maai.ledger.schema import events as events_table
 
@@ -18,16 +18,48 @@ def inherited_signers(store: EventStore, run_id: str) -> list[tuple[int, str, di
     """For each of a run's ancestors, oldest first: the last seq of the run's history that
     is the ancestor's own (its events up to there, as far as this run holds them), its id,
     and its hash of each of them (this run's events re-chained under its id). A ``run.signed``
-    at seq ``at`` was recorded by the first ancestor whose last seq is ``at`` or later."""
+    at seq ``at`` was recorded by the first ancestor whose last seq is ``at`` or later.
+
+    The ancestors are found through the parents' own histories where the ledger holds them:
+    a fork of a fork at a point before the parent's own fork point holds none of the
+    parent's ``run.forked``, and its prefix's ``run.signed`` events are the grandparent's."""
     ancestors = []
+    for last, ancestor in _lineage(store, run_id):
+        rows = copied_rows(store, run_id, last)
+        hashes = {row[0]: digest for row, _, digest in chained(ancestor, rows)}
+        ancestors.append((last, ancestor, hashes))
+    return ancestors
+
+
+def _forks_in(store: EventStore, run_id: str) -> list[RunForked]:
+    found = []
     for seq in _seqs_of(store, run_id, RunForked.TYPE):
         stored = next(iter(store.read(run_id, from_seq=seq - 1)))
         event = COMMON_REGISTRY.decode(stored.type, stored.schema_version, stored.payload)
         assert isinstance(event, RunForked)
-        rows = copied_rows(store, run_id, event.parent_seq)
-        hashes = {row[0]: digest for row, _, digest in chained(event.parent_run, rows)}
-        ancestors.append((event.parent_seq, event.parent_run, hashes))
-    return ancestors
+        found.append(event)
+    return found
+
+
+def _lineage(store: EventStore, run_id: str, depth: int = 0) -> list[tuple[int, str]]:
+    """``(last seq of this run's history that is the ancestor's own, ancestor)``, oldest
+    first: the parent's lineage cut at the fork point, then the parent. A parent the ledger
+    does not hold is taken at its word: the ``run.forked`` events of this run's prefix."""
+    forks = _forks_in(store, run_id)
+    if not forks:
+        return []
+    own = forks[-1]
+    earlier: list[tuple[int, str]]
+    try:
+        store.get_run(own.parent_run)
+    except LedgerError:
+        earlier = [(e.parent_seq, e.parent_run) for e in forks[:-1]]
+    else:
+        if depth > 64:  # never: a run cannot be its own ancestor
+            raise LedgerError(f"run {run_id}: its lineage loops")
+        earlier = _lineage(store, own.parent_run, depth + 1)
+    cut = [(min(last, own.parent_seq), ancestor) for last, ancestor in earlier]
+    return [*cut, (own.parent_seq, own.parent_run)]
 
 
 def _seqs_of(store: EventStore, run_id: str, type_: str) -> list[int]:

@@ -6,6 +6,7 @@ a second process cannot run it at the same time."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,27 +65,52 @@ def load_study(
 
 
 def _fork_study(study: StudyFile, path: Path, store: EventStore | None) -> Study:
+    assert study.fork is not None
+    where = f"{path}: fork"
+    fork = study.fork
+    if store is None:
+        origin = f"run {fork.parent}" if fork.study is None else f"study {fork.study}"
+        raise ConfigError(f"{where}: needs the ledger that holds {origin}")
+    if fork.study is None:
+        return Study(study, _forks_of(study, path, store, fork.parent), str(path))
+    # Every run of a base study forked at the point: each parent's cells and replicates,
+    # their run ids `STUDY.pK.cCELL.rREPLICATE` (K: the parent's place, by run id).
+    try:
+        parents = sorted(info.run_id for info in study_runs_in_ledger(store).get(fork.study, []))
+    except LedgerError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    if not parents:
+        raise ConfigError(f"{where}: no runs of study {fork.study!r} in the ledger")
+    width = len(str(len(parents)))
+    runs: list[PlannedRun] = []
+    for k, parent in enumerate(parents, 1):
+        for run in _forks_of(study, path, store, parent):
+            tail = run.run_id.removeprefix(f"{study.study}.")
+            runs.append(dataclasses.replace(run, run_id=f"{study.study}.p{k:0{width}d}.{tail}"))
+    return Study(study, runs, str(path))
+
+
+def _forks_of(study: StudyFile, path: Path, store: EventStore, parent: str) -> list[PlannedRun]:
+    """The study's runs as forks of ``parent`` at its point, each checked against the
+    experiment's fork rules now."""
     from maai.domain.forks import ForkError
     from maai.runtime.forks import fork_base, plan_fork_to
 
     assert study.fork is not None
     where = f"{path}: fork"
-    if store is None:
-        raise ConfigError(f"{where}: needs the ledger that holds run {study.fork.parent}")
     try:
-        parent, base_data = fork_base(store, study.fork.parent, study.fork.at)
+        parent, base_data = fork_base(store, parent, study.fork.at)
     except (ForkError, LedgerError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
     _, base = experiments.parse_config(base_data, source=where)
     fork = study.fork.model_copy(update={"parent": parent})
-    study = study.model_copy(update={"fork": fork})
-    runs = plan_study(study, base, str(path))
+    runs = plan_study(study.model_copy(update={"fork": fork}), base, str(path))
     for run in runs:  # each run's changes are checked against the experiment's rules now
         try:
             plan_fork_to(store, parent, fork.at, config_snapshot(run.config), str(path))
         except ForkError as exc:
             raise ConfigError(f"{path}: run {run.run_id}: {exc}") from None
-    return Study(study, runs, str(path))
+    return runs
 
 
 def create_planned(store: EventStore, run: PlannedRun, signer: Signer | None = None) -> None:

@@ -1,7 +1,8 @@
-"""Rooms of a size to read (issue 30): no module of the domain, the ledger, the runtime, the
-CLI or the Python API is over 500 lines, data tables included; a larger one is split by what
-it holds (docs/architecture.md). A new experiment's glue stays small: the ultimatum example's
-``experiment.py`` and views wrapper are under 40 lines together (docs/experiments.md)."""
+"""Rooms of a size to read (issue 30): no module of the package (the domain, the ledger, the
+runtime, the projections, the CLI, the Python API) is over 500 lines, data tables included; a
+larger one is split by what it holds (docs/architecture.md). A new experiment's glue stays
+small: the ultimatum example's ``experiment.py`` and views wrapper are under 40 lines together
+(docs/experiments.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def _lines(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
-@pytest.mark.parametrize("folder", ["domain", "ledger", "runtime", "cli", "maai"])
+@pytest.mark.parametrize("folder", ["domain", "ledger", "runtime", "projections", "cli", "maai"])
 def test_no_module_is_over_500_lines(folder: str) -> None:
     sources = sorted((ROOT / folder).rglob("*.py"))
     assert len(sources) > 5  # the walk found the folder

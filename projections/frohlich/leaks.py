@@ -1,6 +1,10 @@
 """The leak audit (docs/frohlich.md §6): no prompt of agent A may contain another agent's private
 material. Every recorded participant prompt (``model.requested``: system + input) is searched
-for the private items of every other agent.
+for the private items of every other agent, in the parts the code wrote, located by the
+prompt's structure (``prompt_parts``): the agent's memory section, found as last recorded,
+is left out, since its own notes may quote anything it heard; the name is the preamble's
+first line; balance lines and payment-table rows are looked for once the statements and the
+agent's own answers said before the prompt are set aside (a statement may quote them).
 
 A match is excused when A legitimately held the same text before the prompt: A wrote or was
 shown it itself (its own answers, memories, reasoning, results; two agents in the same class

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from functools import cached_property
 
-from maai.domain.frohlich import rules
 from maai.domain.frohlich.config import FrohlichConfig
 from maai.domain.frohlich.events import (
     AnswerAccepted,
@@ -84,7 +83,9 @@ class Audit:
 
     @cached_property
     def probs(self) -> dict[IncomeClass, Fraction]:
-        return rules.exact_probabilities(self.config.class_probabilities)
+        """The run's class probabilities as the reference reads the config (exact decimals,
+        normalized): not the domain's reading, which the class draws it audits used."""
+        return dict(zip(INCOME_CLASSES, self.reference_probs, strict=True))
 
     @cached_property
     def reference_probs(self) -> list[Fraction]:

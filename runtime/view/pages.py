@@ -22,7 +22,7 @@ from maai.runtime.view.run_facts import labels_of, stamp
 from maai.runtime.view.studies import queued_plan
 
 PER_PAGE = 50
-FOLD_BUDGET_S = 0.25
+FOLD_BUDGET_S = 0.15
 """How long the runs page folds rows not folded before; the rest are shown as pending and
 the page's script asks again (a ledger of 1,000 runs answers at once after a start)."""
 STATUSES = ("created", "running", "completed", "failed", "interrupted")

@@ -47,6 +47,8 @@ BUSY_TIMEOUT_S = 2.0
 """How long a read waits for a ledger another process holds locked: a page says so soon
 (and the next poll tries again) rather than hanging for the writers' 30 s."""
 
+HISTORIES_KEPT = 4
+"""Decoded histories kept (each read through the store on demand for its prompts)."""
 
 SORT_KEYS = ("created", "updated", "id", "experiment", "status", "events")
 """The columns the runs page sorts by on the server (each read off the runs table, so a
@@ -118,6 +120,8 @@ class ViewStore:
         self._infos: dict[str, tuple[tuple[int, str, datetime], RunInfo]] = {}
         self._experiment_names: list[str] | None = None
         self._listed: tuple[tuple[Any, ...], list[RunInfo]] | None = None
+        self._histories: dict[tuple[str, int, str, bool], History] = {}  # oldest first
+        self._building: dict[tuple[str, int, str, bool], threading.Lock] = {}
         self._serving = 0  # requests being answered: the background work waits for none
         self._serving_lock = threading.Lock()
         self.stopping = threading.Event()  # set at shutdown: the background work ends
@@ -132,6 +136,7 @@ class ViewStore:
 
     def close(self) -> None:
         with self._lock:
+            self._histories.clear()  # their sources read through the store closed here
             if self._store is not None:
                 self._store.close()
                 self._store = None
@@ -381,7 +386,23 @@ class ViewStore:
 
     def history(self, info: RunInfo, experiment: Experiment | None = None) -> History:
         """The run's history up to ``info``'s head, its prompts left in the store (read on
-        demand through :class:`HeadSource`)."""
+        demand through :class:`HeadSource`). The last few are kept, by run and head: the
+        parts of a run's page, asked for together at one head, decode it once."""
+        key = (info.run_id, info.head_seq, info.status, experiment is None)
+        with self._lock:
+            building = self._building.setdefault(key, threading.Lock())
+        with building:  # a second request for the same history waits for the first
+            found = self._histories.get(key)
+            if found is None:
+                found = self._decode(info, experiment)
+                with self._lock:
+                    self._histories[key] = found
+                    while len(self._histories) > HISTORIES_KEPT:
+                        del self._histories[next(iter(self._histories))]
+                    self._building.pop(key, None)
+            return found
+
+    def _decode(self, info: RunInfo, experiment: Experiment | None) -> History:
         source = HeadSource(self.store(), info.run_id, info.head_seq)
         try:
             return history_from_stored(
@@ -443,15 +464,18 @@ class HeadSource:
     def texts(self, seq: int) -> tuple[PromptText, PromptText]:
         # The first prompt asked for reads them all in one pass: a projection that shows
         # one usually shows every one (one read each cost seconds on a 250-call run).
+        # Filled aside, then put in place: the parts of a page share one source across
+        # threads.
         if self._texts is None:
-            self._texts = {}
+            texts = {}
             for record in self.read():
                 if record.type == ModelCallRequested.TYPE:
                     request = record.payload.get("request") or {}
-                    self._texts[record.seq] = (
+                    texts[record.seq] = (
                         str(request.get("system", "")),
                         str(request.get("input", "")),
                     )
+            self._texts = texts
         return self._texts[seq]
 
 

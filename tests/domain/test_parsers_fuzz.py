@@ -30,31 +30,10 @@ from maai.domain.frohlich.parsing import (
     parse_vote_proposal,
 )
 from maai.domain.reading import Invalid, Parsed, Undecided
-from maai.domain.world.parsing import ActView, read_action, read_scores
-from maai.domain.world.world import WorldSpec
+from maai.domain.world.parsing import read_action, read_scores
+from tests.support.world_views import player_view
 
-WORLD = WorldSpec.model_validate(
-    {
-        "locations": [{"name": "Hall"}, {"name": "Town Square"}, {"name": "Booth"}],
-        "agents": [
-            {"name": "Ann", "location": "Hall"},
-            {"name": "Ben", "location": "Hall"},
-            {"name": "Mod", "location": "Booth"},
-        ],
-    }
-)
-VIEW = ActView(
-    world=WORLD,
-    agent="Ann",
-    location="Hall",
-    present=("Ben",),
-    has_plan=True,
-    react_asked=True,
-    role="player",
-    endowment=20,
-    players=("Ann", "Ben"),
-    max_plans=3,
-)
+VIEW = player_view([{"name": "Hall"}, {"name": "Town Square"}, {"name": "Booth"}], react_asked=True)
 OWN, OTHERS = ["A", "B", "C", "Y"], ["K", "L", "M", "Y"]
 
 READING = (Parsed, Undecided, Invalid)

@@ -1,4 +1,5 @@
-"""Stored events come back as the same typed events; old shapes are lifted; unknown refused."""
+"""Stored events come back as the same typed events; old shapes are lifted; unknown refused.
+Frohlich's registry serves: every experiment's registry is the same EventRegistry."""
 
 from __future__ import annotations
 

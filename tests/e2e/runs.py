@@ -23,7 +23,9 @@ from tests.e2e.launcher import REPO, Launcher
 DEFAULT_CONFIG = REPO / "configs" / "default.yaml"
 COLLABORATION_CONFIG = REPO / "configs" / "collaboration.yaml"
 # What "rounds" means in each experiment's config: Phase-2 discussion rounds (Frohlich),
-# exchanges of messages (collaboration).
+# exchanges of messages (collaboration). These are the bases the engine-level e2e tests use
+# (the engine is experiment-agnostic, and these two are the cheapest to shorten); another
+# experiment's config is written with ``rounds=None`` and its length set through ``edit``.
 ROUNDS_KEY = {"frohlich": "phase2_rounds", "collaboration": "exchanges"}
 
 
@@ -31,18 +33,20 @@ def write_config(
     path: Path,
     *,
     agents: int = 3,
-    rounds: int = 3,
+    rounds: int | None = 3,
     latency_ms: float | None = None,
     edit: Callable[[dict[str, Any]], None] | None = None,
     base: Path = DEFAULT_CONFIG,
 ) -> Path:
     """A copy of the ``base`` config (the default Frohlich one unless told) with its first
     ``agents`` agents and ``rounds`` rounds (Frohlich: Phase-2 rounds; collaboration:
-    exchanges); ``latency_ms`` for every simulated persona; ``edit`` changes the data last."""
+    exchanges; None: as the base has them); ``latency_ms`` for every simulated persona;
+    ``edit`` changes the data last."""
     data = yaml.safe_load(base.read_text(encoding="utf-8"))
     data["agents"] = data["agents"][:agents]
-    data[ROUNDS_KEY[data["experiment"]]] = rounds
-    data["name"] = f"e2e-{len(data['agents'])}x{rounds}"
+    if rounds is not None:
+        data[ROUNDS_KEY[data["experiment"]]] = rounds
+    data["name"] = f"e2e-{len(data['agents'])}x{'n' if rounds is None else rounds}"
     if latency_ms is not None:
         for agent in data["agents"]:
             agent.setdefault("persona", {})["latency_ms"] = latency_ms

@@ -1,4 +1,4 @@
-"""Runs of both experiments on a ledger that packs repeated text: every prompt comes back
+"""Runs of every installed experiment on a ledger that packs repeated text: every prompt comes back
 exactly as it was sent (its hash is the recorded request hash), the run verifies and
 replays, and the ledger holds a fraction of what the prompts add up to."""
 
@@ -21,10 +21,9 @@ from maai.projections.request_hashes import hash_v2
 from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.fold import load_state
-from maai.runtime.runs import load_config, start_run
+from maai.runtime.runs import start_run
 from maai.runtime.verify import verify_events
-
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+from tests.support.examples import example
 
 
 def discussion(agents: int, rounds: int) -> dict[str, Any]:
@@ -52,10 +51,11 @@ def discussion(agents: int, rounds: int) -> dict[str, Any]:
 
 
 def config_of(experiment: str, agents: int, rounds: int) -> Any:
-    """A long Frohlich discussion, or the packaged collaboration game."""
+    """A long Frohlich discussion (the one whose prompts repeat the most), or the
+    experiment's example."""
     if experiment == "frohlich":
         return parse_config(discussion(agents=agents, rounds=rounds))[1]
-    return load_config(CONFIGS / "collaboration.yaml")
+    return example(experiment)
 
 
 def record(path: Path, config: Any, request_hash_version: int = REQUEST_HASH_VERSION) -> str:
@@ -66,7 +66,7 @@ def record(path: Path, config: Any, request_hash_version: int = REQUEST_HASH_VER
 
 
 @pytest.mark.parametrize("hash_version", [1, 2])
-@pytest.mark.parametrize("experiment", ["frohlich", "collaboration"])
+@pytest.mark.parametrize("experiment", experiments.names())
 def test_every_prompt_is_recovered_exactly(
     tmp_path: Path, experiment: str, hash_version: int
 ) -> None:
@@ -77,8 +77,9 @@ def test_every_prompt_is_recovered_exactly(
         requests = [e for e in stored if e.type == "model.requested"]
         assert requests
         cut = [e for e in requests if "hash_cuts" in e.payload["request"]]
-        # Version 2 cuts the public history out of every Phase-2 discussion request.
-        assert bool(cut) == (hash_version == 2 and experiment == "frohlich")
+        # Version 1 hashes every request whole; version 2 cuts the shared history out, as in
+        # every Phase-2 discussion request of Frohlich's.
+        assert not cut if hash_version == 1 else (bool(cut) or experiment != "frohlich")
         for event in requests:
             request = ModelRequest.model_validate(event.payload["request"])
             assert request.request_hash() == event.payload["request_hash"], event.seq
@@ -112,7 +113,7 @@ def test_a_long_discussion_grows_the_ledger_linearly(tmp_path: Path) -> None:
     assert (bytes_b / events_b) / (bytes_a / events_a) < 1.3, sizes
 
 
-@pytest.mark.parametrize("experiment", ["frohlich", "collaboration"])
+@pytest.mark.parametrize("experiment", experiments.names())
 def test_folding_without_the_request_texts_gives_the_full_state(
     tmp_path: Path, experiment: str
 ) -> None:
@@ -123,7 +124,9 @@ def test_folding_without_the_request_texts_gives_the_full_state(
         kind = experiments.get(store.get_run(run_id).kind)
         full = kind.initial_state()
         for stored in store.read(run_id):
-            full = kind.evolve(full, kind.registry.decode(stored.type, 1, stored.payload))
+            full = kind.evolve(
+                full, kind.registry.decode(stored.type, stored.schema_version, stored.payload)
+            )
     assert head > 0 and folded == full
 
 

@@ -1,6 +1,7 @@
 """A read-only ledger: a published SQLite file on read-only media, or one whose file and folder
 give no write permission. ``maai verify``, ``replay``, ``show``, ``export`` and ``audit`` read
-it (``maai runs`` too) without writing anything: no WAL switch, no schema upgrade (a ledger
+it (``maai runs`` too) without writing anything (on a Frohlich run: the ledger reads any
+experiment's alike): no WAL switch, no schema upgrade (a ledger
 at an older, known revision is read as it is), no side file; writes are refused in one line.
 
 Read-only media are simulated by making the ledger's permission check report no write

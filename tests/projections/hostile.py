@@ -7,7 +7,8 @@ from maai.projections.history import History, history_from_events
 
 HOSTILE = (
     '<script>window.__pwned = 1</script><img src="https://evil.example/x.png" '
-    'onerror="window.__pwned = 2"> see http://example.org & "quotes"'
+    'onerror="window.__pwned = 2"> see http://example.org & "quotes" '
+    '<a href="javascript:window.__pwned = 3">help</a> [more](javascript:window.__pwned=4)'
 )
 
 

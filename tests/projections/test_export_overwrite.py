@@ -1,13 +1,14 @@
 """``maai export`` never overwrites an existing file (``-o FILE``) nor writes into a folder
 that is not empty (``--out DIR``) without ``--force``: one line naming it, exit 2, and the
-file or folder left as it was."""
+file or folder left as it was. Frohlich's engine run serves: the refusal is the export
+command's, whatever the experiment."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from tests.projections.conftest import ENGINE_RUN
-from tests.projections.test_cli import invoke, one_error
+from tests.projections.export_cli import invoke, one_error
 
 
 def test_an_existing_output_file_is_not_overwritten(engine_ledger: str, tmp_path: Path) -> None:

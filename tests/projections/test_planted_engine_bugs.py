@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from maai.domain.events import Event
-from maai.domain.frohlich import phase1, render, rules
+from maai.domain.frohlich import phase1, render, rules, steps
 from maai.domain.frohlich.events import Counterfactual, PayoffAwarded
 from maai.domain.world import apply, pgg
 from maai.domain.world import protocol as world_protocol
@@ -144,6 +144,26 @@ def test_a_wrong_speaking_order_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(rules, "speaking_order", reversed_order)
     assert "draws_reproducible" in frohlich_violations()
+
+
+def test_class_probabilities_read_wrong_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken, the config's class probabilities are read upside down (high gets low's
+    chance): the classes drawn are not those the run's stream gives with its configured
+    chances. The audit reads the probabilities with its own code."""
+    real = rules.exact_probabilities
+
+    def reversed_chances(probs: Any) -> dict[Any, Any]:
+        read = real(probs)
+        return dict(zip(read, reversed(list(read.values())), strict=True))
+
+    # The engine caches what it reads: emptied before and after, so that it reads with the
+    # bug here and without it in every other test.
+    steps._exact_probabilities.cache_clear()
+    monkeypatch.setattr(rules, "exact_probabilities", reversed_chances)
+    try:
+        assert "draws_reproducible" in frohlich_violations()
+    finally:
+        steps._exact_probabilities.cache_clear()
 
 
 def test_a_wrong_principle_application_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from maai.domain.collaboration.events import BeliefStated
 from maai.domain.events import Event, ModelCallRequested
 from maai.domain.frohlich import render, rules
 from maai.domain.frohlich.events import PayoffAwarded, ReasoningRecorded
@@ -189,3 +190,25 @@ def test_a_secret_is_still_caught_in_a_realistic_world_run() -> None:
 def audit_leaks_of(history: History) -> Any:
     assert history.experiment is not None
     return history.experiment.views().audit_leaks(history).leaks
+
+
+def test_a_partners_reasoning_is_still_caught_in_a_realistic_collaboration_run() -> None:
+    """The realistic partners quote their own earlier answers in their messages (public from
+    then on); a partner's reasoning the code put in the other's prompt is still found."""
+    config = collaboration_driver.make_config()
+    run = collaboration_driver.drive(
+        config, RealisticParticipant(collaboration_driver.simulated(config))
+    )
+    assert not verdicts(history_from_events(run.events))["leaks"]
+    first = next(e for e in run.events if isinstance(e, ModelCallRequested))
+    secret = next(
+        e.reasoning
+        for e in run.events
+        if isinstance(e, BeliefStated)
+        and e.agent != first.request.agent
+        and e.reasoning
+        and len(e.reasoning) >= 20
+    )
+    planted = plant(run.events, at(first.request.address), append(secret))
+    leaks = audit_leaks_of(history_from_events(planted))
+    assert [(x.agent, x.kind) for x in leaks] == [(first.request.agent, "private reasoning")]

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from maai.cli.app import app
+from maai.domain import experiments
 from maai.projections.frohlich import FrohlichViews
 from maai.projections.history import History, history_from_events
 from maai.projections.report import run_report
@@ -22,7 +23,7 @@ from maai.projections.views import lazy
 from tests.projections.collaboration.recording import golden_history as collaboration_golden
 from tests.projections.conftest import ENGINE_RUN
 from tests.projections.hostile import HOSTILE, planted
-from tests.projections.world.recording import golden_history as world_golden
+from tests.support.examples import golden_or_recorded
 
 runner = CliRunner()
 
@@ -46,16 +47,11 @@ def parsed(page: str) -> _Page:
     return parser
 
 
-def golden_of(which: str, golden: History) -> History:
-    """The golden run of an experiment (Frohlich's from its fixture)."""
-    return {"frohlich": lambda: golden, "collaboration": collaboration_golden}.get(
-        which, world_golden
-    )()
-
-
-@pytest.mark.parametrize("which", ["frohlich", "collaboration", "world"])
-def test_the_page_references_nothing_outside_itself(golden: History, which: str) -> None:
-    history = planted(golden) if which == "frohlich" else golden_of(which, golden)
+@pytest.mark.parametrize("which", experiments.names())
+def test_the_page_references_nothing_outside_itself(
+    golden: History, which: str, tmp_path: Path
+) -> None:
+    history = planted(golden) if which == "frohlich" else golden_or_recorded(which, tmp_path)
     page = run_report(history)
     found = parsed(page)
     assert not {"script", "link", "img", "iframe", "object", "embed"} & set(found.tags)
@@ -75,6 +71,7 @@ def test_participants_words_are_text_not_markup(golden: History) -> None:
     page = run_report(history)
     assert html.escape(HOSTILE) in page
     assert "<script" not in page and "<img" not in page
+    assert 'href="javascript:' not in page and "javascript:window" in page  # as text
     rows = history.experiment.views().table_rows(history)  # type: ignore[union-attr]
     for statement in rows["statements"]:
         assert html.escape(statement["text"]) in page
@@ -82,13 +79,12 @@ def test_participants_words_are_text_not_markup(golden: History) -> None:
         assert f">{html.escape(name)}<" in page
 
 
-def test_the_same_events_give_the_same_bytes(golden: History) -> None:
-    events = [entry.event for entry in golden.entries]
+@pytest.mark.parametrize("which", experiments.names())
+def test_the_same_events_give_the_same_bytes(which: str, tmp_path: Path) -> None:
+    events = [entry.event for entry in golden_or_recorded(which, tmp_path).entries]
     first = run_report(history_from_events(events, "same"))
     second = run_report(history_from_events(list(events), "same"))
     assert first == second
-    assert run_report(collaboration_golden()) == run_report(collaboration_golden())
-    assert run_report(world_golden()) == run_report(world_golden())
 
 
 def test_the_frohlich_page_has_its_sections_and_plots(golden: History) -> None:
@@ -160,11 +156,11 @@ def test_an_unknown_run_is_one_line_and_exit_2(engine_ledger: str, tmp_path: Pat
     assert not (tmp_path / "r.html").exists()
 
 
-@pytest.mark.parametrize("which", ["frohlich", "collaboration", "world"])
-def test_a_run_cut_short_anywhere_still_has_a_report(golden: History, which: str) -> None:
+@pytest.mark.parametrize("which", experiments.names())
+def test_a_run_cut_short_anywhere_still_has_a_report(which: str, tmp_path: Path) -> None:
     """An interrupted or running run is reported as far as its events go (every projection
     works on unfinished runs): the page is whole and says the run is not finished."""
-    source = golden_of(which, golden)
+    source = golden_or_recorded(which, tmp_path)
     events = [entry.event for entry in source.entries]
     for end in range(1, len(events), 11):
         page = run_report(history_from_events(events[:end], "cut"))

@@ -6,32 +6,26 @@ function, an object's address), escaped or not."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from maai.domain import experiments
 from maai.domain.events import Event, ModelAttemptFailed, RunFailed
 from maai.projections.history import History, history_from_events
 from maai.projections.markup import Markup
 from maai.projections.report import Section, page_shell, run_report
 from maai.projections.study_report import study_report
-from tests.projections.collaboration.recording import golden_history as collaboration_golden
-from tests.projections.frohlich.recording import golden_history as frohlich_golden
-from tests.projections.world.recording import golden_history as world_golden
+from tests.support.examples import golden_or_recorded
 
-GOLDEN: dict[str, Callable[[], History]] = {
-    "frohlich": frohlich_golden,
-    "collaboration": collaboration_golden,
-    "world": world_golden,
-}
 PYTHON_LEFTOVERS = re.compile(
     r"\{'|\{&#x27;|\{&#39;|<built-in|&lt;built-in|object at 0x|\bNone</|>None<|\bTrue<|>False<"
 )
 REASON = "model kept failing: HTTP 500 <overloaded> & 'busy'"
 
 
-def unfinished(which: str) -> dict[str, History]:
-    source = GOLDEN[which]()
+def unfinished(which: str, folder: Path) -> dict[str, History]:
+    source = golden_or_recorded(which, folder)
     events: list[Event] = [entry.event for entry in source.entries]
     cut = events[: len(events) // 3]
     failure: list[Event] = [
@@ -54,9 +48,11 @@ def unfinished(which: str) -> dict[str, History]:
     }
 
 
-@pytest.mark.parametrize("which", sorted(GOLDEN))
-def test_unfinished_runs_have_whole_pages_without_python_leftovers(which: str) -> None:
-    runs = unfinished(which)
+@pytest.mark.parametrize("which", experiments.names())
+def test_unfinished_runs_have_whole_pages_without_python_leftovers(
+    which: str, tmp_path: Path
+) -> None:
+    runs = unfinished(which, tmp_path)
     for status, history in runs.items():
         page = run_report(history)
         assert page.endswith("</html>\n"), status
@@ -71,9 +67,9 @@ def test_unfinished_runs_have_whole_pages_without_python_leftovers(which: str) -
     assert "call a/1, agent agent-1" in words[1] and f"maai resume {which}-failed" in words[1]
 
 
-@pytest.mark.parametrize("which", sorted(GOLDEN))
-def test_a_study_of_unfinished_runs_has_a_whole_page(which: str) -> None:
-    page = study_report("unfinished", list(unfinished(which).values()), None, None)
+@pytest.mark.parametrize("which", experiments.names())
+def test_a_study_of_unfinished_runs_has_a_whole_page(which: str, tmp_path: Path) -> None:
+    page = study_report("unfinished", list(unfinished(which, tmp_path).values()), None, None)
     assert page.endswith("</html>\n")
     assert PYTHON_LEFTOVERS.findall(page) == []
 

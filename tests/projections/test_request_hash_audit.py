@@ -1,6 +1,7 @@
 """The protocol audit recomputes version-2 request hashes with code of its own
 (``projections/request_hashes.py``): a clean run passes; a moved cut, an edited history
-text and a wrong digest from the code that made the hashes are each caught."""
+text and a wrong digest from the code that made the hashes are each caught. On Frohlich's
+runs: its discussion requests are the ones with cuts."""
 
 from __future__ import annotations
 

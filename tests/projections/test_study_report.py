@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from maai.domain import experiments
 from maai.ledger import EventStore
 from maai.projections.history import History, history_from_stored
 from maai.projections.statistics import goodness_of_fit, independence, wilson_interval
@@ -70,11 +71,22 @@ def plot_names(page: str) -> list[str]:
     return re.findall(r'data-plot="([^"]+)"', page)
 
 
-@pytest.mark.parametrize("which", ["collaboration", "frohlich"])
+def small_study(which: str) -> dict[str, Any]:
+    """Two runs of an experiment's example config, as a study."""
+    return {"study": f"{which}-small", "base": which, "replicates": 2, "seed": 1}
+
+
+@pytest.mark.parametrize("which", experiments.names())
 def test_the_page_references_nothing_outside_itself(
     which: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    page = page_of(request.getfixturevalue(which), tmp_path)
+    """For every installed experiment: the two studies above, another's two example runs."""
+    if which in ("collaboration", "frohlich"):
+        study = request.getfixturevalue(which)
+    else:
+        (tmp_path / "study").mkdir()
+        study = run_study(tmp_path / "study", small_study(which))
+    page = page_of(study, tmp_path)
     found = parsed(page)
     assert not {"script", "link", "img", "iframe", "object", "embed"} & set(found.tags)
     for tag, name, value in found.attributes:

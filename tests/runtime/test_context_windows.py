@@ -1,10 +1,11 @@
 """Context windows and token counts (docs/providers.md, "Context windows"): a request that
-would not fit is not sent, and the run stops with a recorded, resumable error."""
+would not fit is not sent, and the run stops with a recorded, resumable error. Frohlich's
+config serves: its discussion prompts grow, and the check is the call path's, whatever the
+experiment."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,19 +30,7 @@ from maai.runtime.windows import (
     window_warnings,
 )
 from tests.e2e.runs import write_config
-from tests.runtime.loopback_http import LoopbackServer, loopback_server
-
-
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
-    with loopback_server() as srv:
-        yield srv
+from tests.runtime.loopback_http import LoopbackServer
 
 
 def test_the_offline_encodings_are_openais() -> None:

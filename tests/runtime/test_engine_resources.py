@@ -1,6 +1,7 @@
 """What the engine holds while it runs: it never runs far ahead of its store (with models
 that answer at once and a slow store, it waits for the writer instead of queueing ever more
-appends), and it gives the garbage collector back when the run ends."""
+appends), and it gives the garbage collector back when the run ends. Frohlich's runs serve:
+the engine and its writer know no experiment's events."""
 
 from __future__ import annotations
 

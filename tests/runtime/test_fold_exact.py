@@ -10,13 +10,14 @@ import asyncio
 import gzip
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from maai.domain import experiments
+from maai.domain.config import ExperimentConfig
 from maai.domain.events import Event, ModelCallCompleted, ModelCallRequested
 from maai.domain.experiment import Experiment
 from maai.domain.experiments import parse_config
@@ -29,14 +30,14 @@ from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.fold import FOLD_FIELDS, FOLD_OMITS, fold_fields_decoder, load_state
 from maai.runtime.runs import start_run
+from maai.testing.runs import example_config
 from tests.e2e.test_linear_storage import discussion
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
 
 
-def _record(path: Path, data: dict[str, Any]) -> None:
-    config = parse_config(data)[1]
+def _record(path: Path, config: ExperimentConfig) -> None:
     with EventStore.open(str(path)) as store:
         run_id = start_run(store, config, run_id="r")
         asyncio.run(Engine(store, run_id, LiveExecutor(config), signer=None).run())
@@ -48,7 +49,8 @@ def _packaged(name: str, **changes: Any) -> dict[str, Any]:
     return data
 
 
-RECORDED = {
+# Every installed experiment runs its example config, save where another says as much.
+RECORDED: dict[str, Callable[[], dict[str, Any]]] = {
     "frohlich": lambda: discussion(agents=5, rounds=6),  # long enough for packed prompts
     "collaboration": lambda: _packaged("collaboration.yaml"),
     "world": lambda: _packaged("world_pgg.yaml", embeddings={"model": "simulated"}),
@@ -56,15 +58,19 @@ RECORDED = {
 COMPAT = sorted(p.name for p in FIXTURES.glob("compat*"))
 
 
-@pytest.fixture(scope="module", params=[*RECORDED, *COMPAT])
+def _config(name: str) -> ExperimentConfig:
+    return parse_config(RECORDED[name]())[1] if name in RECORDED else example_config(name)
+
+
+@pytest.fixture(scope="module", params=[*experiments.names(), *COMPAT])
 def ledger(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     name: str = request.param
     path = tmp_path_factory.mktemp(name) / "ledger.db"
-    if name in RECORDED:
-        _record(path, RECORDED[name]())
-    else:
+    if name in COMPAT:
         with gzip.open(FIXTURES / name / "ledger.db.gz") as source, path.open("wb") as target:
             shutil.copyfileobj(source, target)
+    else:
+        _record(path, _config(name))
     return str(path)
 
 

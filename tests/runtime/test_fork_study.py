@@ -111,3 +111,44 @@ def test_a_factor_the_experiment_refuses_after_the_point_is_one_line_exit_2(
     assert done.exit_code == 2, done.output
     assert "agents.Ben.u_value: cannot change after exchange:2" in done.output
     assert [(r.run_id, r.head_seq) for r in EventStore.open(db).list_runs()] == before
+
+
+def test_every_run_of_a_base_study_is_forked_at_the_point(tmp_path: Path) -> None:
+    """``fork: {study: BASE, at: POINT}``: each run of the base study is a parent, its
+    cells and replicates planned for each, with run ids that name the parent's place."""
+    db = str(tmp_path / "l.db")
+    base = tmp_path / "base.yaml"
+    base.write_text("study: first\nbase: collaboration\nreplicates: 2\n", encoding="utf-8")
+    done = invoke("study", "run", str(base), "--db", db, "-q")
+    assert done.exit_code == 0, done.output
+    with EventStore.open(db) as store:
+        parents = sorted(r.run_id for r in store.list_runs())
+    assert len(parents) == 2
+    study = tmp_path / "then.yaml"
+    study.write_text(
+        "study: then\nfork: {study: first, at: 'exchange:3'}\n"
+        "factors:\n  agents[name=Ben].temperature: [0.2, 0.9]\n",
+        encoding="utf-8",
+    )
+    done = invoke("study", "run", str(study), "--db", db, "-q")
+    assert done.exit_code == 0, done.output
+    with EventStore.open(db) as store:
+        forks = {r.run_id: r.status for r in store.list_runs() if r.run_id.startswith("then.")}
+        assert sorted(forks) == [f"then.p{k}.c{c}.r1" for k in (1, 2) for c in (1, 2)]
+        assert set(forks.values()) == {"completed"}
+        for run_id in forks:
+            forked = next(e for e in store.read(run_id) if e.type == "run.forked")
+            assert forked.payload["parent_run"] == parents[int(run_id.split(".")[1][1:]) - 1]
+    missing = tmp_path / "missing.yaml"
+    missing.write_text("study: x\nfork: {study: nosuch, at: 'exchange:3'}\n", encoding="utf-8")
+    refused = invoke("study", "run", str(missing), "--db", db, "-q")
+    assert refused.exit_code == 2, refused.output
+    assert "no runs of study 'nosuch' in the ledger" in refused.output
+    both = tmp_path / "both.yaml"
+    both.write_text(
+        f"study: y\nfork: {{study: first, from: {parents[0]}, at: 'exchange:3'}}\n",
+        encoding="utf-8",
+    )
+    refused = invoke("study", "run", str(both), "--db", db, "-q")
+    assert refused.exit_code == 2, refused.output
+    assert "either `from: RUN_ID` or `study: BASE_STUDY`" in refused.output

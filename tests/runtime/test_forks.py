@@ -16,14 +16,14 @@ from typer.testing import CliRunner, Result
 from maai.cli.app import app
 from maai.ledger import EventStore, StoredEvent
 from maai.runtime.forks import check_prefix, scan_parent
+from tests.support.examples import BUILT_IN
 
 runner = CliRunner()
 
-CONFIGS = {
-    "frohlich": ["--seed", "3"],  # the packaged default: Phase 1, then rounds and ballots
-    "collaboration": [],
-    "world": [],
-}
+# The built-in experiments (tests/support/examples.py), each forked at every point of its
+# run: a plug-in's forks are maai.testing's contract test (a fork at points spread over the run).
+ARGUMENTS = {"frohlich": ["--seed", "3"]}  # the packaged default: Phase 1, then rounds and ballots
+CONFIGS = {name: ARGUMENTS.get(name, []) for name in BUILT_IN}
 EXAMPLE = {"frohlich": "default", "collaboration": "collaboration", "world": "world_pgg"}
 
 
@@ -340,6 +340,27 @@ def test_a_failed_run_forks_before_its_failure_and_a_running_one_at_a_boundary(
     assert done.exit_code == 0, done.output
     assert "is running: forked at seq" in done.output
 
+    # A run that failed (Ada's context window is too small for her decision) forks at a
+    # point before its failure, and the fork, given a larger window, completes.
+    import yaml
+
+    from maai.configs import __file__ as configs_init
+
+    config = yaml.safe_load((Path(configs_init).parent / "collaboration.yaml").read_text("utf-8"))
+    config["agents"][0]["provider"] = {"context_window": 900, "max_output_tokens": 100}
+    (tmp_path / "small.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    failed_db = str(tmp_path / "failed.db")
+    assert invoke("run", str(tmp_path / "small.yaml"), "--db", failed_db, "-q").exit_code == 1
+    with EventStore.open(failed_db) as store:
+        (failed,) = store.list_runs()
+    assert failed.status == "failed"
+    fixed = "agents.Ada.provider.context_window=8000"
+    done = invoke("fork", failed.run_id, "--at", "decision", "--set", fixed, "--db", failed_db)
+    assert done.exit_code == 0, done.output
+    with EventStore.open(failed_db) as store:
+        statuses = {r.run_id: r.status for r in store.list_runs()}
+    assert sorted(statuses.values()) == ["completed", "failed"]
+
 
 def test_lineage_runs_tree_show_and_the_python_api(
     parents: dict[str, tuple[str, str]], tmp_path: Path
@@ -518,3 +539,42 @@ def test_a_forks_tables_hold_what_followed_the_point_unless_asked(
         top = ledger.run(parent).tables(with_prefix=True)
     assert "inherited" not in top["rankings"].columns
     assert len(top["choices"]) == len(whole)
+
+    # The JSON export and the transcript say what of the fork is inherited.
+    log = invoke("export", child, "--db", db)
+    assert log.exit_code == 0, log.output
+    assert json.loads(log.output)["fork"] == {
+        "parent_run": parent,
+        "point": "phase2",
+        "parent_seq": forked_at - 1,
+        "forked_seq": forked_at,
+        "inherited_seqs": [1, forked_at - 1],
+    }
+    transcript = invoke("export", child, "-f", "transcript", "--db", db).output
+    assert transcript.startswith(f"> A fork of run {parent} at phase2: its events 1 to ")
+    plain = invoke("export", parent, "--db", db)
+    assert "fork" not in json.loads(plain.output)
+
+
+def test_a_fork_of_a_fork_before_its_parents_point_verifies(
+    parents: dict[str, tuple[str, str]], tmp_path: Path
+) -> None:
+    """A grandchild forked at a point inside its parent's inherited prefix holds none of the
+    parent's run.forked: its prefix's signing evidence is the grandparent's, found through
+    the parent's lineage, and verify holds."""
+    db, parent = parents["collaboration"]
+    db = _copy(tmp_path, db)
+    assert invoke("fork", parent, "--at", "decision", "--db", db, "-q").exit_code == 0
+    child = _newest(db)
+    done = invoke("fork", child, "--at", "exchange:2", "--no-run", "--db", db)
+    assert done.exit_code == 0, done.output
+    grandchild = _newest(db)
+    events = _events(db, grandchild)
+    forked = [e for e in events if e.type == "run.forked"]
+    assert len(forked) == 1 and forked[0].payload["parent_run"] == child
+    assert any(e.type == "run.signed" and e.seq < forked[0].seq for e in events)
+    verified = invoke("verify", grandchild, "--db", db)
+    assert verified.exit_code == 0, verified.output
+    resumed = invoke("resume", grandchild, "--db", db, "-q")
+    assert resumed.exit_code == 0, resumed.output
+    assert invoke("verify", grandchild, "--db", db).exit_code == 0

@@ -15,7 +15,7 @@ from maai.runtime.call_errors import ModelCallError
 from maai.runtime.providers import FRAGMENT_LEN, scrub
 from tests.runtime.loopback_http import LoopbackServer, Reply, chat_completion, error_body
 from tests.runtime.loopback_http import loopback_server as _loopback_server
-from tests.runtime.test_providers_http import KEY, Recorder, make_request, run_call
+from tests.support.provider_calls import KEY, Recorder, make_request, run_call
 
 SECRET = "sk-proj-Q7vLm2XkP9dRt4WzB8nYc3Hs"
 

@@ -1,12 +1,12 @@
 """A 200 reply whose body is malformed JSON or an HTML page (an OpenAI-compatible server behind
 a proxy that answers with its own error page) is a transient fault: retried with backoff,
 each attempt recorded as ``model.attempt_failed`` (kind ``bad_response``), never a crash.
-Everything goes to the tests' own loopback server."""
+Everything goes to the tests' own loopback server. Frohlich's config serves: the call path
+is the same for every experiment."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,22 +23,13 @@ from maai.runtime.runs import load_config, start_run
 from maai.runtime.verify import verify_events
 from tests.e2e.fake_model import FakeModel, serve_agent
 from tests.e2e.runs import write_config
-from tests.runtime.loopback_http import LoopbackServer, Reply, chat_completion, loopback_server
-from tests.runtime.test_providers_http import Recorder, make_request, run_call
-
-
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A proxy from the environment would take loopback traffic elsewhere.
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
-    with loopback_server() as srv:
-        yield srv
-
+from tests.runtime.loopback_http import LoopbackServer, Reply, chat_completion
+from tests.support.provider_calls import (
+    Recorder,
+    make_request,
+    responses_body,
+    run_call,
+)
 
 HTML_PAGE = (
     "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n"
@@ -109,32 +100,7 @@ def test_the_openai_route_treats_them_alike(server: LoopbackServer) -> None:
     assert [f.error_kind for f in recorder.failures] == [ErrorKind.BAD_RESPONSE] * 2
 
 
-RESPONSES_BODY: dict[str, Any] = {
-    "id": "resp_1",
-    "object": "response",
-    "created_at": 0,
-    "model": "gpt-4o",
-    "status": "completed",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "status": "completed",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "(d) $2,000", "annotations": []}],
-        }
-    ],
-    "usage": {
-        "input_tokens": 5,
-        "output_tokens": 2,
-        "total_tokens": 7,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens_details": {"reasoning_tokens": 0},
-    },
-    "parallel_tool_calls": False,
-    "tool_choice": "auto",
-    "tools": [],
-}
+RESPONSES_BODY = responses_body("(d) $2,000")
 
 
 def test_in_a_run_each_attempt_is_in_the_ledger(server: LoopbackServer, tmp_path: Path) -> None:

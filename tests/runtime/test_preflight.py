@@ -1,5 +1,7 @@
 """Pre-flight (docs/providers.md, "Pre-flight"): every distinct provider is reached once
-before a run is created; a failure names the address and the key's variable."""
+before a run is created; a failure names the address and the key's variable.
+Frohlich's config serves: pre-flight reads only the agents' providers, which every
+experiment's config declares alike."""
 
 from __future__ import annotations
 

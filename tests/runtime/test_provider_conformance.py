@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,11 @@ from tests.runtime.loopback_http import (
     chat_completion,
     loopback_server,
 )
-from tests.runtime.test_providers_http import Recorder, make_request, run_call
+from tests.support.provider_calls import (
+    Recorder,
+    make_request,
+    run_call,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "providers"
 PROVIDERS = sorted(p.stem for p in FIXTURES.glob("*.json"))
@@ -44,18 +47,6 @@ def _load(name: str) -> dict[str, Any]:
 
 
 CASES = [(name, exchange["case"]) for name in PROVIDERS for exchange in _load(name)["exchanges"]]
-
-
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
-    with loopback_server() as srv:
-        yield srv
 
 
 def _success_body(route: str) -> dict[str, Any]:

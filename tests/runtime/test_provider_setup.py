@@ -1,4 +1,5 @@
-"""Provider routing, the credentials check before a run, and key scrubbing."""
+"""Provider routing, the credentials check before a run, and key scrubbing. Frohlich's config
+serves: routing reads the agents' models and providers, alike in every experiment's config."""
 
 from __future__ import annotations
 

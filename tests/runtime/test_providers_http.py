@@ -6,15 +6,11 @@ and the final answer (or the final error).
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from maai.domain.calls import ModelAnswer, ModelRequest, canonical_json
+from maai.domain.calls import ModelAnswer, canonical_json
 from maai.domain.config import ProviderConfig, RetryConfig
 from maai.domain.frohlich.extraction import (
     CHOICE_SCHEMA,
@@ -24,81 +20,19 @@ from maai.domain.frohlich.extraction import (
     request_schema_fields,
 )
 from maai.domain.frohlich.purposes import Purpose
-from maai.runtime.call_errors import AttemptFailure, ErrorKind, ModelCallError
-from maai.runtime.providers import NO_KEY_PLACEHOLDER, build_model
-from maai.runtime.recording import ModelCaller
+from maai.runtime.call_errors import ErrorKind, ModelCallError
+from maai.runtime.providers import NO_KEY_PLACEHOLDER
 from maai.runtime.sdk_responses import answer_to_sdk_response, response_to_raw
 from tests.runtime.loopback_http import LoopbackServer, Received, Reply, chat_completion, error_body
-from tests.runtime.loopback_http import loopback_server as _loopback_server
-
-KEY_ENV = "LOCAL_LLM_KEY"
-KEY = "sk-local-0123456789abcdef"
-MODEL = "llama3.1:8b"
-
-
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A proxy from the environment would take loopback traffic elsewhere.
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
-    with _loopback_server() as srv:
-        yield srv
-
-
-class Recorder:
-    """Stands in for the engine: keeps what it would append to the ledger."""
-
-    def __init__(self) -> None:
-        self.failures: list[AttemptFailure] = []
-        self.sleeps: list[float] = []
-
-    async def on_failed(self, failure: AttemptFailure) -> None:
-        self.failures.append(failure)
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-
-
-def make_request(**overrides: Any) -> ModelRequest:
-    fields: dict[str, Any] = {
-        "address": "p1/alice/r3/choice/1",
-        "agent": "alice",
-        "purpose": Purpose.CHOICE,
-        "model": MODEL,
-        "system": "You are alice.",
-        "input": "Which principle do you choose?",
-        "temperature": 0.3,
-    }
-    fields.update(overrides)
-    return ModelRequest(**fields)
-
-
-def run_call(
-    server: LoopbackServer,
-    request: ModelRequest,
-    recorder: Recorder,
-    *,
-    retry: RetryConfig | None = None,
-    provider: ProviderConfig | None | str = "loopback",
-    env: dict[str, str] | None = None,
-) -> ModelAnswer:
-    retry = retry or RetryConfig(max_attempts=3, base_delay_s=0.001, max_delay_s=30, timeout_s=5)
-    if provider == "loopback":
-        provider = ProviderConfig(base_url=server.base_url, api_key_env=KEY_ENV)
-    assert not isinstance(provider, str)
-    model = build_model(
-        request.model,
-        provider,
-        who=request.agent,
-        env={KEY_ENV: KEY} if env is None else env,
-        timeout_s=retry.timeout_s,
-    )
-    caller = ModelCaller(retry, rng=random.Random(7), sleep=recorder.sleep)
-    return asyncio.run(caller.call(request, model, on_attempt_failed=recorder.on_failed))
+from tests.support.provider_calls import (
+    KEY,
+    KEY_ENV,
+    MODEL,
+    Recorder,
+    make_request,
+    responses_body,
+    run_call,
+)
 
 
 def test_normal_answer_is_recorded_and_round_trips(server: LoopbackServer) -> None:
@@ -353,32 +287,7 @@ def test_server_without_json_schema_support_gets_the_schema_in_the_prompt(
 
 
 def test_openai_route_uses_the_responses_api_and_the_openai_key(server: LoopbackServer) -> None:
-    body = {
-        "id": "resp_1",
-        "object": "response",
-        "created_at": 0,
-        "model": "gpt-4o",
-        "status": "completed",
-        "output": [
-            {
-                "type": "message",
-                "id": "msg_1",
-                "status": "completed",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": "(d) $2,000", "annotations": []}],
-            }
-        ],
-        "usage": {
-            "input_tokens": 5,
-            "output_tokens": 2,
-            "total_tokens": 7,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0},
-        },
-        "parallel_tool_calls": False,
-        "tool_choice": "auto",
-        "tools": [],
-    }
+    body = responses_body("(d) $2,000")
     server.script(Reply(body=body))
     env = {"OPENAI_API_KEY": "sk-openai-test-0000000000", "OPENAI_BASE_URL": server.base_url}
     request = make_request(model="openai:gpt-4o")

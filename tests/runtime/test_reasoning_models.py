@@ -1,10 +1,10 @@
 """Reasoning models and per-agent parameters (docs/providers.md, "Reasoning models"):
 ``max_output_tokens`` and ``reasoning_effort`` in each API's own field, refused parameters as
-one config error before the run, reasoning summaries recorded as private reasoning."""
+one config error before the run, reasoning summaries recorded as private reasoning.
+Frohlich's config serves: the parameters are the agents' own, alike in every experiment."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +17,12 @@ from maai.domain.frohlich.config import parse_config
 from maai.runtime.parameters import check_parameters
 from maai.runtime.providers import ProviderSetupError
 from tests.e2e.runs import write_config
-from tests.runtime.loopback_http import LoopbackServer, Reply, chat_completion, loopback_server
-from tests.runtime.test_providers_http import Recorder, make_request, run_call
-
-
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
-    with loopback_server() as srv:
-        yield srv
-
+from tests.runtime.loopback_http import LoopbackServer, Reply, chat_completion
+from tests.support.provider_calls import (
+    Recorder,
+    make_request,
+    run_call,
+)
 
 OPENAI_ENV_KEY = "sk-openai-test-0000000000"
 

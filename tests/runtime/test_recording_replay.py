@@ -1,4 +1,6 @@
-"""Record a session of calls of every purpose, then replay it without models or network."""
+"""Record a session of calls of every purpose, then replay it without models or network.
+Frohlich's purposes and schemas serve: recording and replay key calls by their request hash,
+whatever the experiment."""
 
 from __future__ import annotations
 

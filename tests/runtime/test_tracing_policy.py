@@ -3,6 +3,7 @@ when asked for with MAAI_TRACING=openai), and only with an OpenAI key.
 
 The exporter is the SDK's real one, pointed at a loopback server standing in for OpenAI's
 trace endpoint, so what would have been sent (and with which Authorization) is observable.
+Frohlich's config serves: the policy reads the agents' routes, alike in every experiment.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """Usage as providers report it (cached input, reasoning) and what calls cost
-(docs/providers.md, "Usage and cost"). Everything goes to the tests' loopback server."""
+(docs/providers.md, "Usage and cost"). Everything goes to the tests' loopback server.
+Frohlich's config serves: usage is read from the answers and priced from the config's
+``prices``, whatever the experiment."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,19 +37,7 @@ from tests.runtime.loopback_http import (
     chat_completion,
     loopback_server,
 )
-from tests.runtime.test_providers_http import Recorder, make_request, run_call
-
-
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
-    with loopback_server() as srv:
-        yield srv
+from tests.support.provider_calls import Recorder, make_request, responses_body, run_call
 
 
 def _chat_with_usage(usage: Any) -> dict[str, Any]:
@@ -100,32 +89,9 @@ def test_deepseek_cache_hits_are_read_as_cached_input(server: LoopbackServer) ->
 
 
 def test_responses_api_cached_and_reasoning_tokens(server: LoopbackServer) -> None:
-    body = {
-        "id": "resp_1",
-        "object": "response",
-        "created_at": 0,
-        "model": "o4-mini",
-        "status": "completed",
-        "output": [
-            {
-                "type": "message",
-                "id": "msg_1",
-                "status": "completed",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": "(d)", "annotations": []}],
-            }
-        ],
-        "usage": {
-            "input_tokens": 4000,
-            "output_tokens": 900,
-            "total_tokens": 4900,
-            "input_tokens_details": {"cached_tokens": 3072},
-            "output_tokens_details": {"reasoning_tokens": 640},
-        },
-        "parallel_tool_calls": False,
-        "tool_choice": "auto",
-        "tools": [],
-    }
+    body = responses_body(
+        "(d)", model="o4-mini", input_tokens=4000, output_tokens=900, cached=3072, reasoning=640
+    )
     server.script(Reply(body=body))
     env = {"OPENAI_API_KEY": "sk-openai-test-0000000000", "OPENAI_BASE_URL": server.base_url}
     answer = run_call(

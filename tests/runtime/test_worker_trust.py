@@ -34,12 +34,6 @@ def invoke(*args: str) -> Result:
     return CliRunner().invoke(app, list(args), env={KEY_ENV: "sk-trust-0123456789"})
 
 
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
 @pytest.fixture
 def server() -> Iterator[LoopbackServer]:
     with loopback_server() as srv:

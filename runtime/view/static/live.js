@@ -99,7 +99,7 @@ function followHash() {
 }
 
 // The parts after the first screen, each fetched once, at the head the page was read at:
-// the rest of the timeline first (the live events go after it), then the others.
+// the others at once, and the rest of the timeline before the live events go after it.
 async function loadPart(slot) {
   try {
     const response = await fetch(slot.dataset.part, { credentials: "same-origin" });
@@ -114,10 +114,15 @@ async function loadPart(slot) {
 
 async function loadParts() {
   const rest = document.getElementById("part-timeline");
+  // Every other part at once (on a long run one, the audits, takes far longer than the
+  // others); the rest of the timeline before the live events are followed.
+  const others = Array.from(document.querySelectorAll("div.part[data-part]"))
+    .filter((slot) => slot !== rest)
+    .map(loadPart);
   if (rest) await loadPart(rest);
   const timeline = document.getElementById("timeline");
   if (timeline) followRun(timeline);
-  for (const slot of document.querySelectorAll("div.part[data-part]")) await loadPart(slot);
+  await Promise.all(others);
   followHash();
 }
 

@@ -11,36 +11,17 @@ from typing import Any
 import pytest
 
 from maai.domain.reading import ParseResult
-from maai.domain.world.parsing import ActView, read_action, read_scores
-from maai.domain.world.world import WorldSpec
+from maai.domain.world.parsing import read_action, read_scores
 from tests.support import corpus
+from tests.support.world_views import player_view
 
 CORPUS = corpus.load(__file__, "answers.yaml")
-WORLD = WorldSpec.model_validate(
-    {
-        "locations": [
-            {"name": "Hall"},
-            {"name": "Town Square"},
-            {"name": "Booth", "allowed": ["Ann", "Ben", "Mod"]},
-        ],
-        "agents": [
-            {"name": "Ann", "location": "Hall"},
-            {"name": "Ben", "location": "Hall"},
-            {"name": "Mod", "location": "Booth"},
-        ],
-    }
-)
-PLAYER = ActView(
-    world=WORLD,
-    agent="Ann",
-    location="Hall",
-    present=("Ben",),
-    has_plan=True,
-    react_asked=False,
-    role="player",
-    endowment=20,
-    players=("Ann", "Ben"),
-    max_plans=3,
+PLAYER = player_view(
+    [
+        {"name": "Hall"},
+        {"name": "Town Square"},
+        {"name": "Booth", "allowed": ["Ann", "Ben", "Mod"]},
+    ]
 )
 VIEWS = {
     "player": PLAYER,

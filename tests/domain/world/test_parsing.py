@@ -12,33 +12,14 @@ import pytest
 
 from maai.domain.reading import Invalid, Parsed, Undecided
 from maai.domain.world.parsing import ActView, read_action, read_amount, read_scores
-from maai.domain.world.world import WorldSpec
+from tests.support.world_views import player_view
 
-WORLD = WorldSpec.model_validate(
-    {
-        "locations": [
-            {"name": "Hall"},
-            {"name": "Booth", "allowed": ["Ann", "Mod"]},
-            {"name": "Office", "allowed": ["Mod"]},
-        ],
-        "agents": [
-            {"name": "Ann", "location": "Hall"},
-            {"name": "Ben", "location": "Hall"},
-            {"name": "Mod", "location": "Booth"},
-        ],
-    }
-)
-PLAYER = ActView(
-    world=WORLD,
-    agent="Ann",
-    location="Hall",
-    present=("Ben",),
-    has_plan=True,
-    react_asked=False,
-    role="player",
-    endowment=20,
-    players=("Ann", "Ben"),
-    max_plans=3,
+PLAYER = player_view(
+    [
+        {"name": "Hall"},
+        {"name": "Booth", "allowed": ["Ann", "Mod"]},
+        {"name": "Office", "allowed": ["Mod"]},
+    ]
 )
 
 

@@ -1,5 +1,5 @@
-"""The game's read models (``maai.domain.experiment.ExperimentViews``), each in the module
-``maai.projections.views.Views`` expects it in. The game has no votes and no report sections."""
+"""The game's read models, each in the module ``maai.projections.views.Views`` expects it in
+(``report.py``: its sections of ``maai report`` and ``maai view``). It has no votes."""
 
 from maai.projections.views import views_of
 
