@@ -13,7 +13,7 @@ import hmac
 import logging
 import secrets
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -38,6 +38,7 @@ from maai.projections.markup import Markup as Built
 from maai.runtime.view import pages
 from maai.runtime.view.pages import NotFound
 from maai.runtime.view.reading import ViewStore
+from maai.runtime.view.studies import StudyPlan
 
 HERE = Path(__file__).resolve().parent
 TOKEN_COOKIE = "maai_view_token"
@@ -79,10 +80,12 @@ class TokenGuard(BaseHTTPMiddleware):
         return response
 
 
-def create_app(url: str | None, token: str | None = None) -> Starlette:
+def create_app(
+    url: str | None, token: str | None = None, plans: Mapping[str, StudyPlan] | None = None
+) -> Starlette:
     """The app over the ledger at ``url`` (as ``--db``); with ``token``, every request must
-    carry it."""
-    store = ViewStore(url)
+    carry it; ``plans``: the plans of study files given (``--study``), by study name."""
+    store = ViewStore(url, plans)
     tpl = templates()
     shown_ledger_error: set[str] = set()
 

@@ -19,7 +19,6 @@ from maai.projections.report import (
 from maai.runtime.view import run_page as parts
 from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore
 from maai.runtime.view.run_facts import labels_of, stamp
-from maai.runtime.view.studies import queued_plan
 
 PER_PAGE = 50
 FOLD_BUDGET_S = 0.15
@@ -246,7 +245,7 @@ def study_live(request: Request, store: ViewStore) -> dict[str, Any]:
 
 def _study(store: ViewStore, name: str) -> dict[str, Any]:
     infos = [i for i in store.run_infos() if labels_of(i).get("study") == name]
-    plan = queued_plan(store.store(), name)
+    plan = store.study_plan(name)
     if not infos and plan is None:
         raise NotFound(f"no run of the ledger belongs to a study named {name!r}")
     infos.sort(key=lambda i: i.run_id)

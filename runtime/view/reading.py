@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,6 +42,7 @@ from maai.runtime.view.run_facts import (
     labels_of,
 )
 from maai.runtime.view.run_page import CALL_EVENTS, EventLine, event_line
+from maai.runtime.view.studies import StudyPlan, queued_plan
 
 BUSY_TIMEOUT_S = 2.0
 """How long a read waits for a ledger another process holds locked: a page says so soon
@@ -108,8 +109,9 @@ class ViewStore:
     """The ledger as the viewer reads it. Opened on first use (a ledger missing at start
     may appear later); a failed open is retried on the next request."""
 
-    def __init__(self, url: str | None) -> None:
+    def __init__(self, url: str | None, plans: Mapping[str, StudyPlan] | None = None) -> None:
         self.url = url
+        self.plans = dict(plans or {})  # study name -> the plan of its file (--study)
         self._store: EventStore | None = None
         self._lock = threading.Lock()
         # (run id, head seq, status) -> row: a row is folded once per head.
@@ -366,6 +368,10 @@ class ViewStore:
                 self.row(info)
         except (LedgerError, UnreadableEventError, UnknownExperimentError):
             pass  # the request that meets it shows it
+
+    def study_plan(self, name: str) -> StudyPlan | None:
+        """The study's plan: from its file (``--study``), else from its queued jobs."""
+        return self.plans.get(name) or queued_plan(self.store(), name)
 
     # ------------------------------------------------------------------ one run
 

@@ -4,13 +4,14 @@ created are pending) and its budget.
 
 The ledger holds no study file; a study submitted to workers on PostgreSQL has its signed
 plan in every job of the task queue, which lives in the ledger's database. It is read there,
-in the viewer's read-only transaction; a study run on one machine (``maai study run``) has no
-queue, so its pending runs and budget are not known to the viewer.
+in the viewer's read-only transaction. A study run on one machine (``maai study run``) has no
+queue: its file, given to ``maai view --study FILE``, says its plan and budget.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,11 @@ TASK = "maai.run"  # runtime.distributed.TASK (not imported: procrastinate is he
 class StudyPlan:
     runs: list[str]  # every run the study plans, created or not
     budget_usd: float | None
+
+
+def file_plan(runs: Sequence[str], budget_usd: float | None) -> StudyPlan:
+    """The plan of a study file (``runtime.study.load_study``'s runs and budget)."""
+    return StudyPlan(sorted(runs), budget_usd)
 
 
 def queued_plan(store: EventStore, study: str) -> StudyPlan | None:

@@ -1,6 +1,7 @@
 """A study's page follows the study while a worker runs it (docs/view.md, docs/studies.md
 "Many machines"): done, running, failed and pending runs, the ETA, and the cost against the
-budget of the plan the study's jobs carry."""
+budget of the plan the study's jobs carry; a study run on one machine gets its plan and
+budget from its file (``maai view --study FILE``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+import typer
 from starlette.testclient import TestClient
 
+from maai.cli.view_commands import study_plans
 from maai.ledger import EventStore
 from maai.runtime.view.app import create_app
 from tests.runtime.test_study import invoke, write_study
@@ -71,3 +75,29 @@ def test_the_study_page_shows_progress_while_a_worker_runs_the_study(
     spent = f"{100 * done['cost_usd'] / 100:.0f}%"
     page = client.get("/studies/grid").text
     assert f'id="study-spent">{spent}</span>' in page and 'id="study-eta">done' in page
+
+
+def test_a_study_file_gives_a_study_run_on_one_machine_its_plan_and_budget(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "ledger.db")
+    EventStore.open(db, upgrade=True).close()
+    study = write_study(
+        tmp_path, factors={"exchanges": [1, 2]}, replicates=1, prices=PRICES, budget_usd=50
+    )
+    client = TestClient(create_app(db, plans=study_plans([str(study)], db)))
+    before = client.get("/studies/grid/live").json()  # no run in the ledger yet
+    assert before["progress"]["pending"] == 2 and before["total"] == 2
+    assert before["budget_usd"] == 50
+    ran = invoke("study", "run", str(study), "--db", db, "-q")
+    assert ran.exit_code == 0, ran.output
+    after = client.get("/studies/grid/live").json()
+    assert after["progress"]["done"] == 2 and after["progress"]["pending"] == 0
+    assert 0 < after["cost_usd"] < 50
+    page = client.get("/studies/grid").text
+    assert 'id="study-budget">$50.00</span> budget' in page and "(those in the ledger)" not in page
+    without = TestClient(create_app(db)).get("/studies/grid").text
+    assert "(those in the ledger)" in without and "study-budget" not in without
+    with pytest.raises(typer.Exit) as refused:
+        study_plans([str(tmp_path / "missing.yaml")], db)
+    assert refused.value.exit_code == 2
