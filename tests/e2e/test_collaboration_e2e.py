@@ -23,21 +23,15 @@ from maai.domain.collaboration import prompts
 from maai.domain.collaboration.state import State
 from maai.domain.events import ModelCallRequested
 from maai.ledger import EventStore
-from maai.runtime.engine import load_state
 from maai.runtime.executors import RecordedExecutor
+from maai.runtime.fold import load_state
 from maai.runtime.replay import ReplayCaller
 from maai.runtime.runs import load_config
 from maai.runtime.verify import verify_events
 from tests.e2e.fake_model import FakeModel, serve_agent
 from tests.e2e.history import decode, differences, domain_history, only_run, wait_for
 from tests.e2e.launcher import Launcher
-from tests.e2e.runs import (
-    COLLABORATION_CONFIG,
-    Reference,
-    References,
-    run_in_process,
-    write_config,
-)
+from tests.e2e.runs import COLLABORATION_CONFIG, Reference, References, run_in_process, write_config
 from tests.e2e.test_crash_resume import Kill, Mark, crash_and_resume, exited_early
 from tests.e2e.test_hermetic_replay import recorded_calls
 from tests.runtime.loopback_http import loopback_server

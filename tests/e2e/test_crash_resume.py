@@ -14,16 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from maai.ledger import EventStore
-from maai.runtime.engine import load_state
+from maai.runtime.fold import load_state
 from maai.runtime.runs import load_config
-from tests.e2e.history import (
-    decode,
-    differences,
-    domain_history,
-    only_run,
-    seqs_gapless,
-    wait_for,
-)
+from tests.e2e.history import decode, differences, domain_history, only_run, seqs_gapless, wait_for
 from tests.e2e.launcher import CliProcess, Launcher
 from tests.e2e.runs import DEFAULT_CONFIG, Reference, References
 
