@@ -44,6 +44,7 @@ from maai.cli.worker_commands import submit_command, worker_command
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
+from maai.runtime.live_status import LiveStatus, showing
 from maai.runtime.runs import first_claim
 from maai.runtime.signing import SigningKeyError, load_signer
 from maai.runtime.study import DONE, StudyProgress, run_study, stored_status, study_runs_in_ledger
@@ -64,7 +65,9 @@ class _Printed:
     running: set[str] = field(default_factory=set)  # on a terminal: the runs last drawn
 
 
-def _line(progress: StudyProgress) -> str:
+def _line(progress: StudyProgress, notes: list[str] | None = None) -> str:
+    """The study's progress line; ``notes``: what its runs' calls wait on now (a provider's
+    rate limit, with the seconds left), shown on a terminal's live line only."""
     eta = progress.eta_s()
     tokens = progress.input_tokens + progress.output_tokens
     parts = [
@@ -86,7 +89,7 @@ def _line(progress: StudyProgress) -> str:
     ]
     if progress.preparing:
         parts.insert(1, progress.preparing + "…")
-    return " · ".join(parts)
+    return " · ".join([*parts, *(notes or [])])
 
 
 RUNNING_NAMED = 4
@@ -139,7 +142,10 @@ def run_command(
         # first run's model setup takes seconds); in a pipe the same line every 5 s at most.
         # The final line is printed once, after the live line is gone.
         shown: list[StudyProgress] = []
-        status_line = StatusLine(out, lambda: _line(shown[0]), enabled=not quiet)
+        # The runs' model callers set notes on it while they wait out a busy provider (429,
+        # 503): the live line says so, counting down (docs/providers.md).
+        waits = LiveStatus()
+        status_line = StatusLine(out, lambda: _line(shown[0], waits.notes()), enabled=not quiet)
         printed = _Printed()
 
         def start(progress: StudyProgress) -> None:
@@ -160,7 +166,7 @@ def run_command(
                 out.print(printed.line)
 
         try:
-            with exit_on_ledger_error():
+            with exit_on_ledger_error(), showing(waits):
                 try:
                     outcome = run_study(
                         store,
