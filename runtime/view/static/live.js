@@ -40,9 +40,16 @@ function followRun(timeline) {
 }
 
 // The study page: when a run's status changes, the page's content is fetched again and put
-// in place (no reload): the counts, the results by condition and the runs.
+// in place (no reload): the counts, the results by condition and the runs. Between changes
+// the ETA counts down from the last one the viewer gave.
 function followStudy(progress) {
   let last = null;
+  let etaGiven = null;
+  let etaEnd = null;
+  function countDown() {
+    const eta = document.getElementById("study-eta");
+    if (eta && etaEnd !== null) eta.textContent = Math.max(0, Math.round((etaEnd - Date.now()) / 1000)) + " s";
+  }
   async function poll() {
     try {
       const live = await getJSON(progress.dataset.live);
@@ -54,6 +61,11 @@ function followStudy(progress) {
         if (response.ok && fresh) document.getElementById("study").replaceWith(document.adoptNode(fresh));
       }
       last = now;
+      if (live.eta_s !== etaGiven) {
+        etaGiven = live.eta_s;
+        etaEnd = live.eta_s === null ? null : Date.now() + live.eta_s * 1000;
+      }
+      countDown();
     } catch (error) {
       // the next poll tries again
     }
