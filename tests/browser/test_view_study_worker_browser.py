@@ -35,7 +35,7 @@ def test_a_study_page_follows_a_worker_running_the_study(
     EventStore.open(postgres_url, upgrade=True).close()
     study = write_study(tmp_path, factors={"exchanges": [1]}, replicates=RUNS)
     # Participants slow enough that each run lasts a few of the page's polls.
-    agents = [{**a, "persona": {**a["persona"], "latency_ms": 400}} for a in BASE["agents"]]
+    agents = [{**a, "persona": {**a["persona"], "latency_ms": 800}} for a in BASE["agents"]]
     (tmp_path / "base.yaml").write_text(yaml.safe_dump({**BASE, "agents": agents}), "utf-8")
     submitted = invoke("study", "submit", str(study), "--db", postgres_url)
     assert submitted.exit_code == 0, submitted.output
@@ -77,6 +77,10 @@ def test_a_study_page_follows_a_worker_running_the_study(
         counts = [n for n, _ in seen]
         assert counts == sorted(counts) and set(counts) == set(range(RUNS + 1)), seen  # run by run
         wait_until(lambda: eta.text_content() == "done", page, 5)
+        # The study report's sections below were read again too: every run counted completed.
+        report = page.locator("#report")
+        counted = rf"completed / failed / other\s*{RUNS} / 0 / 0"
+        wait_until(lambda: re.search(counted, report.text_content() or "") is not None, page, 10)
         assert page.evaluate("window.__sameDocument") is True  # no reload happened
         page.screenshot(path=str(artifacts() / "view-study-worker-done.png"), full_page=True)
         assert page.errors == []  # type: ignore[attr-defined]

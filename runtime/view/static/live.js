@@ -40,9 +40,10 @@ function followRun(timeline) {
 }
 
 // The study page: when a run's status changes, the page's content is fetched again and put
-// in place (no reload): the counts, the results by condition and the runs. Between changes
-// the ETA counts down from the last one the viewer gave.
+// in place (no reload): the counts, the results by condition and the runs, then the study
+// report's sections. Between changes the ETA counts down from the last one the viewer gave.
 function followStudy(progress) {
+  const reportUrl = (document.getElementById("part-report") || { dataset: {} }).dataset.part;
   let last = null;
   let etaGiven = null;
   let etaEnd = null;
@@ -59,6 +60,14 @@ function followStudy(progress) {
         const page = new DOMParser().parseFromString(await response.text(), "text/html");
         const fresh = page.getElementById("study");
         if (response.ok && fresh) document.getElementById("study").replaceWith(document.adoptNode(fresh));
+        // The sections, or their slot if not loaded yet (then loadParts' older copy is dropped).
+        const report = document.getElementById("report") || document.getElementById("part-report");
+        if (report && reportUrl) {
+          const part = await fetch(reportUrl, { credentials: "same-origin" });
+          const sections = new DOMParser().parseFromString(await part.text(), "text/html");
+          const freshReport = sections.getElementById("report");
+          if (part.ok && freshReport) report.replaceWith(document.adoptNode(freshReport));
+        }
       }
       last = now;
       if (live.eta_s !== etaGiven) {
