@@ -30,3 +30,8 @@ def test_the_plug_in_example_declares_itself_in_under_40_lines() -> None:
     package = ROOT / "examples" / "ultimatum" / "maai_ultimatum"
     glue = [package / "experiment.py", package / "views" / "__init__.py"]
     assert sum(map(_lines, glue)) < 40
+
+
+def test_the_performance_page_holds_current_figures_in_at_most_300_lines() -> None:
+    # Its history lives in docs/history/ (docs/performance.md says so at its top).
+    assert _lines(ROOT / "docs" / "performance.md") <= 300

@@ -148,7 +148,9 @@ def test_sigkill_at_event_boundaries_then_resume_ends_as_the_uninterrupted_run(
             assert state.points is None
         else:
             assert kill.threshold == START
-            assert state.messages == () and state.decisions == {}
+            # Before any decision; agent 1's first answer (60 ms) may beat a kill sent to a
+            # loaded machine (seen in CI), which then lands between the first answers.
+            assert len(state.messages) <= 1 and state.decisions == {}
 
 
 def test_ctrl_c_exits_130_interrupted_and_resume_completes(
