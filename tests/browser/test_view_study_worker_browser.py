@@ -35,7 +35,7 @@ def test_a_study_page_follows_a_worker_running_the_study(
     EventStore.open(postgres_url, upgrade=True).close()
     study = write_study(tmp_path, factors={"exchanges": [1]}, replicates=RUNS)
     # Participants slow enough that each run lasts a few of the page's polls.
-    agents = [{**a, "persona": {**a["persona"], "latency_ms": 800}} for a in BASE["agents"]]
+    agents = [{**a, "persona": {**a["persona"], "latency_ms": 1000}} for a in BASE["agents"]]
     (tmp_path / "base.yaml").write_text(yaml.safe_dump({**BASE, "agents": agents}), "utf-8")
     submitted = invoke("study", "submit", str(study), "--db", postgres_url)
     assert submitted.exit_code == 0, submitted.output

@@ -55,6 +55,10 @@ function followStudy(progress) {
     try {
       const live = await getJSON(progress.dataset.live);
       const now = JSON.stringify([live.counts, live.total]);
+      if (live.eta_s !== etaGiven) {
+        etaGiven = live.eta_s;
+        etaEnd = live.eta_s === null ? null : Date.now() + live.eta_s * 1000;
+      }
       if (last !== null && now !== last) {
         const response = await fetch(location.href, { credentials: "same-origin" });
         const page = new DOMParser().parseFromString(await response.text(), "text/html");
@@ -70,10 +74,6 @@ function followStudy(progress) {
         }
       }
       last = now;
-      if (live.eta_s !== etaGiven) {
-        etaGiven = live.eta_s;
-        etaEnd = live.eta_s === null ? null : Date.now() + live.eta_s * 1000;
-      }
       countDown();
     } catch (error) {
       // the next poll tries again
@@ -81,6 +81,7 @@ function followStudy(progress) {
   }
   poll();
   setInterval(poll, 1000);
+  setInterval(countDown, 1000);
 }
 
 // A call's exact prompt is fetched when its block is first opened (a long run holds
