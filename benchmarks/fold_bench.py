@@ -78,14 +78,14 @@ from maai.ledger.fields import (  # noqa: E402
     sqlite_payload_column,
     sqlite_size_column,
 )
-from maai.runtime.engine import (  # noqa: E402
+from maai.runtime.engine import Engine  # noqa: E402
+from maai.runtime.executors import LiveExecutor  # noqa: E402
+from maai.runtime.fold import (  # noqa: E402
     FOLD_FIELDS,
     FOLD_OMITS,
-    Engine,
     fold_fields_decoder,
     load_state,
 )
-from maai.runtime.executors import LiveExecutor  # noqa: E402
 from maai.runtime.runs import start_run  # noqa: E402
 
 EXPERIMENTS = ("frohlich", "collaboration", "world")

@@ -54,7 +54,7 @@ from maai.ledger.fields import (  # noqa: E402
     sqlite_payload_column,
     sqlite_size_column,
 )
-from maai.runtime.engine import FOLD_FIELDS, FOLD_OMITS  # noqa: E402
+from maai.runtime.fold import FOLD_FIELDS, FOLD_OMITS  # noqa: E402
 
 WINDOW = 500  # seqs a query covers
 Row = tuple[object, ...]

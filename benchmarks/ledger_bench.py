@@ -51,8 +51,9 @@ from typing import Any
 import psycopg
 from sqlalchemy.engine import make_url
 
+from maai.canonical import canonical_json
 from maai.ledger import EventStore, LedgerError, NewEvent, envelope_hash, format_recorded_at
-from maai.ledger.envelope import GENESIS_HASH, canonical_json
+from maai.ledger.envelope import GENESIS_HASH
 
 BATCH = 100
 AGENTS = ("alice", "bob", "carol", "dave")

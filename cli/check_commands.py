@@ -36,7 +36,7 @@ from maai.ledger import EventStore, LedgerError, StoredEvent
 from maai.runtime import config_files
 from maai.runtime.checkpoints import ReceiptError, check_checkpoints, check_receipt
 from maai.runtime.checkpoints import receipt as make_receipt
-from maai.runtime.engine import FOLD_KEEPS_PACKED
+from maai.runtime.fold import FOLD_KEEPS_PACKED
 from maai.runtime.forks import check_parent_receipt, check_prefix, forked_of, lineage
 from maai.runtime.runs import first_claim, stored_config
 from maai.runtime.signing import fingerprint

@@ -29,7 +29,7 @@ from maai.cli.common import (
 )
 from maai.cli.files import refuse_to_overwrite, write_file
 from maai.cli.run_source import StoredRun
-from maai.cli.study_commands import parquet_beside, write_study_tables
+from maai.cli.study_exports import parquet_beside, write_study_tables
 from maai.cli.vote_table import print_vote_tables
 from maai.domain.experiment import ExperimentViews
 from maai.domain.experiments import UnknownExperimentError

@@ -238,7 +238,8 @@ def runs_command(
     Columns: run id, experiment, config name, models, seed, status, outcome, calls, tokens
     (input + output), cost (at the config's prices; — without), duration, events, created,
     labels. See docs/projections.md ("maai runs")."""
-    from maai.api import RUN_STATUSES, hashed_runs, run_record, select_runs
+    from maai.api import RUN_STATUSES, run_record
+    from maai.run_filters import hashed_runs, select_runs
 
     if status is not None and status not in RUN_STATUSES:
         fail(f"--status {status!r}: unknown status; one of {', '.join(RUN_STATUSES)}", 2)

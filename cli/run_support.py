@@ -15,7 +15,7 @@ from maai.domain.config import ConfigError, ExperimentConfig
 from maai.domain.experiment import Experiment
 from maai.ledger import ChainReport, EventStore, LedgerError
 from maai.projections.build import modified_build
-from maai.runtime.engine import UnreadableHistoryError, load_state
+from maai.runtime.fold import UnreadableHistoryError, load_state
 from maai.runtime.runs import started_event, stored_config
 from maai.runtime.signing import KEY_ENV, Signer, SigningKeyError, load_signer
 from maai.runtime.trust import UntrustedRunError, require_trusted

@@ -1,5 +1,6 @@
 """``maai study run|status|list|export|report|submit`` and ``maai worker``: many runs across
-conditions (docs/studies.md).
+conditions (docs/studies.md). Export and report are in ``cli.study_exports``, submit and the
+worker in ``cli.worker_commands``.
 
 Exit status: 0 every run completed, 1 some run failed (the others are saved; run the study
 again to retry them), 2 a bad study file or store, 3 the study is running in another
@@ -11,8 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -20,53 +20,40 @@ from rich.table import Table as RichTable
 
 from maai.cli.common import (
     EXIT_FULL,
-    CliConsole,
     DbOption,
     exit_code_for,
     exit_on_ledger_error,
     fail,
     open_store_or_exit,
 )
-from maai.cli.files import refuse_to_overwrite, write_file, write_whole
-from maai.cli.run_source import StoredRun
 from maai.cli.status_line import StatusLine
+from maai.cli.study_exports import export_command, report_command
+from maai.cli.study_support import (
+    EXIT_BUDGET,
+    EXIT_BUSY,
+    EXIT_FAILED_RUNS,
+    EXIT_INTERRUPTED,
+    StudyArg,
+    StudyFileArg,
+    _load,
+    _study_infos,
+    err,
+    out,
+)
+from maai.cli.worker_commands import submit_command, worker_command
 from maai.domain.config import ConfigError
 from maai.ledger import EventStore
 from maai.ledger.locks import LockHeldError
-from maai.ledger.urls import resolve_store_url
-from maai.projections.history import History
-from maai.projections.study import study_tables
-from maai.projections.tables import to_csv
-from maai.runtime import config_files
+from maai.runtime.live_status import LiveStatus, showing
 from maai.runtime.runs import first_claim
 from maai.runtime.signing import SigningKeyError, load_signer
-from maai.runtime.study import (
-    DONE,
-    Study,
-    StudyProgress,
-    load_study,
-    run_study,
-    stored_status,
-    study_runs_in_ledger,
-)
-
-EXIT_FAILED_RUNS = 1
-EXIT_BUSY = 3
-EXIT_BUDGET = 5
-EXIT_INTERRUPTED = 130
-
-out = CliConsole(highlight=False, soft_wrap=True)
-err = CliConsole(stderr=True, highlight=False, soft_wrap=True)
+from maai.runtime.study import DONE, StudyProgress, run_study, stored_status, study_runs_in_ledger
 
 study_app = typer.Typer(
     name="study",
     help="Many runs across conditions: run, follow and export a study (docs/studies.md).",
     no_args_is_help=True,
 )
-
-StudyArg = Annotated[
-    str, typer.Argument(metavar="STUDY", help="A study file (YAML), or a study's name.")
-]
 
 
 @dataclass
@@ -78,21 +65,9 @@ class _Printed:
     running: set[str] = field(default_factory=set)  # on a terminal: the runs last drawn
 
 
-def _load(path: str, db: str | EventStore | None = None) -> Study:
-    """The study; one from a fork point reads its base config from the ledger (``db``, or
-    the store given), opened only for it (docs/forks.md)."""
-
-    def opened() -> EventStore:
-        return db if isinstance(db, EventStore) else open_store_or_exit(db)
-
-    try:
-        return load_study(path, opened)
-    except ConfigError as exc:
-        fail(str(exc))
-    raise AssertionError("unreachable")
-
-
-def _line(progress: StudyProgress) -> str:
+def _line(progress: StudyProgress, notes: list[str] | None = None) -> str:
+    """The study's progress line; ``notes``: what its runs' calls wait on now (a provider's
+    rate limit, with the seconds left), shown on a terminal's live line only."""
     eta = progress.eta_s()
     tokens = progress.input_tokens + progress.output_tokens
     parts = [
@@ -114,7 +89,7 @@ def _line(progress: StudyProgress) -> str:
     ]
     if progress.preparing:
         parts.insert(1, progress.preparing + "…")
-    return " · ".join(parts)
+    return " · ".join([*parts, *(notes or [])])
 
 
 RUNNING_NAMED = 4
@@ -132,13 +107,7 @@ def _names(running: set[str]) -> str:
 
 @study_app.command("run")
 def run_command(
-    study_file: Annotated[
-        str,
-        typer.Argument(
-            metavar="STUDY.yaml",
-            help="The study file, or a packaged example study by name (`u_sweep`).",
-        ),
-    ],
+    study_file: StudyFileArg,
     db: DbOption = None,
     concurrency: Annotated[
         int | None,
@@ -173,7 +142,10 @@ def run_command(
         # first run's model setup takes seconds); in a pipe the same line every 5 s at most.
         # The final line is printed once, after the live line is gone.
         shown: list[StudyProgress] = []
-        status_line = StatusLine(out, lambda: _line(shown[0]), enabled=not quiet)
+        # The runs' model callers set notes on it while they wait out a busy provider (429,
+        # 503): the live line says so, counting down (docs/providers.md).
+        waits = LiveStatus()
+        status_line = StatusLine(out, lambda: _line(shown[0], waits.notes()), enabled=not quiet)
         printed = _Printed()
 
         def start(progress: StudyProgress) -> None:
@@ -194,7 +166,7 @@ def run_command(
                 out.print(printed.line)
 
         try:
-            with exit_on_ledger_error():
+            with exit_on_ledger_error(), showing(waits):
                 try:
                     outcome = run_study(
                         store,
@@ -242,19 +214,6 @@ def run_command(
             f" budget_usd in {study_file} and run the study again to continue"
         )
         raise typer.Exit(EXIT_BUDGET)
-
-
-def _study_infos(store: EventStore, name_or_file: str) -> tuple[str, list[Any], Study | None]:
-    if Path(name_or_file).is_file() or name_or_file in config_files.packaged_studies():
-        study = _load(name_or_file, store)
-        name = study.file.study
-    else:
-        study, name = None, name_or_file
-    with exit_on_ledger_error():
-        infos = study_runs_in_ledger(store).get(name, [])
-    if study is None and not infos:
-        fail(f"no study named {name!r} in {store.display} (and no such study file)")
-    return name, infos, study
 
 
 @study_app.command("status")
@@ -313,282 +272,9 @@ def list_command(db: DbOption = None) -> None:
     out.print(table)
 
 
-@study_app.command("export")
-def export_command(
-    study_arg: StudyArg,
-    out_dir: Annotated[Path, typer.Option("--out", help="The folder to write the tables to.")],
-    db: DbOption = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Write into a folder that is not empty.")
-    ] = False,
-    with_prefix: Annotated[
-        bool,
-        typer.Option(
-            "--with-prefix",
-            help="Keep each fork's rows from its parent's prefix, marked in an `inherited` "
-            "column (by default a fork's tables hold what followed its fork point; "
-            "docs/forks.md).",
-        ),
-    ] = False,
-) -> None:
-    """The study's tables: `runs.csv` (one row per run, with its factor values) and the
-    experiment's tables stacked over the runs, each as CSV and, with the `analysis` extra
-    installed, Parquet; with their data dictionaries. A study of forks holds what each run
-    did after its fork point, not the shared prefix once per replicate (`--with-prefix`)."""
-    if not force:
-        refuse_to_overwrite(None, out_dir)
-    with open_store_or_exit(db) as store:
-        _, infos, _ = _study_infos(store, study_arg)
-        histories: list[History] = []
-        with exit_on_ledger_error():
-            for info in infos:  # without their prompts: tables show none
-                histories.append(StoredRun(store, info.run_id).load(info.status))
-            written = write_study_tables(out_dir, histories, with_prefix=with_prefix)
-    err.print(f"wrote {written} files for {len(histories)} run(s) to {out_dir}")
-
-
-def write_study_tables(
-    out_dir: Path, histories: list[History], *, with_prefix: bool = False
-) -> int:
-    """The runs table and the experiments' tables of ``histories`` into ``out_dir``: CSV,
-    and Parquet beside each with the analysis extra; forks' inherited rows left out unless
-    ``with_prefix`` (docs/forks.md). Returns how many files were written."""
-    from maai.projections.study import study_table_types
-
-    types = study_table_types(histories, with_prefix=with_prefix)
-    written = 0
-    for name, content in study_tables(histories, with_prefix=with_prefix).items():
-        text = to_csv(content[1], content[0]) if isinstance(content, tuple) else content
-        write_file(out_dir / name, text)
-        written += 1
-        if name.endswith(".csv") and _parquet(out_dir / name, text, types.get(name)):
-            written += 1
-    return written
-
-
-@study_app.command("report")
-def report_command(
-    study_arg: StudyArg,
-    db: DbOption = None,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="The HTML file to write (default: STUDY.html in the current folder).",
-        ),
-    ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
-) -> None:
-    """Write one self-contained HTML report of a study: its plan, runs by status, calls and
-    tokens, every run (with the command for its own page), then its experiment's results by
-    condition with plots and statistics (Frohlich: agreement, the agreed principle against
-    the study file's reference with a test chosen by rule, rounds, payoffs, the manipulator's
-    target; collaboration: collaboration and mismatch rates by u with 95% intervals, beliefs),
-    and for every factor its outcomes compared between levels (tests chosen by rule, effect
-    sizes, Holm-corrected pairs; the study file's confounds printed). Give the study file (not
-    its name) for its reference distribution and confounds. See docs/studies.md ("Report",
-    "Statistics")."""
-    from maai.projections.study_report import study_report
-
-    with open_store_or_exit(db) as store:
-        name, infos, study = _study_infos(store, study_arg)
-        target = output if output is not None else Path(f"{name}.html")
-        if not force:
-            refuse_to_overwrite(target, None)
-        if target.is_dir():
-            fail(f"{target}: is a folder; -o names the file to write")
-        with exit_on_ledger_error():
-            # Without their prompts (docs/projections.md, "Memory"): the page shows none.
-            histories = [StoredRun(store, info.run_id).load(info.status) for info in infos]
-            page = study_report(
-                name, histories, study.file if study else None, study.source if study else None
-            )
-    write_whole(target, page)
-    err.print(f"wrote {target} ({len(histories)} run(s))")
-
-
-def _parquet(csv_path: Path, text: str, types: dict[str, Any] | None) -> bool:
-    """A Parquet copy of a CSV table, typed by its declared schema; ``False`` without the
-    analysis extra, or (said on stderr) where a column's type is not declared: a type is
-    never guessed from the data."""
-    from maai.projections.schema import write_parquet
-
-    try:
-        return write_parquet(csv_path, text, types or {})
-    except KeyError as exc:
-        err.print(f"no Parquet for {csv_path.name}: {escape(str(exc.args[0]))}", highlight=False)
-        return False
-
-
-def parquet_beside(csv_path: Path, types: dict[str, Any]) -> bool:
-    """As :func:`_parquet`, for a table already written to ``csv_path`` (read from the file,
-    never held whole)."""
-    from maai.projections.schema import write_parquet_beside
-
-    try:
-        return write_parquet_beside(csv_path, types)
-    except KeyError as exc:
-        err.print(f"no Parquet for {csv_path.name}: {escape(str(exc.args[0]))}", highlight=False)
-        return False
-
-
-@study_app.command("submit")
-def submit_command(
-    study_file: Annotated[
-        str,
-        typer.Argument(
-            metavar="STUDY.yaml",
-            help="The study file, or a packaged example study by name (`u_sweep`).",
-        ),
-    ],
-    db: DbOption = None,
-) -> None:
-    """Spread a study over machines: create its runs in a PostgreSQL ledger and enqueue one
-    job per unfinished run for `maai worker` processes (procrastinate, in the same database).
-    Submitting again enqueues only what is neither completed nor queued."""
-    from maai.runtime.distributed import NotPostgresError, submit_study
-    from maai.runtime.trust import UntrustedRunError
-
-    study = _load(study_file, db)
-    _postgres_only(db)
-    try:
-        signer = load_signer()
-    except SigningKeyError as exc:
-        fail(str(exc))
-    with open_store_or_exit(db, read_only=False) as store:
-        try:
-            with exit_on_ledger_error():
-                submitted = submit_study(store, study, signer)
-        except NotPostgresError as exc:
-            fail(str(exc))
-        except UntrustedRunError as exc:
-            fail(str(exc), 1)
-        except LockHeldError as exc:
-            fail(f"{exc}; wait for it to finish, or stop it first", EXIT_BUSY)
-        except ConfigError as exc:
-            fail(str(exc))
-    out.print(
-        f"study {study.file.study}: {len(submitted.enqueued)} run(s) enqueued,"
-        f" {len(submitted.already_queued)} already queued,"
-        f" {len(submitted.completed)} already completed;"
-        f" start workers with: maai worker --db URL"
-    )
-
-
-def worker_command(
-    db: DbOption = None,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", "-j", min=1, max=256, help="Runs at once.")
-    ] = 1,
-    heartbeat_s: Annotated[
-        float, typer.Option("--heartbeat-s", min=0.5, help="Seconds between heartbeats.")
-    ] = 10.0,
-    stalled_after_s: Annotated[
-        float,
-        typer.Option(
-            "--stalled-after-s",
-            min=1.0,
-            help="A worker silent this long is taken for dead; its runs are given to others.",
-        ),
-    ] = 30.0,
-    burst: Annotated[
-        bool, typer.Option("--burst", help="Stop when no job is left instead of waiting.")
-    ] = False,
-    name: Annotated[
-        str | None,
-        typer.Option(
-            "--name",
-            help="This worker's id, recorded in the run.claimed of each run it takes "
-            "(default: HOST:PID).",
-        ),
-    ] = None,
-    trust: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--trust",
-            metavar="KEYFILE",
-            help="Run only plans signed by this key (a PEM public key, a maai signing key, "
-            "or hex; repeatable). Default: this machine's own key (docs/studies.md).",
-        ),
-    ] = None,
-    allow_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow-host",
-            metavar="HOST",
-            help="Run only plans whose every provider host (host[:port]) is one of these "
-            "(repeatable). Default: the hosts the signed plan names.",
-        ),
-    ] = None,
-) -> None:
-    """Take study runs from the queue of a PostgreSQL ledger and run them (docs/studies.md,
-    "Many machines"); start as many as you like, on any machine that reaches the database.
-    A run whose worker died is continued by another from its last event. Ctrl-C stops after
-    the runs under way are saved (resumable)."""
-    import asyncio
-
-    from maai.runtime.distributed import (
-        NotPostgresError,
-        WorkerIdentity,
-        WorkerOptions,
-        run_worker,
-    )
-    from maai.runtime.plans import TrustKeyError, read_trusted_key
-
-    _postgres_only(db)
-    try:
-        signer = load_signer()
-        trusted = [read_trusted_key(path) for path in trust or []]
-    except (SigningKeyError, TrustKeyError) as exc:
-        fail(str(exc))
-    options = WorkerOptions(concurrency, heartbeat_s, stalled_after_s, burst)
-
-    def on_run(run_id: str, what: str) -> None:
-        out.print(f"{run_id}: {what}")
-
-    def on_revive(job_id: int) -> None:
-        out.print(f"job {job_id}: its worker stopped answering; queued again")
-
-    identity = WorkerIdentity.of_this_process(name)
-    with open_store_or_exit(db, read_only=False) as store:
-        out.print(
-            f"worker {escape(identity.id)} (host {escape(identity.host)}, pid {identity.pid}):"
-            f" taking study runs from {escape(store.display)}, {concurrency} at a time"
-            + ("; stops when the queue is empty" if burst else "; Ctrl-C stops")
-        )
-        try:
-            with exit_on_ledger_error():
-                asyncio.run(
-                    run_worker(
-                        store,
-                        signer,
-                        options,
-                        on_run,
-                        on_revive,
-                        identity,
-                        trusted_keys=trusted,
-                        allowed_hosts=[h.lower() for h in allow_host] if allow_host else None,
-                    )
-                )
-        except NotPostgresError as exc:
-            fail(str(exc))
-        except KeyboardInterrupt:
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-
-
-def _postgres_only(db: str | None) -> None:
-    """Refuse a ledger that is not PostgreSQL before opening it: one line, exit 2, and no
-    SQLite file created."""
-    from maai.runtime.distributed import NotPostgresError, libpq_dsn
-
-    with exit_on_ledger_error():
-        location = resolve_store_url(db)
-    try:
-        libpq_dsn(location)
-    except NotPostgresError as exc:
-        fail(str(exc))
+study_app.command("export")(export_command)
+study_app.command("report")(report_command)
+study_app.command("submit")(submit_command)
 
 
 def register(app: typer.Typer) -> None:

@@ -23,7 +23,7 @@ from maai.domain.calls import ModelRequest
 from maai.domain.config import ConfigError, ExperimentConfig, validate_config, validation_lines
 from maai.domain.embeddings import EMBEDDER, SimulatedEmbedder
 from maai.domain.events import Event, RunForked, RunStarted
-from maai.domain.forks import ForkRules
+from maai.domain.forks import ForkRules, forking_evolve, forking_fold
 from maai.domain.prompts import PromptSet
 from maai.domain.registry import EventRegistry, Upcaster
 from maai.domain.walk import Decision
@@ -306,16 +306,32 @@ class DeclaredExperiment(Experiment):
       as ``staticmethod(...)``; ``fast_fold``, where it has one (``maai.domain.updates``);
     - ``participant``: the simulated participant's class, built from the agent's config and
       the run's seed; ``utility``: the simulated utility agent's, built from the seed.
-      An ``embedder`` gets ``SimulatedEmbedder`` where the config names an embeddings model.
+      An ``embedder`` gets ``SimulatedEmbedder`` where the config names an embeddings model;
+    - ``forked``, where its runs can be forked with fields changed (docs/experiments.md,
+      "Forks"), set as ``staticmethod(...)``: the ``evolve`` and ``fast_fold`` declared beside
+      it take ``run.forked`` with it (``maai.domain.forks.forking_evolve``, ``forking_fold``);
+      ``fork_rules_everywhere``: the fields a fork may change, the same at every point.
     """
 
     participant: ClassVar[ParticipantFactory]
     utility: ClassVar[UtilityFactory]
     fast_fold: ClassVar[Callable[[Iterable[Event], Any], Any] | None] = None
     _fast_fold_evolve: ClassVar[Any] = None
+    fork_rules_everywhere: ClassVar[ForkRules] = ForkRules()
+    """What :meth:`fork_rules` gives for every point (nothing changeable by default)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        own = cls.__dict__
+        forked, evolve, fast_fold = own.get("forked"), own.get("evolve"), own.get("fast_fold")
+        if isinstance(forked, staticmethod):
+            # run.forked goes to ``forked``; every other event to the reducer declared here.
+            take = forked.__func__
+            if isinstance(evolve, staticmethod):
+                reducer = staticmethod(forking_evolve(evolve.__func__, take))
+                cls.evolve = reducer  # type: ignore[method-assign,assignment]  # declared static
+            if isinstance(fast_fold, staticmethod):
+                cls.fast_fold = staticmethod(forking_fold(fast_fold.__func__, take))
         if "fast_fold" in cls.__dict__:
             # The fast fold stands for the reducer declared beside it, not one a subclass
             # or an instance puts in its place.
@@ -338,3 +354,6 @@ class DeclaredExperiment(Experiment):
 
     def simulated_utility(self, config: ExperimentConfig) -> SimulatedPolicy:
         return type(self).utility(config.seed)
+
+    def fork_rules(self, point: str) -> ForkRules:
+        return self.fork_rules_everywhere

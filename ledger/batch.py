@@ -11,9 +11,9 @@ from maai.canonical import json_string
 from maai.ledger.envelope import NewEvent, envelope_hash, format_recorded_at
 from maai.ledger.errors import LedgerError
 
-Row = tuple[Any, ...]
+Row = tuple[str, int, str, int, str, str | None, str, str, str]
 """``(run_id, seq, type, schema_version, payload text, agent, recorded_at text, prev_hash,
-hash)``, in the column order of the inserts."""
+hash)``, in the column order of the inserts; read by unpacking it into names."""
 
 
 class Batch:
@@ -44,7 +44,7 @@ class Batch:
         what every event of a batch shares formatted once (tests hold the two equal): this
         loop runs for every event stored, and the general function's keyword call and string
         concatenations cost as much as hashing."""
-        rows = []
+        rows: list[Row] = []
         run_id, recorded_text = self.run_id, self.recorded_text
         shared = f',"recorded_at":{json_string(recorded_text)},"run_id":{json_string(run_id)}'
         names: dict[str | None, str] = {None: "null"}
@@ -95,10 +95,12 @@ class Batch:
 
 
 def found_prev_hash(run_id: str, seq: int, found: Any) -> str:
-    """The hash read at the run's head seq (``found``: the fetched row, or None)."""
+    """The hash read at the run's head seq (``found``: the fetched row ``(hash,)``, or
+    None)."""
     if found is None:
         raise LedgerError(
             f"run {run_id!r}: the head is at seq {seq} but that event is missing;"
             " the ledger is damaged (see verify_chain)"
         )
-    return str(found[0])
+    (hash_,) = found
+    return str(hash_)

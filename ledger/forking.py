@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import DateTime, bindparam, text
 
 from maai.canonical import canonical_json
+from maai.ledger.batch import Row
 from maai.ledger.envelope import (
     GENESIS_HASH,
     NewEvent,
@@ -23,11 +24,9 @@ from maai.ledger.envelope import (
     check_run_id,
     envelope_hash,
     format_recorded_at,
-    normalize_json,
-    normalized_json_text,
-    parse_json,
 )
 from maai.ledger.errors import LedgerError, RunExistsError
+from maai.ledger.stored_json import normalize_json, normalized_json_text, parse_json
 
 if TYPE_CHECKING:
     from maai.ledger.store import EventStore
@@ -59,14 +58,15 @@ _PG_INSERT_EVENTS = text(
 def copied_rows(store: EventStore, run_id: str, upto: int) -> Iterator[CopiedRow]:
     """The run's events ``1..upto`` as stored, with the text and time each was hashed with."""
     sqlite = store.backend == "sqlite"
-    for rows in store._chunks(run_id, 0, upto):  # noqa: SLF001 -- the store's own reader
-        for r in rows:
+    rows_of = store._fetch_rows  # noqa: SLF001 -- the store's own reader
+    for rows in store._chunks(run_id, 0, upto, rows_of):  # noqa: SLF001
+        for _, seq, type_, version, stored_text, agent, stored_at, _, _ in rows:
             if sqlite:
-                payload_text, recorded = r[4], _recorded_text(r[6])
+                payload_text, recorded = stored_text, _recorded_text(stored_at)
             else:
-                payload_text = canonical_json(parse_json(r[4]))
-                recorded = format_recorded_at(r[6].astimezone(UTC))
-            yield int(r[1]), r[2], int(r[3]), payload_text, r[5], recorded
+                payload_text = canonical_json(parse_json(stored_text))
+                recorded = format_recorded_at(stored_at.astimezone(UTC))
+            yield int(seq), type_, int(version), payload_text, agent, recorded
 
 
 _SCAN_SQLITE = (
@@ -114,7 +114,7 @@ def call_addresses(store: EventStore, run_id: str) -> Iterator[tuple[int, str, s
             yield int(seq), str(type_), address if isinstance(address, str) else None
         if len(rows) < chunk:
             return
-        after = rows[-1][0]
+        after, _, _ = rows[-1]
 
 
 def _recorded_text(stored: str) -> str:
@@ -234,8 +234,8 @@ def create_fork(
     hashes: list[tuple[int, str, str]] = []
     if not sqlite:
         hashes = [
-            (row[0], prev, digest)
-            for row, prev, digest in chained(child_id, copied_rows(store, parent_id, upto))
+            (seq, prev, digest)
+            for (seq, *_), prev, digest in chained(child_id, copied_rows(store, parent_id, upto))
         ]
         if len(hashes) != upto:
             raise LedgerError(f"run {parent_id!r} has {len(hashes)} events, not {upto}")
@@ -261,7 +261,7 @@ def create_fork(
                         _forked_row(child_id, head, forked, forked_text, now_text, prev),
                     )
             else:
-                prev = hashes[-1][2] if hashes else GENESIS_HASH
+                _, _, prev = hashes[-1] if hashes else (0, "", GENESIS_HASH)
                 with store._write_engine.begin() as conn:  # noqa: SLF001
                     conn.execute(
                         _PG_INSERT_RUN,
@@ -304,7 +304,7 @@ def create_fork(
 
 def _forked_row(
     child_id: str, seq: int, forked: NewEvent, payload: str, recorded: str, prev: str
-) -> tuple[Any, ...]:
+) -> Row:
     """The row of the child's ``run.forked``, chained after its copied prefix."""
     digest = envelope_hash(
         run_id=child_id,
@@ -329,13 +329,13 @@ def _forked_row(
     )
 
 
-def _rows_json(rows: list[tuple[Any, ...]]) -> str:
+def _rows_json(rows: list[Row]) -> str:
     return (
         "["
         + ",".join(
-            f"[{r[1]},{json.dumps(r[2])},{r[3]},{r[4]},{json.dumps(r[5])},"
-            f"{json.dumps(r[6])},{json.dumps(r[7])},{json.dumps(r[8])}]"
-            for r in rows
+            f"[{seq},{json.dumps(type_)},{version},{payload},{json.dumps(agent)},"
+            f"{json.dumps(recorded)},{json.dumps(prev_hash)},{json.dumps(hash_)}]"
+            for _, seq, type_, version, payload, agent, recorded, prev_hash, hash_ in rows
         )
         + "]"
     )

@@ -63,7 +63,7 @@ def _recorded_revisions(connection: Connection) -> tuple[str, ...]:
     if not inspect(connection).has_table(_VERSION_TABLE):
         return ()
     rows = connection.execute(text(f"SELECT version_num FROM {_VERSION_TABLE}"))
-    return tuple(sorted(str(row[0]) for row in rows))
+    return tuple(sorted(str(revision) for (revision,) in rows))
 
 
 def schema_status(connection: Connection) -> SchemaStatus:

@@ -42,9 +42,9 @@ def _rows_json(rows: list[Row]) -> str:
     return (
         "["
         + ",".join(
-            f"[{r[1]},{encode(r[2])},{r[3]},{r[4]},"
-            f"{'null' if r[5] is None else encode(r[5])},{encode(r[7])},{encode(r[8])}]"
-            for r in rows
+            f"[{seq},{encode(type_)},{version},{payload},"
+            f"{'null' if agent is None else encode(agent)},{encode(prev_hash)},{encode(hash_)}]"
+            for _, seq, type_, version, payload, agent, _, prev_hash, hash_ in rows
         )
         + "]"
     )
@@ -80,4 +80,4 @@ def append_rows(conn: Connection, batch: Batch) -> Sequence[int]:
         {"run_id": run_id, "recorded_at": batch.recorded, "rows": _rows_json(rows)},
     )
     by_seq = {int(seq): int(position) for seq, position in result}
-    return [by_seq[r[1]] for r in rows]
+    return [by_seq[seq] for _, seq, _, _, _, _, _, _, _ in rows]

@@ -24,7 +24,7 @@ def remove_if_empty(path: Path) -> None:
     try:
         conn = sqlite3.connect(path, timeout=0.1)
         try:
-            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            (tables,) = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         finally:
             conn.close()
     except sqlite3.Error:

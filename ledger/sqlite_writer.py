@@ -102,12 +102,13 @@ def append_rows(raw: sqlite3.Connection, batch: Batch) -> Sequence[int]:
         prev_hash = found_prev_hash(run_id, expected, found)
     rows = batch.build_rows(prev_hash)
     raw.executemany(_INSERT, rows)
-    last = int(raw.execute("SELECT last_insert_rowid()").fetchone()[0])
+    (last,) = raw.execute("SELECT last_insert_rowid()").fetchone()
     first = last - len(rows) + 1
     # One writer at a time and AUTOINCREMENT make a batch's positions consecutive; a
     # cheap check of the first keeps that assumption from ever being silently wrong.
+    _, first_seq, *_ = rows[0]
     (stored_first,) = raw.execute(
-        "SELECT position FROM events WHERE run_id = ? AND seq = ?", (run_id, rows[0][1])
+        "SELECT position FROM events WHERE run_id = ? AND seq = ?", (run_id, first_seq)
     ).fetchone()
     if stored_first == first:
         return range(first, last + 1)
@@ -125,4 +126,5 @@ def head(raw: sqlite3.Connection, run_id: str) -> int:
     found = raw.execute("SELECT head_seq FROM runs WHERE run_id = ?", (run_id,)).fetchone()
     if found is None:
         raise RunNotFoundError(run_id)
-    return int(found[0])
+    (head_seq,) = found
+    return int(head_seq)

@@ -25,24 +25,12 @@ import sqlite3
 from contextlib import suppress
 from typing import Any, Final
 
-from sqlalchemy import (
-    Connection,
-    create_engine,
-    event,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import Connection, create_engine, event, insert, select, update
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.pool import ConnectionPoolEntry, QueuePool
 
 from maai.ledger import store_base
-from maai.ledger.envelope import (
-    RunInfo,
-    check_label,
-    check_run_id,
-    normalize_json,
-)
+from maai.ledger.envelope import RunInfo, check_label, check_run_id
 from maai.ledger.errors import (
     InvalidEventError,
     LedgerError,
@@ -65,6 +53,7 @@ from maai.ledger.sqlite_files import (
 )
 from maai.ledger.store_appending import StoreAppending
 from maai.ledger.store_base import DEFAULT_READ_CHUNK, _run_info
+from maai.ledger.stored_json import normalize_json
 from maai.ledger.urls import StoreLocation, resolve_store_url
 
 SQLITE_SYNCHRONOUS: Final = ("OFF", "NORMAL", "FULL", "EXTRA")

@@ -9,29 +9,17 @@ from typing import Final
 
 import psycopg
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import (
-    select,
-)
+from sqlalchemy import select
 
 from maai.ledger import postgres_writer, sqlite_writer, store_base
 from maai.ledger.batch import Batch
-from maai.ledger.envelope import (
-    Appended,
-    Checkpoint,
-    NewEvent,
-    checked_json_text,
-    encoded_json_parts,
-    normalized_json_text,
-)
-from maai.ledger.errors import (
-    ConcurrencyError,
-    InvalidEventError,
-    LedgerError,
-)
+from maai.ledger.envelope import Appended, Checkpoint, NewEvent
+from maai.ledger.errors import ConcurrencyError, InvalidEventError, LedgerError
 from maai.ledger.packed_values import MIN_EVENT_CHARS, PACKED_KEY
 from maai.ledger.schema import checkpoints, events, read_head
 from maai.ledger.store_base import _as_utc, _nothing, _payload_text
-from maai.ledger.store_reading import StoreReading
+from maai.ledger.store_fields import StoreFieldReading
+from maai.ledger.stored_json import checked_json_text, encoded_json_parts, normalized_json_text
 
 # A payload text this long is at least MIN_EVENT_CHARS long once normalized (normalization
 # shortens a text only by rewriting "-0.0" as "0.0", by under a quarter), so the packer
@@ -71,7 +59,7 @@ def _is_seq_conflict(exc: sa_exc.IntegrityError | sqlite3.IntegrityError) -> boo
     return "UNIQUE constraint failed: events.run_id, events.seq" in text
 
 
-class StoreAppending(StoreReading):
+class StoreAppending(StoreFieldReading):
     """The writes of :class:`~ledger.store.EventStore` to a run's events."""
 
     def append(self, run_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Appended]:
@@ -129,8 +117,10 @@ class StoreAppending(StoreReading):
                 raise ConcurrencyError(run_id, expected_seq, self._head_or_none(run_id)) from None
         packed_committed()
         return [
-            Appended(position, row[1], recorded, row[7], row[8])
-            for position, row in zip(positions, batch.rows, strict=True)
+            Appended(position, seq, recorded, prev_hash, hash_)
+            for position, (_, seq, _, _, _, _, _, prev_hash, hash_) in zip(
+                positions, batch.rows, strict=True
+            )
         ]
 
     def _payload_texts(

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy import exc as sa_exc
 
 from maai.ledger.disk_full import full_detail, is_disk_full
-from maai.ledger.envelope import RunInfo, canonical_order, normalized_json_text
+from maai.ledger.envelope import RunInfo
 from maai.ledger.errors import (
     AmbiguousRunIdError,
     LedgerError,
@@ -31,6 +31,7 @@ from maai.ledger.migrate import REVISIONS
 from maai.ledger.packing import Packer
 from maai.ledger.schema import runs
 from maai.ledger.sqlite_writer import SqliteWriter
+from maai.ledger.stored_json import canonical_order, normalized_json_text
 from maai.ledger.urls import StoreLocation
 
 DEFAULT_READ_CHUNK: Final = 500
@@ -198,9 +199,7 @@ class StoreBase:
         self._check_open()
         columns = [c for c in runs.c if c.name != "config"]
         with self._errors("listing runs"), self._engine.connect() as conn:
-            rows = conn.execute(
-                select(*columns).order_by(runs.c.created_at, runs.c.run_id)
-            ).all()
+            rows = conn.execute(select(*columns).order_by(runs.c.created_at, runs.c.run_id)).all()
         return [
             RunInfo(
                 run_id=row.run_id,

@@ -1,53 +1,38 @@
-"""Reading a store: runs' events (whole, or the fields a fold needs), heads, hashes,
-the chain check and checkpoints. SQLite rows are read with one prepared query per chunk;
-PostgreSQL rows through SQLAlchemy (payloads as text, parsed when the event is built)."""
+"""Reading a store: runs' events (whole; the fields a fold needs are read by
+``ledger.store_fields``), heads, hashes and the chain check. SQLite rows are read with one
+prepared query per chunk; PostgreSQL rows through SQLAlchemy (payloads as text, parsed when
+the event is built)."""
 
 from __future__ import annotations
 
 import sqlite3
+import typing
 from collections.abc import Callable, Container, Generator, Iterator
 from datetime import datetime
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
-from sqlalchemy import (
-    Connection,
-    DateTime,
-    Text,
-    bindparam,
-    cast,
-    func,
-    select,
-    type_coerce,
-)
+from sqlalchemy import Connection, DateTime, Text, bindparam, cast, func, select, type_coerce
 
-from maai.ledger.batch import Row
 from maai.ledger.chain import ChainChecker
-from maai.ledger.envelope import (
-    ChainReport,
-    StoredEvent,
-    parse_canonical_json,
-    parse_json,
-    stored_event,
-    stored_text_hash_holds,
-)
-from maai.ledger.errors import (
-    ChainBrokenError,
-)
-from maai.ledger.fields import (
-    FieldPaths,
-    checked_paths,
-    omitted,
-    pick,
-    sqlite_payload_column,
-    sqlite_size_column,
-)
-from maai.ledger.packed_values import MIN_EVENT_CHARS, PACKED_KEY, PackingError
+from maai.ledger.envelope import ChainReport, StoredEvent, stored_event, stored_text_hash_holds
+from maai.ledger.errors import ChainBrokenError
+from maai.ledger.packed_values import MIN_EVENT_CHARS, PackingError
 from maai.ledger.schema import events, read_head
 from maai.ledger.store_base import StoreBase, _as_utc, _first_line, _payload_text
+from maai.ledger.stored_json import parse_canonical_json, parse_json
 from maai.ledger.unpacking import Unpacker
 
-# Columns in the order every read query returns them.
+StoredRow = tuple[int, int, str, int, str, str | None, Any, str, str]
+"""An events row as every read query returns it: ``(position, seq, type, schema_version,
+payload text, agent, recorded_at, prev_hash, hash)``, ``recorded_at`` as SQLite's text or
+PostgreSQL's datetime. A row is read by unpacking it into names, never by position."""
+
+_Chunk = TypeVar("_Chunk", bound=tuple[Any, ...])
+"""The rows a chunk fetch selects: ``position`` first, ``seq`` second (what the chunks are
+paginated on)."""
+
+# Columns in the order every read query returns them (StoredRow).
 _EVENT_COLUMNS: Final = (
     "position, seq, type, schema_version, payload, agent, recorded_at, prev_hash, hash"
 )
@@ -59,51 +44,58 @@ _SQLITE_READ: Final = (
 )
 
 
-_MAX_SEQ: Final = 2**63 - 1
+MAX_SEQ: Final = 2**63 - 1
 
 
-_PG_READ: Final = (
-    select(
-        events.c.position,
-        events.c.seq,
-        events.c.type,
-        events.c.schema_version,
-        # As text, parsed when the event is built (see EventStore._stream).
-        cast(events.c.payload, Text),
-        events.c.agent,
-        type_coerce(events.c.recorded_at, DateTime(timezone=True)),
-        events.c.prev_hash,
-        events.c.hash,
+def pg_chunk_query(*columns: Any) -> Any:
+    """A PostgreSQL query of ``columns`` (``position`` and ``seq`` first) for one chunk of a
+    run's events, ``p_after < seq <= p_upto`` in seq order, at most ``p_limit``, ``p_run_id``'s
+    (the parameters :meth:`StoreReading._postgres_chunk` binds)."""
+    return (
+        select(*columns)
+        .where(
+            events.c.run_id == bindparam("p_run_id"),
+            events.c.seq > bindparam("p_after"),
+            events.c.seq <= bindparam("p_upto"),
+        )
+        .order_by(events.c.seq)
+        .limit(bindparam("p_limit"))
     )
-    .where(
-        events.c.run_id == bindparam("p_run_id"),
-        events.c.seq > bindparam("p_after"),
-        events.c.seq <= bindparam("p_upto"),
-    )
-    .order_by(events.c.seq)
-    .limit(bindparam("p_limit"))
+
+
+PAYLOAD_TEXT: Final = cast(events.c.payload, Text)
+"""The payload as PostgreSQL prints it (parsed when the event is built)."""
+
+_PG_READ: Final = pg_chunk_query(
+    events.c.position,
+    events.c.seq,
+    events.c.type,
+    events.c.schema_version,
+    PAYLOAD_TEXT,
+    events.c.agent,
+    type_coerce(events.c.recorded_at, DateTime(timezone=True)),
+    events.c.prev_hash,
+    events.c.hash,
 )
 
 
 _parse_time: Final = datetime.fromisoformat
 
 
-_PACKED_KEY_TEXT: Final = f'"{PACKED_KEY}":'
-
-
-def _stored_text_hashes(run_id: str, r: Row) -> bool:
+def _stored_text_hashes(run_id: str, row: StoredRow) -> bool:
     """Whether a full SQLite row holds at its hash as its texts are stored (the payload and
     ``recorded_at`` as the store wrote and hashed them)."""
+    _, seq, type_, version, text, agent, recorded_at, prev_hash, hash_ = row
     return stored_text_hash_holds(
-        r[8],
+        hash_,
         run_id=run_id,
-        seq=r[1],
-        type=r[2],
-        schema_version=r[3],
-        payload_json=r[4],
-        agent=r[5],
-        recorded_at=r[6],
-        prev_hash=r[7],
+        seq=seq,
+        type=type_,
+        schema_version=version,
+        payload_json=text,
+        agent=agent,
+        recorded_at=recorded_at,
+        prev_hash=prev_hash,
     )
 
 
@@ -191,9 +183,7 @@ class StoreReading(StoreBase):
         self._check_open()
         with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
             read_head(conn, run_id)
-        return self._stream(
-            run_id, from_seq, _MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text
-        )
+        return self._stream(run_id, from_seq, MAX_SEQ, keep_packed=keep_packed, keep_text=keep_text)
 
     def read_one(self, run_id: str, seq: int) -> StoredEvent | None:
         """The run's event at ``seq`` (``None`` if there is none), read alone: :meth:`read`
@@ -228,184 +218,49 @@ class StoreReading(StoreBase):
         # JSONB prints a text of its own (spaces, its own key order).
         keep_text = keep_text and sqlite
         unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq)) if unpack else None
-        for rows in self._chunks(run_id, after, upto):
-            for r in rows:
+        for rows in self._chunks(run_id, after, upto, self._fetch_rows):
+            for position, seq, type_, version, text, agent, recorded, prev_hash, hash_ in rows:
                 try:
-                    payload = parse(r[4])
-                    recorded_at = parse_time(r[6])
+                    payload = parse(text)
+                    recorded_at = parse_time(recorded)
                 except (ValueError, TypeError) as exc:
                     raise ChainBrokenError(
-                        run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
+                        run_id, seq, f"stored event cannot be parsed ({_first_line(exc)})"
                     ) from None
                 stored = payload
                 # Bases are always events of the same type: leaving a type packed leaves
                 # nothing the other types need.
-                if unpacker is not None and r[2] not in keep_packed:
-                    size = len(r[4])
+                if unpacker is not None and type_ not in keep_packed:
+                    size = len(text)
                     if not sqlite and size >= MIN_EVENT_CHARS:
                         size = len(_payload_text(payload))  # PostgreSQL's text has spaces
                     try:
-                        payload = unpacker.unpack(r[1], r[2], r[5], payload, size)
+                        payload = unpacker.unpack(seq, type_, agent, payload, size)
                     except PackingError as exc:
                         raise ChainBrokenError(
-                            run_id, r[1], f"stored event cannot be unpacked ({exc})"
+                            run_id, seq, f"stored event cannot be unpacked ({exc})"
                         ) from None
                 yield stored_event(
-                    r[0],
+                    position,
                     run_id,
-                    r[1],
-                    r[2],
-                    r[3],
+                    seq,
+                    type_,
+                    version,
                     payload,
-                    r[5],
+                    agent,
                     recorded_at,
-                    r[7],
-                    r[8],
+                    prev_hash,
+                    hash_,
                     stored=stored if stored is not payload else None,
-                    stored_text=r[4] if keep_text else None,
+                    stored_text=text if keep_text else None,
                 )
-
-    def read_fields(
-        self,
-        run_id: str,
-        fields: FieldPaths,
-        from_seq: int = 0,
-        *,
-        as_text: bool = False,
-        omit: FieldPaths | None = None,
-    ) -> Iterator[tuple[int, str, int, dict[str, Any] | str]]:
-        """Stream ``(seq, type, schema_version, payload)`` of the run's events with seq >
-        ``from_seq``, in seq order: what a fold reads, at less cost than :meth:`read`.
-
-        Payloads are returned as they were appended, except for events of the types named in
-        ``fields``: their payload is ``{path: value}`` of the dotted paths given for the type
-        (``"request.address"``), ``None`` where a path is missing or ``null``; and for events
-        of the types named in ``omit``: their payload less the dotted paths given for the
-        type. On SQLite the database picks those values (or removes those paths), so the rest
-        of a long payload is neither fetched, parsed nor unpacked (:mod:`ledger.fields`). No
-        :class:`StoredEvent` is built. Chunks are fetched as by :meth:`read`.
-
-        With ``as_text``, a payload that the store need not parse (on SQLite: one stored whole
-        and too short to be a base that later events are packed against) comes as its JSON
-        text, a ``str``, for the caller to parse or to validate straight from the text
-        (pydantic's ``model_validate_json``, which is about as fast as parsing it alone).
-
-        :raises RunNotFoundError: at once (not on the first ``next``) if there is no such run.
-        :raises ValueError: at once, for a path that is not dotted keys, or a type named in
-            both ``fields`` and ``omit``.
-        """
-        checked = checked_paths(fields)
-        left_out = checked_paths(omit or {})
-        if both := set(checked) & set(left_out):
-            raise ValueError(f"types both picked from and left out of: {sorted(both)}")
-        self._check_open()
-        with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
-            read_head(conn, run_id)
-        return self._stream_fields(run_id, from_seq, checked, left_out, as_text and self._sqlite)
-
-    def _stream_fields(
-        self,
-        run_id: str,
-        after: int,
-        fields: dict[str, tuple[str, ...]],
-        omit: dict[str, tuple[str, ...]],
-        as_text: bool,
-    ) -> Iterator[tuple[int, str, int, dict[str, Any] | str]]:
-        sqlite = self._sqlite
-        parse = parse_canonical_json if sqlite else parse_json
-        unpacker = Unpacker(lambda seq: self._fetch_stored(run_id, seq))
-        fetch: Callable[[Connection, str, int, int], list[Row]] | None = None
-        if sqlite:  # the first columns of a full row, picked values in the payload's place,
-            # and the stored length of a payload with paths removed
-            column, params = sqlite_payload_column(fields, omit)
-            size_column, size_params = sqlite_size_column(omit)
-            # And whether the payload as stored is packed: a picked value that is null is
-            # looked for in the unpacked event only then (an event of a type that lacks
-            # the path is not fetched again; a scan of a run's calls met that at every
-            # event that is no call).
-            query = (
-                f"SELECT position, seq, type, schema_version, {column}, agent, {size_column},"
-                " instr(payload, ?) > 0"
-                " FROM events WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?"
-            )
-            params += [*size_params, _PACKED_KEY_TEXT]
-
-            def fetch(conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
-                raw = conn.connection.driver_connection
-                assert isinstance(raw, sqlite3.Connection)
-                arguments = (*params, run_id, after, upto, self._read_chunk)
-                return raw.execute(query, arguments).fetchall()
-
-        named = fields.keys() | omit.keys()
-        for rows in self._chunks(run_id, after, _MAX_SEQ, fetch):
-            for r in rows:
-                type_, text = r[2], r[4]
-                # What the unpacker would leave alone, as text. Canonical JSON holds the
-                # key's text only where it is a key: a quote inside a string is escaped.
-                if (
-                    as_text
-                    and type_ not in named
-                    and len(text) < MIN_EVENT_CHARS
-                    and _PACKED_KEY_TEXT not in text
-                ):
-                    yield r[1], type_, r[3], text
-                    continue
-                seq, agent = r[1], r[5]
-                paths = fields.get(type_)
-                left_out = omit.get(type_)
-                # On SQLite, the length of the payload as stored, the paths removed or not.
-                size = len(text) if left_out is None or not sqlite else r[6]
-                if (
-                    as_text
-                    and left_out is not None
-                    and size < MIN_EVENT_CHARS
-                    and _PACKED_KEY_TEXT not in text
-                ):
-                    yield seq, type_, r[3], text
-                    continue
-                try:
-                    payload = parse(text)
-                    if paths is not None:
-                        packed = r[7] if sqlite else PACKED_KEY in payload
-                        payload = (
-                            dict(zip(paths, payload, strict=True))
-                            if sqlite
-                            else pick(payload, paths)
-                        )
-                        if packed and None in payload.values():  # perhaps packed: unpack it
-                            payload = pick(self._fetch_logical(run_id, seq, type_, agent), paths)
-                    else:
-                        if not sqlite and size >= MIN_EVENT_CHARS:
-                            size = len(_payload_text(payload))  # PostgreSQL's text has spaces
-                        if left_out is not None and sqlite:
-                            # Removed by the database; what rebuilt them goes too. The values
-                            # left are packed against values at the same paths only.
-                            payload = omitted(payload, left_out)
-                        payload = unpacker.unpack(seq, type_, agent, payload, size)
-                        if left_out is not None and not sqlite:
-                            payload = omitted(payload, left_out)
-                except (ValueError, TypeError, PackingError) as exc:
-                    raise ChainBrokenError(
-                        run_id, seq, f"stored event cannot be read ({_first_line(exc)})"
-                    ) from None
-                yield seq, type_, r[3], payload
-
-    def _fetch_logical(
-        self, run_id: str, seq: int, type_: str, agent: str | None
-    ) -> dict[str, Any]:
-        """One event's payload as appended, unpacked on its own (its bases fetched)."""
-        stored = self._fetch_stored(run_id, seq)
-        if PACKED_KEY not in stored:
-            return stored
-        return Unpacker(lambda s: self._fetch_stored(run_id, s)).unpack(
-            seq, type_, agent, stored, MIN_EVENT_CHARS
-        )
 
     def _fetch_stored(self, run_id: str, seq: int) -> dict[str, Any]:
         """The payload of one event as it is stored (a packed payload left packed)."""
         parse = parse_canonical_json if self._sqlite else parse_json
-        for rows in self._chunks(run_id, seq - 1, seq):
-            return parse(rows[0][4])  # type: ignore[no-any-return]
+        for rows in self._chunks(run_id, seq - 1, seq, self._fetch_rows):
+            for _, _, _, _, text, _, _, _, _ in rows:
+                return parse(text)  # type: ignore[no-any-return]
         raise PackingError(f"event {seq} is missing")
 
     def _chunks(
@@ -413,14 +268,11 @@ class StoreReading(StoreBase):
         run_id: str,
         after: int,
         upto: int,
-        fetch: Callable[[Connection, str, int, int], list[Row]] | None = None,
-    ) -> Iterator[list[Row]]:
-        """Rows ``(position, seq, type, schema_version, payload JSON text, agent,
-        recorded_at, prev_hash, hash)`` (or what ``fetch`` selects, seq second) in chunks, by
-        keyset pagination on seq; each chunk is one short query, so no snapshot stays open
-        while the caller works."""
-        if fetch is None:
-            fetch = self._fetch_sqlite if self._sqlite else self._fetch_postgres
+        fetch: Callable[[Connection, str, int, int], list[_Chunk]],
+    ) -> Iterator[list[_Chunk]]:
+        """The rows ``fetch`` selects (a :data:`StoredRow` from :meth:`_fetch_rows`; seq
+        second in any) in chunks, by keyset pagination on seq; each chunk is one short query,
+        so no snapshot stays open while the caller works."""
         while True:
             with self._errors(f"reading run {run_id!r}"), self._engine.connect() as conn:
                 chunk = fetch(conn, run_id, after, upto)
@@ -429,18 +281,36 @@ class StoreReading(StoreBase):
             yield chunk
             if len(chunk) < self._read_chunk:
                 return
-            after = chunk[-1][1]
+            _, after, *_ = chunk[-1]
 
-    def _fetch_sqlite(self, conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+    def _fetch_rows(self, conn: Connection, run_id: str, after: int, upto: int) -> list[StoredRow]:
+        """Full rows ``after < seq <= upto``, at most ``read_chunk`` of them, in seq order."""
+        if self._sqlite:
+            return self._fetch_sqlite(conn, run_id, after, upto)
+        return self._fetch_postgres(conn, run_id, after, upto)
+
+    def _fetch_sqlite(
+        self, conn: Connection, run_id: str, after: int, upto: int
+    ) -> list[StoredRow]:
         # The sqlite3 connection itself, outside any transaction: one SELECT is its own
         # consistent snapshot, and plain tuples skip SQLAlchemy's row processing.
         raw = conn.connection.driver_connection
         assert isinstance(raw, sqlite3.Connection)
         return raw.execute(_SQLITE_READ, (run_id, after, upto, self._read_chunk)).fetchall()
 
-    def _fetch_postgres(self, conn: Connection, run_id: str, after: int, upto: int) -> list[Row]:
+    def _fetch_postgres(
+        self, conn: Connection, run_id: str, after: int, upto: int
+    ) -> list[StoredRow]:
+        rows = self._postgres_chunk(conn, _PG_READ, run_id, after, upto)
+        return typing.cast(list[StoredRow], rows)
+
+    def _postgres_chunk(
+        self, conn: Connection, query: Any, run_id: str, after: int, upto: int
+    ) -> list[tuple[Any, ...]]:
+        """The rows ``query`` (bound by ``p_run_id``, ``p_after``, ``p_upto``, ``p_limit``)
+        selects for ``after < seq <= upto``, at most ``read_chunk`` of them, as tuples."""
         result = conn.execute(
-            _PG_READ,
+            query,
             {"p_run_id": run_id, "p_after": after, "p_upto": upto, "p_limit": self._read_chunk},
         )
         return [tuple(r) for r in result]
@@ -461,17 +331,18 @@ class StoreReading(StoreBase):
         sqlite = self._sqlite
         try:
             # As stored: the chain covers the stored (packed) payloads, not what they unpack to.
-            for rows in self._chunks(run_id, 0, head):
-                for r in rows:
+            for rows in self._chunks(run_id, 0, head, self._fetch_rows):
+                for row in rows:
                     # A row whose stored text hashes to its hash holds at its hash: only its
                     # seq and link are left to check (docs/ledger.md, "Checking a hash against
                     # the stored text"). Any other is parsed (ChainBrokenError if it cannot
                     # be) and its payload re-encoded, which says why it does not hold.
-                    if sqlite and _stored_text_hashes(run_id, r):
+                    if sqlite and _stored_text_hashes(run_id, row):
                         hash_holds = _holds
                     else:
-                        hash_holds = self._stored_row(run_id, r).hash_holds
-                    if not chain.add(r[1], r[7], r[8], hash_holds):
+                        hash_holds = self._stored_row(run_id, row).hash_holds
+                    _, seq, _, _, _, _, _, prev_hash, hash_ = row
+                    if not chain.add(seq, prev_hash, hash_, hash_holds):
                         return chain.report()
         except ChainBrokenError as exc:
             chain.unreadable(exc.seq, exc.reason)
@@ -496,16 +367,19 @@ class StoreReading(StoreBase):
             head_now = read_head(conn, run_id)
         return None if last is None or last <= head_now else last
 
-    def _stored_row(self, run_id: str, r: Row) -> StoredEvent:
+    def _stored_row(self, run_id: str, row: StoredRow) -> StoredEvent:
         """A full row as the event it stores, its payload as stored (packed or not), parsed
         as :meth:`_stream` parses it; :class:`ChainBrokenError` where it cannot be."""
+        position, seq, type_, version, text, agent, recorded, prev_hash, hash_ = row
         try:
             if self._sqlite:
-                payload, recorded_at = parse_canonical_json(r[4]), _parse_time(r[6])
+                payload, recorded_at = parse_canonical_json(text), _parse_time(recorded)
             else:
-                payload, recorded_at = parse_json(r[4]), _as_utc(r[6])
+                payload, recorded_at = parse_json(text), _as_utc(recorded)
         except (ValueError, TypeError) as exc:
             raise ChainBrokenError(
-                run_id, r[1], f"stored event cannot be parsed ({_first_line(exc)})"
+                run_id, seq, f"stored event cannot be parsed ({_first_line(exc)})"
             ) from None
-        return stored_event(r[0], run_id, r[1], r[2], r[3], payload, r[5], recorded_at, r[7], r[8])
+        return stored_event(
+            position, run_id, seq, type_, version, payload, agent, recorded_at, prev_hash, hash_
+        )

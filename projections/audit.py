@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from maai.canonical import Memo
 from maai.domain.events import (
@@ -91,6 +91,48 @@ def run_rules(history: History, rules: Sequence[Rule], audit: Any) -> ProtocolRe
 def only_lifecycle(history: History) -> ProtocolReport:
     """Without a readable config only the life cycle can be judged."""
     return ProtocolReport(history.run_id, ("lifecycle",), tuple(lifecycle(history)))
+
+
+C = TypeVar("C")
+
+
+@dataclass(frozen=True)
+class ConfiguredAudit(Generic[C]):
+    """What an experiment's rules read: the run's history and its config (an experiment
+    whose rules need more subclasses it)."""
+
+    history: History
+    config: C
+
+
+def add_record_rules(rules: Rules, spec: str) -> None:
+    """Register the rules about the record that hold for any experiment (:data:`LIFECYCLE`,
+    :data:`CALLS_PAIRED`), checked on the audit's ``history``, under ``spec``."""
+    rules.rule("lifecycle", spec, LIFECYCLE)(_lifecycle_of)
+    rules.rule("calls_paired", spec, CALLS_PAIRED)(_calls_paired_of)
+
+
+def _lifecycle_of(audit: Any) -> Iterator[Violation]:
+    return lifecycle(audit.history)
+
+
+def _calls_paired_of(audit: Any) -> Iterator[Violation]:
+    return calls_paired(audit.history)
+
+
+def audit_configured(
+    history: History,
+    rules: Rules,
+    config_type: type[C],
+    make_audit: Callable[[History, C], Any] = ConfiguredAudit,
+) -> ProtocolReport:
+    """An experiment's protocol audit: its ``rules`` in order over a run whose config is a
+    ``config_type`` (each rule reads ``make_audit(history, config)``); the life cycle alone
+    where the config cannot be read."""
+    config = history.config
+    if not isinstance(config, config_type):
+        return only_lifecycle(history)
+    return run_rules(history, rules.rules, make_audit(history, config))
 
 
 LIFECYCLE = (

@@ -117,4 +117,12 @@ class Views:
         return VoteOutcome(ended=outcome is not None, agreement=None, rounds_used=None)
 
 
-__all__ = ["Views", "lazy"]
+def views_of(package: str) -> Views:
+    """The views of an experiment laid out as :class:`Views` expects, every read model in
+    its usual module of ``package``: ``VIEWS = views_of(__name__)`` is all the package's
+    ``__init__.py`` declares. An experiment laid out otherwise subclasses :class:`Views`."""
+    laid_out = type("Views", (Views,), {"__module__": package, "__qualname__": "Views"})
+    return laid_out()
+
+
+__all__ = ["Views", "lazy", "views_of"]

@@ -1,9 +1,11 @@
 """The imperative shell: fold the ledger, ask ``decide``, make the model calls, append what
 happened, repeat (DESIGN.md).
 
-Store writes go through one worker thread, in submission order, so the engine can start a
-model call while the event that records its request is still being committed: a crash in
-between only means the call is asked again on resume.
+Three rooms: the fold (``runtime.fold``: a run's state from its stored events), the writer
+(``runtime.writer``: appends on one worker thread, in submission order, so the engine can
+start a model call while the event that records its request is still being committed) and
+the loop here (``Engine``: checks and folds the run, then ``_RunLoop`` turns until the
+protocol is done).
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
-from typing import Literal, Protocol
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal, NoReturn, Protocol
 
 from maai.domain import experiments
 from maai.domain.calls import ModelAnswer, ModelRequest
@@ -25,27 +26,15 @@ from maai.domain.events import (
     ModelCallRequested,
     RunCompleted,
     RunFailed,
-    RunSigned,
 )
 from maai.domain.experiment import Experiment
-from maai.domain.registry import encode
 from maai.domain.walk import Decision
-from maai.ledger import Checkpoint, ConcurrencyError, EventStore, NewEvent
+from maai.ledger import Checkpoint, ConcurrencyError, EventStore
 from maai.runtime.checkpoints import CHECKPOINT_EVERY, retry_while_busy, sign_head
-
-# Folding has its own module (runtime.fold); its names stay importable from here.
-from maai.runtime.fold import (  # noqa: F401 -- re-exported
-    FOLD_FIELDS,
-    FOLD_KEEPS_PACKED,
-    FOLD_OMITS,
-    State,
-    UnreadableHistoryError,
-    fold_decoder,
-    fold_fields_decoder,
-    load_state,
-)
+from maai.runtime.fold import State, load_state
 from maai.runtime.signing import Signer, load_signer
 from maai.runtime.trust import UntrustedRunError, require_trusted, started_of
+from maai.runtime.writer import LedgerWriter
 
 
 class AttemptReport(Protocol):
@@ -74,112 +63,6 @@ class RunFailedError(RuntimeError):
 
 class StuckError(RuntimeError):
     """``decide`` asked for nothing, yet the protocol is not finished: a bug, never normal."""
-
-
-def to_new_event(event: Event) -> NewEvent:
-    type_, version, payload, agent = encode(event)
-    return NewEvent(type=type_, schema_version=version, payload=payload, agent=agent)
-
-
-class _Writer:
-    """Appends on one thread, in submission order; tracks the stored head seq.
-
-    Batches submitted while an append is being written are stored together by the next one
-    (a group commit: one transaction and one fsync for all of them). That changes nothing
-    that is promised: every batch is still stored whole, in order, before its future
-    resolves, and a crash loses at most what was not yet committed, as before."""
-
-    def __init__(
-        self,
-        store: EventStore,
-        run_id: str,
-        head: int,
-        pool: ThreadPoolExecutor,
-        *,
-        checkpoint: Callable[[int, str], Checkpoint | None] | None = None,
-        checkpoint_every: int = 500,
-        signed_upto: int = 0,
-        evidence: Sequence[RunSigned] = (),
-    ) -> None:
-        self.store = store
-        self.run_id = run_id
-        self.head = head  # the stored head, read and written on the writer thread only
-        self.pool = pool
-        self.failed: BaseException | None = None
-        self.checkpoint = checkpoint
-        self.checkpoint_every = checkpoint_every
-        self.signed_upto = signed_upto
-        # Checkpoints signed and not yet named in the chain: the next append names them
-        # first (docs/ledger.md, "Signing evidence in the chain").
-        self.evidence: list[RunSigned] = list(evidence)
-        self._queued: list[tuple[tuple[Event, ...], Future[object]]] = []
-        self._lock = threading.Lock()
-
-    def submit(self, events: Sequence[Event]) -> Future[object]:
-        # Encoding happens on the worker thread too, off the engine's critical path (events
-        # are immutable, so handing them over is safe).
-        future: Future[object] = Future()
-        with self._lock:
-            self._queued.append((tuple(events), future))
-        # One job per batch; the first to run takes every batch queued by then.
-        self.pool.submit(self._append_queued)
-        return future
-
-    def _append_queued(self) -> None:
-        with self._lock:
-            taken, self._queued = self._queued, []
-        if not taken:
-            return
-        # Once an append is refused (e.g. another writer appended first), none after it may
-        # be stored: it could land on top of the other writer's events by chance (same
-        # length) and fork the history.
-        try:
-            if self.failed is not None:
-                raise self.failed
-            named = [to_new_event(e) for e in self.evidence]
-            records = named + [to_new_event(e) for events, _ in taken for e in events]
-            receipts = self.store.append(self.run_id, self.head, records)
-            self.evidence = []
-            receipts = receipts[len(named) :] if named else receipts
-        except BaseException as exc:  # noqa: BLE001 -- handed to every batch's future
-            self.failed = self.failed or exc
-            for _, future in taken:
-                with contextlib.suppress(InvalidStateError):  # its waiter gave up
-                    future.set_exception(exc)
-            return
-        self.head += len(records)
-        if self.checkpoint is not None and receipts:
-            every = self.checkpoint_every
-            if receipts[-1].seq // every > self.signed_upto // every:
-                # One checkpoint per ``every`` events crossed, also where batches stored
-                # together cross several: the last event of each stretch in the append.
-                for receipt, following in zip(receipts, [*receipts[1:], None], strict=True):
-                    crossed = receipt.seq // every > self.signed_upto // every
-                    if crossed and (
-                        following is None or following.seq // every > receipt.seq // every
-                    ):
-                        self.signed_upto = receipt.seq
-                        try:
-                            signed = self.checkpoint(receipt.seq, receipt.hash)
-                        except BaseException as exc:  # noqa: BLE001 -- handed to the futures
-                            # The events are stored; the run stops here unsigned, and the
-                            # resume that continues it signs its head.
-                            self.failed = exc
-                            for _, future in taken:
-                                with contextlib.suppress(InvalidStateError):
-                                    future.set_exception(exc)
-                            return
-                        if signed is not None:
-                            self.evidence.append(_named(signed))
-        for _, future in taken:
-            # A batch whose waiter gave up (the engine was cancelled: its future is cancelled)
-            # is stored all the same: the batches after it are stored on top of it.
-            with contextlib.suppress(InvalidStateError):
-                future.set_result(receipts)
-
-
-def _named(cp: Checkpoint) -> RunSigned:
-    return RunSigned(seq=cp.seq, hash=cp.hash, public_key=cp.public_key, signature=cp.signature)
 
 
 class Engine:
@@ -276,7 +159,6 @@ class Engine:
 
     async def _run(self, pool: ThreadPoolExecutor) -> State:
         experiment = self.experiment
-        evolve, decide = experiment.evolve, experiment.decide
         loop = asyncio.get_running_loop()
         trusted = await loop.run_in_executor(pool, require_trusted, self.store, self.run_id)
         if trusted.started.experiment != experiment.name:
@@ -301,11 +183,9 @@ class Engine:
         # until the next resume, which is why any status but "completed" can be resumed.
         # On SQLite, room is kept beside the ledger so that a full disk still lets the run be
         # left interrupted rather than running (ledger.reserve).
-        await asyncio.get_running_loop().run_in_executor(pool, self.store.keep_reserve)
-        await asyncio.get_running_loop().run_in_executor(
-            pool, self.store.set_status, self.run_id, "running"
-        )
-        writer = _Writer(
+        await loop.run_in_executor(pool, self.store.keep_reserve)
+        await loop.run_in_executor(pool, self.store.set_status, self.run_id, "running")
+        writer = LedgerWriter(
             self.store,
             self.run_id,
             head,
@@ -315,62 +195,72 @@ class Engine:
             signed_upto=head,
             evidence=trusted.evidence() if self.signer is not None else (),
         )
-        pending: list[Future[object]] = []
-        unsent: list[Event] = []
-        in_flight: dict[str, asyncio.Task[ModelAnswer]] = {}
-        requests: dict[str, ModelRequest] = {}
-        hashes: dict[str, str] = {}
-
-        def record(events: Sequence[Event]) -> None:
-            """Fold events into the state now; they are stored by the next ``send``."""
-            nonlocal state
-            for event in events:
-                state = evolve(state, event)
-                self.on_event(event, state)
-            unsent.extend(events)
-
-        def adopt(decision: Decision) -> None:
-            """Take the state ``decide`` reached: its events are folded into it already."""
-            nonlocal state
-            state = decision.state
-            for event in decision.events:
-                self.on_event(event, state)
-            unsent.extend(decision.events)
-
-        def send() -> None:
-            """Store everything recorded and not yet sent, in order, as one batch."""
-            if unsent:
-                pending.append(writer.submit(list(unsent)))
-                unsent.clear()
-
-        def attempt_failed(event: ModelAttemptFailed) -> None:
-            # Stored at once: a call may keep retrying for a long while.
-            def store_now() -> None:
-                record([event])
-                send()
-
-            loop.call_soon_threadsafe(store_now)
-
+        turns = _RunLoop(self, state, writer, pool)
         if self.opening:
             last = await loop.run_in_executor(pool, self.store.read_one, self.run_id, head)
             if last is not None and last.type != RunCompleted.TYPE:
-                record(self.opening)
+                turns.record(self.opening)
+        return await turns.run()
+
+
+class _RunLoop:
+    """One run's turns, once the engine has checked and folded it: ask ``decide``, start the
+    calls it needs, record their requests, wait for answers, record them; until the protocol
+    is done or a call fails for good. Events are folded into the state as they are recorded,
+    and sent to the writer once per turn."""
+
+    def __init__(
+        self, engine: Engine, state: State, writer: LedgerWriter, pool: ThreadPoolExecutor
+    ) -> None:
+        self.engine = engine
+        self.evolve = engine.experiment.evolve
+        self.decide = engine.experiment.decide
+        self.state = state
+        self.writer = writer
+        self.pool = pool
+        self.loop = asyncio.get_running_loop()
+        self.unsent: list[Event] = []
+        self.in_flight: dict[str, asyncio.Task[ModelAnswer]] = {}
+        self.requests: dict[str, ModelRequest] = {}
+        self.hashes: dict[str, str] = {}
+
+    def record(self, events: Sequence[Event]) -> None:
+        """Fold events into the state now; they are stored by the next ``send``."""
+        for event in events:
+            self.state = self.evolve(self.state, event)
+            self.engine.on_event(event, self.state)
+        self.unsent.extend(events)
+
+    def adopt(self, decision: Decision) -> None:
+        """Take the state ``decide`` reached: its events are folded into it already."""
+        self.state = decision.state
+        for event in decision.events:
+            self.engine.on_event(event, self.state)
+        self.unsent.extend(decision.events)
+
+    def send(self) -> None:
+        """Store everything recorded and not yet sent, in order, as one batch."""
+        if self.unsent:
+            self.writer.send(list(self.unsent))
+            self.unsent.clear()
+
+    def attempt_failed(self, event: ModelAttemptFailed) -> None:
+        """Stored at once (from the call's thread): a call may keep retrying for a long while."""
+        self.loop.call_soon_threadsafe(self._store_now, event)
+
+    def _store_now(self, event: ModelAttemptFailed) -> None:
+        self.record([event])
+        self.send()
+
+    async def run(self) -> State:
         try:
             while True:
-                await _check_writes(pending)
-                decision = decide(state)
-                adopt(decision)
-                # Only the new calls' requests are built: those in flight were built when
-                # they were sent.
-                new_calls = [c.request for c in decision.needed if c.address not in in_flight]
-                for request in new_calls:
-                    requests[request.address] = request
-                    in_flight[request.address] = asyncio.create_task(
-                        self.executor.execute(request, attempt_failed),
-                        name=request.address,
-                    )
+                await self.writer.check()
+                decision = self.decide(self.state)
+                self.adopt(decision)
+                new_calls = self._start_calls(decision)
                 if decision.done:
-                    send()
+                    self.send()
                     break
                 # The new calls take their first steps (their requests go out, their latency
                 # starts) before they are hashed and recorded: that work then overlaps the
@@ -378,113 +268,108 @@ class Engine:
                 # can be recorded first: an attempt that fails at once is recorded through
                 # call_soon_threadsafe, queued behind this coroutine's next step.
                 await asyncio.sleep(0)
-                requested: list[Event] = []
-                for request in new_calls:
-                    hashes[request.address] = request.request_hash()
-                    requested.append(
-                        ModelCallRequested(
-                            request=request,
-                            request_hash=hashes[request.address],
-                            attempt=2 if request.address in state.requested else 1,
-                        )
-                    )
-                record(requested)
+                self._record_requests(new_calls)
                 # What came in last time, what it led to and the new requests go to the
                 # store as one append (one transaction, one fsync) per turn of the loop,
                 # queued behind the new calls' next steps so that the write does not compete
                 # with them for the interpreter. A crash before the write only means the
                 # calls are asked again on resume.
-                loop.call_soon(send)
-                if not in_flight:
-                    raise StuckError(f"run {self.run_id}: nothing to do but the run is not done")
-                done, _ = await asyncio.wait(
-                    in_flight.values(), return_when=asyncio.FIRST_COMPLETED
-                )
-                completed: list[Event] = []
-                failure: tuple[ModelRequest, BaseException] | None = None
-                for task in done:
-                    address = task.get_name()
-                    del in_flight[address]
-                    request = requests.pop(address)
-                    request_hash = hashes.pop(address)
-                    error = task.exception()
-                    if error is not None:
-                        failure = failure or (request, error)
-                        continue
-                    answer = task.result()
-                    if answer.usage.unreadable:
-                        self.warnings.append(
-                            f"{address}: the provider's usage has fields of the wrong type "
-                            f"({', '.join(answer.usage.unreadable)}), counted as 0; its "
-                            "usage is kept as sent in the answer's raw response"
-                        )
-                    completed.append(
-                        ModelCallCompleted(
-                            address=address,
-                            agent=request.agent,
-                            request_hash=request_hash,
-                            model=request.model,
-                            answer=answer,
-                        )
+                self.loop.call_soon(self.send)
+                if not self.in_flight:
+                    raise StuckError(
+                        f"run {self.engine.run_id}: nothing to do but the run is not done"
                     )
-                record(completed)
+                failure = await self._take_answers()
                 if failure is not None:
-                    request, error = failure
-                    await _cancel(in_flight.values())
-                    # A caller's error that names the call itself (runtime.recording's
-                    # ModelCallError) gives what went wrong alone as ``detail``: each
-                    # failure is said once, without repeated prefixes.
-                    what = getattr(error, "detail", None)
-                    reason = (
-                        f"model call failed: agent {request.agent}, step {request.purpose} "
-                        f"({request.address}), model {request.model}: "
-                        f"{what if isinstance(what, str) else error}"
-                    )
-                    record([RunFailed(reason=reason, address=request.address, agent=request.agent)])
-                    send()
-                    await _flush(pending)
-                    await self._end(pool, "failed")
-                    raise RunFailedError(reason) from error
-            await _flush(pending)
-            await self._end(pool, "completed")
-            return state
+                    await self._fail(*failure)
+            await self.writer.flush()
+            await self.engine._end(self.pool, "completed")
+            return self.state
         except BaseException:
-            await _cancel(in_flight.values())
+            await _cancel(self.in_flight.values())
             # Answers already in hand are kept (unless the store refused a write: then the
             # writer refuses everything after it). Whatever was submitted is either committed
             # or rejected whole; wait for it.
-            send()
-            for future in pending:
-                with contextlib.suppress(BaseException):
-                    await asyncio.wrap_future(future)
+            self.send()
+            await self.writer.settle()
             raise
 
+    def _start_calls(self, decision: Decision) -> list[ModelRequest]:
+        """Start the calls ``decide`` needs that are not in flight yet. Only their requests
+        are built: those in flight were built when they were sent."""
+        new_calls = [c.request for c in decision.needed if c.address not in self.in_flight]
+        for request in new_calls:
+            self.requests[request.address] = request
+            self.in_flight[request.address] = asyncio.create_task(
+                self.engine.executor.execute(request, self.attempt_failed),
+                name=request.address,
+            )
+        return new_calls
 
-# Appends queued behind the one being written before the engine waits for the store. With
-# models that answer at once the engine would otherwise run ever further ahead of its writer:
-# more work lost to a crash, a longer flush on Ctrl-C and at the end. With real latencies the
-# writer keeps up and this never waits.
-MAX_QUEUED_APPENDS = 2
+    def _record_requests(self, new_calls: list[ModelRequest]) -> None:
+        requested: list[Event] = []
+        for request in new_calls:
+            self.hashes[request.address] = request.request_hash()
+            requested.append(
+                ModelCallRequested(
+                    request=request,
+                    request_hash=self.hashes[request.address],
+                    attempt=2 if request.address in self.state.requested else 1,
+                )
+            )
+        self.record(requested)
 
+    async def _take_answers(self) -> tuple[ModelRequest, BaseException] | None:
+        """Wait for at least one call to end; record the answers that came. The first call
+        that failed for good (with its error), if any."""
+        done, _ = await asyncio.wait(self.in_flight.values(), return_when=asyncio.FIRST_COMPLETED)
+        completed: list[Event] = []
+        failure: tuple[ModelRequest, BaseException] | None = None
+        for task in done:
+            address = task.get_name()
+            del self.in_flight[address]
+            request = self.requests.pop(address)
+            request_hash = self.hashes.pop(address)
+            error = task.exception()
+            if error is not None:
+                failure = failure or (request, error)
+                continue
+            answer = task.result()
+            if answer.usage.unreadable:
+                self.engine.warnings.append(
+                    f"{address}: the provider's usage has fields of the wrong type "
+                    f"({', '.join(answer.usage.unreadable)}), counted as 0; its "
+                    "usage is kept as sent in the answer's raw response"
+                )
+            completed.append(
+                ModelCallCompleted(
+                    address=address,
+                    agent=request.agent,
+                    request_hash=request_hash,
+                    model=request.model,
+                    answer=answer,
+                )
+            )
+        self.record(completed)
+        return failure
 
-async def _check_writes(pending: list[Future[object]]) -> None:
-    """Raise the first store error (e.g. another writer won), drop finished writes, and wait
-    while more than ``MAX_QUEUED_APPENDS`` are still queued."""
-    while len(pending) > MAX_QUEUED_APPENDS:
-        await asyncio.wrap_future(pending.pop(0))
-    still = []
-    for future in pending:
-        if future.done():
-            future.result()
-        else:
-            still.append(future)
-    pending[:] = still
-
-
-async def _flush(pending: list[Future[object]]) -> None:
-    for future in pending:
-        await asyncio.wrap_future(future)
-    pending.clear()
+    async def _fail(self, request: ModelRequest, error: BaseException) -> NoReturn:
+        """A call failed for good: the run is recorded failed, and ends so."""
+        await _cancel(self.in_flight.values())
+        # A caller's error that names the call itself (runtime.recording's ModelCallError)
+        # gives what went wrong alone as ``detail``: each failure is said once, without
+        # repeated prefixes.
+        what = getattr(error, "detail", None)
+        reason = (
+            f"model call failed: agent {request.agent}, step {request.purpose} "
+            f"({request.address}), model {request.model}: "
+            f"{what if isinstance(what, str) else error}"
+        )
+        self.record([RunFailed(reason=reason, address=request.address, agent=request.agent)])
+        self.send()
+        await self.writer.flush()
+        await self.engine._end(self.pool, "failed")
+        raise RunFailedError(reason) from error
 
 
 async def _cancel(tasks: Iterable[asyncio.Task[ModelAnswer]]) -> None:

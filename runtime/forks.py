@@ -38,7 +38,7 @@ from maai.ledger.forking import (
 from maai.ledger.schema import events as events_table
 from maai.runtime import signing
 from maai.runtime.checkpoints import PREFIX
-from maai.runtime.engine import to_new_event
+from maai.runtime.writer import to_new_event
 
 # Fields every config has, set by generic options rather than by --set.
 _GENERIC = ("seed", "labels")

@@ -72,16 +72,21 @@ class LiveStatus:
             oldest = min(self._calls.values(), default=None)
         return 0.0 if oldest is None else max(0.0, self._clock() - oldest)
 
-    def text(self) -> str:
-        """One line: ``3 calls in flight, waiting 12 s · notes · step``, what changes most
-        first (a narrow terminal cuts the end)."""
+    def notes(self) -> list[str]:
+        """The notes shown now (a wait counts down its seconds left), oldest first."""
         with self._lock:
-            step, calls = self._step, len(self._calls)
             now = self._clock()
-            notes = [
+            return [
                 text if until is None else f"{text}, {max(0.0, until - now):.0f} s left"
                 for text, until in self._notes.values()
             ]
+
+    def text(self) -> str:
+        """One line: ``3 calls in flight, waiting 12 s · notes · step``, what changes most
+        first (a narrow terminal cuts the end)."""
+        notes = self.notes()
+        with self._lock:
+            step, calls = self._step, len(self._calls)
         if calls:
             plural = "call" if calls == 1 else "calls"
             waiting = f"{calls} {plural} in flight, waiting {self.waited_s():.0f} s"

@@ -17,9 +17,9 @@ from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
 from maai.ledger import ConcurrencyError, EventStore
 from maai.runtime.config_files import read_config
-from maai.runtime.engine import to_new_event
 from maai.runtime.provenance import provenance
 from maai.runtime.signing import Signer
+from maai.runtime.writer import to_new_event
 
 
 def load_config(path: str | Path | Traversable, *, seed: int | None = None) -> ExperimentConfig:

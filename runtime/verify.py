@@ -34,14 +34,9 @@ from maai.domain.events import (
 from maai.domain.experiment import Experiment
 from maai.domain.registry import COMMON_REGISTRY
 from maai.domain.walk import Decision
-from maai.ledger import (
-    ChainBrokenError,
-    ChainReport,
-    RunInfo,
-    StoredEvent,
-)
+from maai.ledger import ChainBrokenError, ChainReport, RunInfo, StoredEvent
 from maai.ledger.chain import ChainChecker
-from maai.runtime.engine import fold_decoder
+from maai.runtime.fold import fold_decoder
 
 _M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from maai.domain.collaboration import protocol
 from maai.domain.collaboration import state as game_state
@@ -12,9 +12,9 @@ from maai.domain.collaboration.events import COLLABORATION_EVENTS
 from maai.domain.collaboration.prompts import PROMPTS
 from maai.domain.collaboration.simulated import SimulatedParticipant, SimulatedUtility
 from maai.domain.collaboration.summary import summarize
-from maai.domain.events import Event, RunForked
+from maai.domain.events import RunForked
 from maai.domain.experiment import DeclaredExperiment
-from maai.domain.forks import ForkRules, forking_evolve, forking_fold, restarted
+from maai.domain.forks import ForkRules, restarted
 
 
 def _forked(state: game_state.State, event: RunForked) -> game_state.State:
@@ -49,10 +49,6 @@ _FORK_RULES = ForkRules(
 )
 
 
-_evolve = forking_evolve(game_state.evolve, _forked)
-_fold = forking_fold(game_state.fold, _forked)
-
-
 class Collaboration(DeclaredExperiment):
     name = "collaboration"
     title = "Two-agent collaboration game"
@@ -63,20 +59,10 @@ class Collaboration(DeclaredExperiment):
     views_module = "maai.projections.collaboration"
     docs = "docs/collaboration.md"
     initial_state = staticmethod(game_state.initial_state)
-
-    # Defs rather than staticmethod(forking_evolve(...)): mypy checks a def against the
-    # base class's methods, not a Callable attribute.
-    @staticmethod
-    def evolve(state: game_state.State, event: Event) -> game_state.State:
-        return _evolve(state, event)
-
-    @staticmethod
-    def fast_fold(
-        events: Iterable[Event], state: game_state.State | None = None
-    ) -> game_state.State:
-        return _fold(events, state)
-
+    evolve = staticmethod(game_state.evolve)
+    fast_fold = staticmethod(game_state.fold)
     forked = staticmethod(_forked)
+    fork_rules_everywhere = _FORK_RULES
     decide = staticmethod(protocol.decide)
     summarize = staticmethod(summarize)
     participant = SimulatedParticipant
@@ -91,9 +77,6 @@ class Collaboration(DeclaredExperiment):
         if len(parts) > 2 and parts[2] == "decision":
             return ("decision",)
         return ()
-
-    def fork_rules(self, point: str) -> ForkRules:
-        return _FORK_RULES
 
 
 EXPERIMENT = Collaboration()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from maai.domain.config import ExperimentConfig
-from maai.domain.events import Event, RunForked
+from maai.domain.events import RunForked
 from maai.domain.experiment import DeclaredExperiment, SimulatedPolicy, Summary
-from maai.domain.forks import ForkRules, forking_evolve, forking_fold, restarted
+from maai.domain.forks import ForkRules, restarted
 from maai.domain.frohlich import decide as protocol
 from maai.domain.frohlich import state as frohlich_state
 from maai.domain.frohlich.config import FrohlichConfig
@@ -67,10 +67,6 @@ _FORK_RULES = ForkRules(
 )
 
 
-_evolve = forking_evolve(frohlich_state.evolve, _forked)
-_fold = forking_fold(frohlich_state.fold, _forked)
-
-
 class Frohlich(DeclaredExperiment):
     name = "frohlich"
     title = "Frohlich experiment on distributive justice"
@@ -83,21 +79,11 @@ class Frohlich(DeclaredExperiment):
     # The principle a group agreed on, e.g. against Frohlich & Oppenheimer's groups.
     reference_statistics = {"agreed_principle": ("a", "b", "c", "d")}
     initial_state = staticmethod(frohlich_state.initial_state)
-
-    # Defs rather than staticmethod(forking_evolve(...)): mypy checks a def against the
-    # base class's methods, not a Callable attribute.
-    @staticmethod
-    def evolve(state: frohlich_state.State, event: Event) -> frohlich_state.State:
-        return _evolve(state, event)
-
-    @staticmethod
-    def fast_fold(
-        events: Iterable[Event], state: frohlich_state.State | None = None
-    ) -> frohlich_state.State:
-        return _fold(events, state)
-
+    evolve = staticmethod(frohlich_state.evolve)
+    fast_fold = staticmethod(frohlich_state.fold)
     decide = staticmethod(protocol.decide)
     forked = staticmethod(_forked)
+    fork_rules_everywhere = _FORK_RULES
 
     def fork_point_names(self, address: str) -> Sequence[str]:
         # Phase 2 opens with its first call; a round with its first call ("p2/r3/...");
@@ -111,9 +97,6 @@ class Frohlich(DeclaredExperiment):
             if found[2] is not None:
                 names.append(f"ballot:{found[1]}.{found[2]}")
         return names
-
-    def fork_rules(self, point: str) -> ForkRules:
-        return _FORK_RULES
 
     def summarize(self, run_id: str, state: Any, status: str | None = None) -> Summary:
         return summarize(run_id, state, status).to_summary()

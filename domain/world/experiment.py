@@ -4,12 +4,12 @@ behind the generic Experiment interface."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from maai.domain.config import ExperimentConfig
-from maai.domain.events import Event, RunForked, RunStarted
+from maai.domain.events import RunForked, RunStarted
 from maai.domain.experiment import DeclaredExperiment
-from maai.domain.forks import ForkRules, forking_evolve, forking_fold, restarted
+from maai.domain.forks import ForkRules, restarted
 from maai.domain.walk import Scopes
 from maai.domain.world import protocol
 from maai.domain.world import state as world_state
@@ -55,10 +55,6 @@ _FORK_RULES = ForkRules(
 )
 
 
-_evolve = forking_evolve(world_state.evolve, _forked)
-_fold = forking_fold(world_state.fold, _forked)
-
-
 class World(DeclaredExperiment):
     name = "world"
     title = "A world of locations and events, with a public-goods game"
@@ -72,20 +68,10 @@ class World(DeclaredExperiment):
     views_module = "maai.projections.world"
     docs = "docs/world.md"
     initial_state = staticmethod(world_state.initial_state)
-
-    # Defs rather than staticmethod(forking_evolve(...)): mypy checks a def against the
-    # base class's methods, not a Callable attribute.
-    @staticmethod
-    def evolve(state: world_state.State, event: Event) -> world_state.State:
-        return _evolve(state, event)
-
-    @staticmethod
-    def fast_fold(
-        events: Iterable[Event], state: world_state.State | None = None
-    ) -> world_state.State:
-        return _fold(events, state)
-
+    evolve = staticmethod(world_state.evolve)
+    fast_fold = staticmethod(world_state.fold)
     forked = staticmethod(_forked)
+    fork_rules_everywhere = _FORK_RULES
     decide = staticmethod(protocol.decide)
     summarize = staticmethod(summarize)
     participant = SimulatedParticipant
@@ -100,9 +86,6 @@ class World(DeclaredExperiment):
         if len(parts) > 1 and parts[0] == "w" and parts[1][1:].isdigit():
             return (f"tick:{parts[1][1:]}",)
         return ()
-
-    def fork_rules(self, point: str) -> ForkRules:
-        return _FORK_RULES
 
 
 EXPERIMENT = World()

@@ -35,9 +35,10 @@ from maai.domain import experiments
 from maai.domain.events import Event, RunFailed, RunForked, RunSigned
 from maai.domain.forks import ForkPoint
 from maai.ledger import EventStore
-from maai.runtime.engine import load_state, to_new_event
+from maai.runtime.fold import load_state
 from maai.runtime.forks import check_prefix, scan_parent
 from maai.runtime.runs import config_snapshot
+from maai.runtime.writer import to_new_event
 from maai.testing.runs import Recorded, decode, differences, record, resume_from, turns
 
 KEY_ENV = "MAAI_SIGNING_KEY"  # as maai.runtime.signing reads it

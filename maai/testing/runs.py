@@ -24,10 +24,11 @@ from maai.domain.experiment import Experiment
 from maai.ledger import EventStore
 from maai.runtime import config_files
 from maai.runtime.checkpoints import sign_head
-from maai.runtime.engine import Engine, to_new_event
+from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import config_snapshot, load_config, start_run
 from maai.runtime.signing import load_signer
+from maai.runtime.writer import to_new_event
 
 RUN_ID = "contract"
 

@@ -5,11 +5,6 @@ The game has no votes."""
 
 from __future__ import annotations
 
-from maai.projections.views import Views
+from maai.projections.views import views_of
 
-
-class CollaborationViews(Views):
-    pass
-
-
-VIEWS = CollaborationViews()
+VIEWS = views_of(__name__)

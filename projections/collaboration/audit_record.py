@@ -12,19 +12,11 @@ from maai.domain.events import (
     ModelCallCompleted,
     ModelCallRequested,
 )
-from maai.projections.audit import CALLS_PAIRED, LIFECYCLE, calls_paired, lifecycle
-from maai.projections.collaboration.audit_base import Audit, Violation, rule
+from maai.projections.audit import add_record_rules
+from maai.projections.collaboration.audit_base import RULES, Audit, Violation, rule
 from maai.projections.collaboration.calls import site_of
 
-
-@rule("lifecycle", "docs/collaboration.md §2", LIFECYCLE)
-def lifecycle_rule(audit: Audit) -> Iterator[Violation]:
-    return lifecycle(audit.history)
-
-
-@rule("calls_paired", "docs/collaboration.md §2", CALLS_PAIRED)
-def calls_paired_rule(audit: Audit) -> Iterator[Violation]:
-    return calls_paired(audit.history)
+add_record_rules(RULES, "docs/collaboration.md §2")
 
 
 @rule(

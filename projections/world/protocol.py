@@ -18,16 +18,12 @@ from maai.domain.world.events import (
     OutcomeComputed,
 )
 from maai.projections.audit import (
-    CALLS_PAIRED,
-    LIFECYCLE,
     ProtocolReport,
     Rule,
     Rules,
     Violation,
-    calls_paired,
-    lifecycle,
-    only_lifecycle,
-    run_rules,
+    add_record_rules,
+    audit_configured,
 )
 from maai.projections.history import Entry, History
 from maai.projections.world.plan_audit import plan_queue_violations
@@ -56,14 +52,7 @@ def _at(positions: dict[str, str], where: str, names: list[str]) -> list[str]:
     return [a for a in names if positions.get(a) == where]
 
 
-@rule("lifecycle", f"{SPEC} §2", LIFECYCLE)
-def lifecycle_rule(audit: Audit) -> Iterator[Violation]:
-    return lifecycle(audit.history)
-
-
-@rule("calls_paired", f"{SPEC} §2", CALLS_PAIRED)
-def calls_paired_rule(audit: Audit) -> Iterator[Violation]:
-    return calls_paired(audit.history)
+add_record_rules(RULES, f"{SPEC} §2")
 
 
 @rule(
@@ -264,7 +253,4 @@ def all_rules() -> list[Rule]:
 
 
 def audit_protocol(history: History) -> ProtocolReport:
-    config = history.config
-    if not isinstance(config, WorldConfig):
-        return only_lifecycle(history)
-    return run_rules(history, all_rules(), Audit(history, config))
+    return audit_configured(history, RULES, WorldConfig, Audit)

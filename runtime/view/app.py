@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import markupsafe
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import URL
@@ -34,7 +33,6 @@ from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import LedgerError, RunNotFoundError
 from maai.projections import templating
 from maai.projections.history import UnreadableEventError
-from maai.projections.markup import Markup as Built
 from maai.runtime.view import pages
 from maai.runtime.view.pages import NotFound
 from maai.runtime.view.reading import ViewStore
@@ -48,11 +46,9 @@ log = logging.getLogger("maai.view")
 def templates() -> Jinja2Templates:
     """The pages' templates: the ones ``maai report`` renders too (``projections/templates``,
     autoescaped for every file, an undefined name an error, no Python object written as
-    Python writes it; ``projections/templating.py``)."""
+    Python writes it; markup that ``projections/markup.py`` built goes in as it is, through
+    its ``__html__``; ``projections/templating.py``)."""
     env = templating.environment(printable=(URL,))
-    # Markup that projections/markup.py built (every text in it escaped) goes in as it is;
-    # anything else is escaped.
-    env.filters["built"] = lambda v: markupsafe.Markup(v) if isinstance(v, Built) else v
     env.filters["query"] = lambda params: urlencode({k: v for k, v in params.items() if v})
     return Jinja2Templates(env=env)
 

@@ -17,7 +17,8 @@ from maai.projections.report import (
     run_section,
 )
 from maai.runtime.view import run_page as parts
-from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore, labels_of, stamp
+from maai.runtime.view.reading import SORT_KEYS, RunFilter, ViewStore
+from maai.runtime.view.run_facts import labels_of, stamp
 
 PER_PAGE = 50
 FOLD_BUDGET_S = 0.15

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-from sqlalchemy import func, select
-from sqlalchemy.exc import SQLAlchemyError
 
 from maai.domain import experiments
 from maai.domain.config import Price
@@ -27,7 +24,6 @@ from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunStarte
 from maai.domain.experiment import Experiment, Summary
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore, LedgerError, RunInfo, StoredEvent
-from maai.ledger.schema import runs as runs_table
 from maai.projections.build import modified_build_of
 from maai.projections.history import (
     History,
@@ -37,6 +33,14 @@ from maai.projections.history import (
     light_record,
 )
 from maai.runtime.view.lineage import LineageCache, Link, RunLineage
+from maai.runtime.view.run_facts import (
+    _models,
+    _prices,
+    _runs_signature,
+    _sort_key,
+    _upto,
+    labels_of,
+)
 from maai.runtime.view.run_page import CALL_EVENTS, EventLine, Finding, event_line, findings
 from maai.runtime.view.studies import StudyPlan, queued_plan
 
@@ -286,7 +290,7 @@ class ViewStore:
         """The run's summary at ``info``'s head: folded as a resume folds it (without the
         prompts' texts, the fast way), or, for a run that grew since ``info`` was read, from
         its events up to that head."""
-        from maai.runtime.engine import UnreadableHistoryError, load_state
+        from maai.runtime.fold import UnreadableHistoryError, load_state
 
         try:
             state, head = load_state(self.store(), info.run_id, experiment)
@@ -498,79 +502,6 @@ class HeadSource:
                     )
             self._texts = texts
         return self._texts[seq]
-
-
-def _runs_signature(store: EventStore) -> tuple[Any, ...]:
-    """What changes whenever the runs table does: per status, the runs, the sum of their
-    heads (appends only raise it) and the last update (one aggregate over the table, a
-    millisecond for 1,000 runs, against 0.1-0.3 s to list them)."""
-    try:
-        with store._engine.connect() as conn:  # noqa: SLF001 -- one aggregate read
-            rows = conn.execute(
-                select(
-                    runs_table.c.status,
-                    func.count(),
-                    func.sum(runs_table.c.head_seq),
-                    func.max(runs_table.c.updated_at),
-                ).group_by(runs_table.c.status)
-            ).all()
-    except SQLAlchemyError:
-        return (object(),)  # never the last one: the listing then says what is wrong
-    return tuple(sorted(tuple(row) for row in rows))
-
-
-def _upto(stream: Iterator[StoredEvent], head: int) -> Iterator[StoredEvent]:
-    try:
-        for record in stream:
-            if record.seq > head:
-                return
-            yield record
-    finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
-            close()
-
-
-def labels_of(info: RunInfo) -> dict[str, Any]:
-    labels = info.config.get("labels") if isinstance(info.config, dict) else None
-    return dict(labels) if isinstance(labels, dict) else {}
-
-
-def _models(info: RunInfo) -> list[str]:
-    try:
-        experiment = experiments.get(info.kind)
-        config = experiment.parse_config(info.config, f"run {info.run_id}")
-    except (UnknownExperimentError, ValueError):
-        return []
-    return sorted({user.model for user in config.model_users()})
-
-
-def _prices(config: Mapping[str, Any]) -> dict[str, Price] | None:
-    raw = config.get("prices") or {}
-    try:
-        return {name: Price.model_validate(price) for name, price in raw.items()}
-    except (ValueError, AttributeError):
-        return None
-
-
-def _sort_key(sort: str) -> Any:
-    keys: dict[str, Any] = {
-        "created": lambda i: (i.created_at, i.run_id),
-        "updated": lambda i: (i.updated_at, i.run_id),
-        "id": lambda i: i.run_id,
-        "experiment": lambda i: (i.kind, i.run_id),
-        "status": lambda i: (i.status, i.run_id),
-        "events": lambda i: (i.head_seq, i.run_id),
-    }
-    return keys.get(sort, keys["created"])
-
-
-def study_names(infos: Sequence[RunInfo]) -> list[str]:
-    return sorted({str(labels_of(i)["study"]) for i in infos if "study" in labels_of(i)})
-
-
-def stamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 __all__ = [

@@ -27,8 +27,8 @@ from maai.ledger import (
     StoreUnreachableError,
 )
 from maai.projections.history import Entry, history_from_stored
-from maai.runtime import engine
-from maai.runtime.engine import load_state
+from maai.runtime import fold
+from maai.runtime.fold import load_state
 from tests.api.conftest import COMMON_PREFIX, FOREIGN, HIGH, LOW, NEW, Sample
 
 runner = CliRunner()
@@ -141,13 +141,13 @@ def test_runs_folds_only_the_runs_that_pass_the_filters(
     sample: Sample, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folded: list[str] = []
-    real = engine.load_state
+    real = fold.load_state
 
     def counting(store: EventStore, run_id: str, *args: object) -> object:
         folded.append(run_id)
         return real(store, run_id, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "load_state", counting)
+    monkeypatch.setattr(fold, "load_state", counting)
     with maai.open(sample.path) as ledger:
         ledger.runs(labels={"condition": "low"})
     assert folded == [LOW]

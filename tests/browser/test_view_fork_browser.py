@@ -26,6 +26,8 @@ def test_a_fork_is_compared_with_its_parent_from_the_fork_point(
     )
     assert forked.returncode == 0, forked.stderr
     page.goto(base + "/runs/golden-run", wait_until="load")
+    # The lineage is a part loaded after the first screen: wait for it, as a reader does.
+    page.wait_for_selector("#lineage-children a.child", timeout=30_000)
     child = page.locator("#lineage-children a.child")
     assert child.count() == 1
     child_id = child.text_content()

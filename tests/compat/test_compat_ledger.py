@@ -22,7 +22,7 @@ from typer.testing import CliRunner, Result
 from maai.cli.app import app
 from maai.domain import experiments
 from maai.ledger import EventStore
-from maai.runtime.engine import load_state
+from maai.runtime.fold import load_state
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "compat"
 GOLDEN = FIXTURE / "golden"

@@ -1,6 +1,7 @@
 """The base classes of an experiment (``DeclaredExperiment``) and of its views (``Views``):
-a fast fold stands for the reducer declared beside it only; the views' defaults say "no
-votes"; ``lazy`` calls the function named in the views' own package."""
+a fast fold stands for the reducer declared beside it only; a declared ``forked`` takes
+``run.forked`` in both; the views' defaults say "no votes"; ``lazy`` calls the function named
+in the views' own package."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 import pytest
 
 from maai.domain.collaboration.experiment import Collaboration
+from maai.domain.events import RunForked
 from maai.domain.experiment import VoteOutcome
-from maai.projections.collaboration import CollaborationViews
+from maai.domain.forks import ForkRules
+from maai.projections.collaboration import VIEWS as COLLABORATION_VIEWS
 from maai.projections.views import Views
 
 
@@ -58,8 +61,8 @@ def test_a_vote_outcome_in_one_line() -> None:
 def test_lazy_calls_the_function_of_the_views_package() -> None:
     from maai.projections.collaboration.protocol import all_rules
 
-    assert CollaborationViews.protocol_rules is all_rules
-    assert CollaborationViews().protocol_rules() == all_rules()
+    assert type(COLLABORATION_VIEWS).protocol_rules is all_rules
+    assert COLLABORATION_VIEWS.protocol_rules() == all_rules()
 
 
 def test_views_load_their_read_models_on_first_use() -> None:
@@ -87,3 +90,34 @@ def test_an_optional_read_model_its_package_lacks_reads_as_absent() -> None:
     assert getattr(views, "study_report", None) is None
     with pytest.raises(ModuleNotFoundError, match="tests.domain.transcript"):
         views.transcript  # noqa: B018 -- reading it is what loads it
+
+
+FORK = RunForked(
+    parent_run="p",
+    parent_seq=3,
+    parent_hash="0" * 64,
+    point="seq:3",
+    changes={},
+    draws="same",
+    seed=1,
+    config={},
+)
+
+
+class Forkable(Collaboration):
+    """A reducer and a fast fold that keep the events they see, and a ``forked`` that marks
+    where the fork came: declared together, as an experiment declares them."""
+
+    evolve = staticmethod(lambda state, event: [*state, event])
+    fast_fold = staticmethod(lambda events, state=None: [*(state or []), *events])
+    forked = staticmethod(lambda state, event: [*state, ("forked", event.parent_run)])
+    fork_rules_everywhere = ForkRules(changeable=("exchanges",))
+
+
+def test_run_forked_goes_to_forked_in_the_reducer_and_the_fast_fold() -> None:
+    experiment = Forkable()
+    assert experiment.evolve(["a"], FORK) == ["a", ("forked", "p")]
+    assert experiment.evolve(["a"], "b") == ["a", "b"]
+    # The fast fold folds each stretch between forks and hands the fork to ``forked``.
+    assert experiment.fold(["a", FORK, "b"], []) == ["a", ("forked", "p"), "b"]
+    assert experiment.fork_rules("exchange:2") == ForkRules(changeable=("exchanges",))

@@ -23,21 +23,15 @@ from maai.domain.collaboration import prompts
 from maai.domain.collaboration.state import State
 from maai.domain.events import ModelCallRequested
 from maai.ledger import EventStore
-from maai.runtime.engine import load_state
 from maai.runtime.executors import RecordedExecutor
+from maai.runtime.fold import load_state
 from maai.runtime.replay import ReplayCaller
 from maai.runtime.runs import load_config
 from maai.runtime.verify import verify_events
 from tests.e2e.fake_model import FakeModel, serve_agent
 from tests.e2e.history import decode, differences, domain_history, only_run, wait_for
 from tests.e2e.launcher import Launcher
-from tests.e2e.runs import (
-    COLLABORATION_CONFIG,
-    Reference,
-    References,
-    run_in_process,
-    write_config,
-)
+from tests.e2e.runs import COLLABORATION_CONFIG, Reference, References, run_in_process, write_config
 from tests.e2e.test_crash_resume import Kill, Mark, crash_and_resume, exited_early
 from tests.e2e.test_hermetic_replay import recorded_calls
 from tests.runtime.loopback_http import loopback_server
@@ -61,7 +55,6 @@ PLANS: list[list[Mark]] = [
     [START, MID_CONVERSATION],  # killed during the run, then during the resume
     [BETWEEN_INITIAL, BETWEEN_DECISIONS],
     [LATE_CONVERSATION],
-    [BETWEEN_DECISIONS],
 ]
 PARALLEL = 2
 
@@ -155,7 +148,9 @@ def test_sigkill_at_event_boundaries_then_resume_ends_as_the_uninterrupted_run(
             assert state.points is None
         else:
             assert kill.threshold == START
-            assert state.messages == () and state.decisions == {}
+            # Before any decision; agent 1's first answer (60 ms) may beat a kill sent to a
+            # loaded machine (seen in CI), which then lands between the first answers.
+            assert len(state.messages) <= 1 and state.decisions == {}
 
 
 def test_ctrl_c_exits_130_interrupted_and_resume_completes(

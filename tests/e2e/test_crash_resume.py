@@ -14,21 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from maai.ledger import EventStore
-from maai.runtime.engine import load_state
+from maai.runtime.fold import load_state
 from maai.runtime.runs import load_config
-from tests.e2e.history import (
-    decode,
-    differences,
-    domain_history,
-    only_run,
-    seqs_gapless,
-    wait_for,
-)
+from tests.e2e.history import decode, differences, domain_history, only_run, seqs_gapless, wait_for
 from tests.e2e.launcher import CliProcess, Launcher
 from tests.e2e.runs import DEFAULT_CONFIG, Reference, References
 
-PHASE1_KILLS = 11
-PHASE2_KILLS = 15
+PHASE1_KILLS = 7
+PHASE2_KILLS = 9
 PARALLEL = 2  # kill-and-resume cycles at a time
 
 
@@ -189,12 +182,12 @@ def run_plan(
 def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
     cli: Launcher, references: References, tmp_path: Path
 ) -> None:
-    """26 SIGKILLs spread over Phase 1 and Phase 2, in 13 runs: each run is killed once
+    """16 SIGKILLs spread over Phase 1 and Phase 2, in 8 runs: each run is killed once
     during ``maai run`` and once during the ``maai resume`` that follows (a crash while
     recovering from a crash), then resumed to the end."""
     ref = references.of(DEFAULT_CONFIG)
     thresholds = kill_thresholds(ref)
-    assert len(thresholds) >= 20
+    assert len(thresholds) >= 16
     half = len(thresholds) // 2
     plans = [[thresholds[i], thresholds[i + half]] for i in range(half)]
     dbs = [tmp_path / f"crash-{i}.db" for i in range(len(plans))]
@@ -227,7 +220,7 @@ def test_sigkill_at_many_points_then_resume_ends_as_uninterrupted_run(
     points = {k.killed_at for k in kills}
     in_phase1 = [k.killed_at for k in kills if k.phase <= 1]
     in_phase2 = [k.killed_at for k in kills if k.phase >= 2]
-    assert len(points) >= 20, f"only {len(points)} distinct kill points: {sorted(points)}"
+    assert len(points) >= 12, f"only {len(points)} distinct kill points: {sorted(points)}"
     assert len(in_phase1) >= PHASE1_KILLS // 2, sorted(in_phase1)
     assert len(in_phase2) >= PHASE2_KILLS // 2, sorted(in_phase2)
     assert any(k.during == "resume" and k.phase >= 2 for k in kills)

@@ -15,8 +15,9 @@ from maai.cli.app import app
 from maai.domain.calls import ModelAnswer, ModelRequest
 from maai.domain.events import ModelCallCompleted, ModelCallRequested
 from maai.ledger import EventStore
-from maai.runtime.engine import Engine, load_state
+from maai.runtime.engine import Engine
 from maai.runtime.executors import RecordedExecutor
+from maai.runtime.fold import load_state
 from maai.runtime.replay import ReplayCaller
 from maai.runtime.runs import load_config, run_experiment, start_run
 from tests.e2e.history import decode, differences, domain_history

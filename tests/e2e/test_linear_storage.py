@@ -18,8 +18,9 @@ from maai.domain.events import ModelCallRequested
 from maai.domain.experiments import parse_config
 from maai.ledger import EventStore
 from maai.projections.request_hashes import hash_v2
-from maai.runtime.engine import Engine, load_state
+from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
+from maai.runtime.fold import load_state
 from maai.runtime.runs import start_run
 from maai.runtime.verify import verify_events
 from tests.support.examples import example

@@ -186,10 +186,17 @@ def test_runs_left_alone_or_killed_and_resumed_end_signed_and_exact(
     configs: dict[str, Path],
 ) -> None:
     config = configs[experiment]
-    ref = references.of(config)  # uninterrupted, on SQLite
+    ref = references.of(config)  # left alone, on SQLite
+    sqlite = not ledger_url.startswith("postgresql")
     EventStore.open(ledger_url, upgrade=True).close()
-    alone = cli.run("run", str(config), "--db", ledger_url, "-q")
-    assert alone.poll() == 0, alone.output()
+    if sqlite:
+        # On SQLite the run left alone is the reference itself: checked as any run is,
+        # rather than made a second time.
+        with EventStore.open(ref.db) as store:
+            assert_signed_and_exact(store, ref.db, ref.run_id, ref.history, ref.agents)
+    else:
+        alone = cli.run("run", str(config), "--db", ledger_url, "-q")
+        assert alone.poll() == 0, alone.output()
     with EventStore.open(ledger_url) as store:
         once = _crash_and_resume(cli, store, ledger_url, config, [ref.events // 2])
         twice = _crash_and_resume(
@@ -197,7 +204,7 @@ def test_runs_left_alone_or_killed_and_resumed_end_signed_and_exact(
         )
         assert once == 1 and twice >= 1
         infos = store.list_runs()
-        assert len(infos) >= 3
+        assert len(infos) >= (2 if sqlite else 3)
         for info in infos:
             assert_signed_and_exact(store, ledger_url, info.run_id, ref.history, ref.agents)
 

@@ -15,8 +15,8 @@ import pytest
 
 from maai.canonical import FrozenJson, FrozenJsonList, WithShared, canonical_json_of
 from maai.ledger import EventStore, InvalidEventError, NewEvent, store_appending, store_base
-from maai.ledger.envelope import encoded_json_parts, encoded_json_text
 from maai.ledger.packed_values import Version
+from maai.ledger.stored_json import encoded_json_parts, encoded_json_text
 from tests.ledger.test_packing import growing_run
 
 Outcome = tuple[list[tuple[Any, ...]], str | None]

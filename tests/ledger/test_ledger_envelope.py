@@ -12,14 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from maai.canonical import canonical_json
 from maai.ledger import GENESIS_HASH, InvalidEventError, NewEvent, StoredEvent, format_recorded_at
-from maai.ledger.envelope import (
-    canonical_json,
-    envelope_hash,
-    envelope_json,
-    normalize_json,
-    stored_event,
-)
+from maai.ledger.envelope import envelope_hash, envelope_json, stored_event
+from maai.ledger.stored_json import normalize_json
 
 
 def reference(value: Any) -> str:

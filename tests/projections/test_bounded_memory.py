@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from maai.cli.app import app
 from maai.domain.events import Event, ModelCallRequested, RunStarted
 from maai.ledger import EventStore
-from maai.runtime.engine import to_new_event
+from maai.runtime.writer import to_new_event
 from tests.projections.frohlich.recording import RUN_ID, golden_history
 from tests.support.peak_memory import peak_bytes
 

@@ -20,7 +20,7 @@ from maai.projections.history import (
     light_record,
 )
 from maai.projections.jsonout import DeferredText
-from maai.runtime.engine import to_new_event
+from maai.runtime.writer import to_new_event
 from tests.projections.frohlich.recording import RUN_ID, golden_history, read_recording
 
 

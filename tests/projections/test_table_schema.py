@@ -51,7 +51,7 @@ def test_every_column_of_every_table_has_a_declared_type(name: str) -> None:
 
 
 def export(folder: Path, study: dict[str, Any]) -> Path:
-    from maai.cli.study_commands import write_study_tables
+    from maai.cli.study_exports import write_study_tables
 
     db, _ = run_study(folder, study)
     out = folder / "tables"

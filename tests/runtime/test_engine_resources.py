@@ -15,13 +15,14 @@ import pytest
 
 from maai.domain import experiments
 from maai.ledger import EventStore
-from maai.runtime import engine as engine_module
 from maai.runtime import signing
+from maai.runtime import writer as writer_module
 from maai.runtime.call_context import current_request
-from maai.runtime.engine import MAX_QUEUED_APPENDS, Engine
+from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 from maai.runtime.simulated import SimulatedModel
+from maai.runtime.writer import MAX_QUEUED_APPENDS
 from tests.support.driver import make_config
 
 
@@ -31,7 +32,7 @@ def test_a_slow_store_holds_the_engine_back(
     config = make_config(phase2_rounds=1)
     lock = threading.Lock()
     counts = {"submitted": 0, "finished": 0, "most_waiting": 0}
-    real_submit = engine_module._Writer.submit
+    real_submit = writer_module.LedgerWriter.submit
 
     def finished(_: Any) -> None:
         with lock:
@@ -47,7 +48,7 @@ def test_a_slow_store_holds_the_engine_back(
         future.add_done_callback(finished)
         return future
 
-    monkeypatch.setattr(engine_module._Writer, "submit", submit)
+    monkeypatch.setattr(writer_module.LedgerWriter, "submit", submit)
     with EventStore.open(str(tmp_path / "ledger.db")) as store:
         real_append = store.append
 
@@ -85,13 +86,13 @@ def test_batches_queued_behind_a_slow_append_are_stored_together_in_order(
     whole and the head is still signed once every ``checkpoint_every`` events."""
     config = make_config(phase2_rounds=1)
     counts = {"submitted": 0, "appends": 0, "largest": 0}
-    real_submit = engine_module._Writer.submit
+    real_submit = writer_module.LedgerWriter.submit
 
     def submit(self: Any, events: Any) -> Any:
         counts["submitted"] += 1
         return real_submit(self, events)
 
-    monkeypatch.setattr(engine_module._Writer, "submit", submit)
+    monkeypatch.setattr(writer_module.LedgerWriter, "submit", submit)
     with EventStore.open(str(tmp_path / "ledger.db")) as store:
         real_append = store.append
 

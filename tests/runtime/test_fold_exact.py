@@ -26,14 +26,9 @@ from maai.ledger import EventStore, StoredEvent, canonical_json
 from maai.ledger.fields import pick
 from maai.runtime import fold
 from maai.runtime.config_files import read_config
-from maai.runtime.engine import (
-    FOLD_FIELDS,
-    FOLD_OMITS,
-    Engine,
-    fold_fields_decoder,
-    load_state,
-)
+from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
+from maai.runtime.fold import FOLD_FIELDS, FOLD_OMITS, fold_fields_decoder, load_state
 from maai.runtime.runs import start_run
 from maai.testing.runs import example_config
 from tests.e2e.test_linear_storage import discussion

@@ -13,8 +13,9 @@ import pytest
 
 from maai.domain.experiments import parse_config
 from maai.ledger import EventStore
-from maai.runtime.engine import Engine, UnreadableHistoryError, load_state
+from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
+from maai.runtime.fold import UnreadableHistoryError, load_state
 from maai.runtime.runs import start_run
 from tests.e2e.test_linear_storage import discussion
 from tests.runtime.test_run_row_trust import tamper

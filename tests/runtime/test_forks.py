@@ -238,7 +238,8 @@ def test_a_child_whose_prefix_was_rewritten_and_rehashed_fails_against_its_paren
         rows = [(e.seq, e.payload) for e in store.read(child) if e.seq <= upto]
     # The child's own chain made whole again after an edit of its prefix: only the parent's
     # hash at the fork point tells.
-    from maai.ledger.envelope import GENESIS_HASH, canonical_json, envelope_hash
+    from maai.canonical import canonical_json
+    from maai.ledger.envelope import GENESIS_HASH, envelope_hash
 
     lite = sqlite3.connect(db, isolation_level=None)
     for (name,) in lite.execute(

@@ -49,14 +49,30 @@ def _config(folder: Path, experiment: str) -> Path:
     return _world_config(folder / "world.yaml")
 
 
+_RECORDED: dict[str, Any] = {}
+
+
+def _recorded(experiment: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A real run of ``experiment``, recorded once per process and shared by every test."""
+    if experiment not in _RECORDED:
+        folder = tmp_path_factory.mktemp(f"fuzz-{experiment}")
+        db = str(folder / "ledger.db")
+        run_id = run_in_process(_config(folder, experiment), db)
+        with EventStore.open(db) as store:
+            records = list(store.read(run_id))
+        _RECORDED[experiment] = experiment, db, run_id, records
+    return _RECORDED[experiment]
+
+
 @pytest.fixture(scope="module", params=["frohlich", "collaboration", "world"])
 def recorded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    folder = tmp_path_factory.mktemp(f"fuzz-{request.param}")
-    db = str(folder / "ledger.db")
-    run_id = run_in_process(_config(folder, request.param), db)
-    with EventStore.open(db) as store:
-        records = list(store.read(run_id))
-    return request.param, db, run_id, records
+    return _recorded(request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def recorded_frohlich(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Only Frohlich has votes."""
+    return _recorded("frohlich", tmp_path_factory)
 
 
 def _audits(history: History) -> list[bool]:
@@ -210,12 +226,10 @@ def test_edited_ledgers_end_every_command_with_a_report_and_exit_1(
 
 
 def test_votes_that_cannot_be_read_end_with_a_finding_and_exit_1(
-    recorded: Any, monkeypatch: pytest.MonkeyPatch
+    recorded_frohlich: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Whatever the fuzz did not reach: an edit the vote table cannot be built from."""
-    experiment, db, run_id, _ = recorded
-    if experiment != "frohlich":
-        pytest.skip("only Frohlich has votes")
+    _, db, run_id, _ = recorded_frohlich
     from maai.projections.frohlich import votes
 
     def unreadable(history: Any) -> Any:

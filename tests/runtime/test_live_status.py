@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from maai.cli import run_commands
@@ -214,3 +215,26 @@ def test_a_server_busy_past_the_total_wait_fails_the_run_saying_so_once(
     # Whose call it was is said once, and the wait in the units it was asked for.
     assert failed.count("Alice,") == 1 and failed.count("model some-model") == 1, failed
     assert "asks for a wait of 0.4 s, over the 0.2 s left of retry.max_wait_s" in failed
+
+
+def test_a_study_on_a_terminal_shows_a_busy_servers_wait_on_its_line(
+    busy_config: BusyConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maai.cli import study_commands
+
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        yaml.safe_dump({"study": "busy", "base": str(busy_config()), "replicates": 1}),
+        encoding="utf-8",
+    )
+    screen = io.StringIO()
+    terminal = CliConsole(file=screen, force_terminal=True, width=400, color_system=None)
+    monkeypatch.setattr(study_commands, "out", terminal)
+    result = runner.invoke(app, ["study", "run", str(study), "--db", str(tmp_path / "s.db")])
+    assert result.exit_code == 0, result.output
+    live = set(re.findall(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] ([^\r\n\x1b]*)", screen.getvalue()))
+    waits = [line for line in live if "HTTP 429, waiting for the server" in line]
+    assert waits, live
+    # The study's own progress first, the wait after it, counting down.
+    assert all(line.startswith("runs 1: ") and re.search(r"\d+ s left$", line) for line in waits)
+    assert "waiting for the server" not in screen.getvalue().rstrip().splitlines()[-1]

@@ -17,10 +17,11 @@ from maai.domain import experiments
 from maai.domain.config import ExperimentConfig
 from maai.domain.events import Event, ModelCallRequested, RunClaimed, RunStarted
 from maai.ledger import EventStore
-from maai.runtime.engine import Engine, to_new_event
+from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
 from maai.runtime.runs import start_run
 from maai.runtime.verify import verify_events
+from maai.runtime.writer import to_new_event
 from maai.testing.runs import example_config
 from tests.support.driver import make_config
 

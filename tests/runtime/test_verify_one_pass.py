@@ -15,7 +15,7 @@ from typer.testing import CliRunner, Result
 from maai.canonical import canonical_json
 from maai.cli.app import app
 from maai.ledger import EventStore, envelope_hash
-from maai.runtime.engine import FOLD_KEEPS_PACKED
+from maai.runtime.fold import FOLD_KEEPS_PACKED
 from maai.runtime.verify import ChainCheck
 from tests.runtime.test_run_row_trust import tamper
 

@@ -19,8 +19,9 @@ from maai.domain.frohlich.config import FrohlichConfig, parse_config
 from maai.domain.frohlich.events import StatementMade
 from maai.domain.frohlich.state import Agents, AgentState, State, evolve, fold, initial_state
 from maai.ledger import EventStore
-from maai.runtime.engine import Engine, load_state
+from maai.runtime.engine import Engine
 from maai.runtime.executors import LiveExecutor
+from maai.runtime.fold import load_state
 from maai.runtime.runs import start_run
 
 NAMES = ["ann", "ben", "cat", "dan"]

@@ -162,7 +162,7 @@ def batched_streams(draw: st.DrawFn) -> tuple[MemoryStream, int]:
     return stream, now
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(batched_streams(), st.lists(texts, min_size=1, max_size=6), retrievals)
 def test_ranking_batch_by_batch_is_the_reference(
     stream: tuple[MemoryStream, int], queries: list[str], weights: RetrievalConfig

@@ -47,8 +47,9 @@ def test_exports(ledger: tuple[str, str, str], tmp_path: Path) -> None:
         app, ["export", run_id, "--db", db, "-f", "tables", "--out", str(tmp_path)]
     )
     assert tables.exit_code == 0, tables.output
+    tables = {"beliefs", "messages", "decisions", "outcome", "model_calls"}
     assert {p.name for p in tmp_path.iterdir()} == {
-        "beliefs.csv", "messages.csv", "decisions.csv", "outcome.csv", "model_calls.csv",
+        *(f"{name}.csv" for name in tables), *(f"{name}.parquet" for name in tables),
         "data_dictionary.md",
     }  # fmt: skip
 

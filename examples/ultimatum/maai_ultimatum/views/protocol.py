@@ -6,36 +6,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from maai.domain.answers import AnswerAccepted
-from maai.projections.audit import (
-    CALLS_PAIRED,
-    LIFECYCLE,
-    ProtocolReport,
-    Rule,
-    Rules,
-    Violation,
-    calls_paired,
-    lifecycle,
-    only_lifecycle,
-    run_rules,
-)
+from maai.projections import audit as audits
+from maai.projections.audit import ProtocolReport, Rule, Violation
 from maai.projections.history import History
 
 from maai_ultimatum.config import UltimatumConfig
 from maai_ultimatum.events import OfferMade, PayoffsSet
 
-RULES = Rules()
-RULES.rule("lifecycle", "maai", LIFECYCLE)(lambda audit: lifecycle(audit[0]))
-RULES.rule("calls_paired", "maai", CALLS_PAIRED)(lambda audit: calls_paired(audit[0]))
+Audit = audits.ConfiguredAudit[UltimatumConfig]
+RULES = audits.Rules()
+audits.add_record_rules(RULES, "maai")
 
 _NUMBER = re.compile(r"offer\s*:\s*\**\s*(\d+)", re.IGNORECASE)
 
 
 @RULES.rule("offer_as_written", "README", "the recorded offer is the number the proposer wrote")
-def offer_as_written(audit: tuple[History, UltimatumConfig]) -> Iterator[Violation]:
-    history, _ = audit
+def offer_as_written(audit: Audit) -> Iterator[Violation]:
+    history = audit.history
     accepted = [e for _, e in history.each(AnswerAccepted) if e.kind == "offer"]
     for entry, offer in history.each(OfferMade):
         written = {int(n) for a in accepted for n in _NUMBER.findall(a.raw_text)}
@@ -46,8 +35,8 @@ def offer_as_written(audit: tuple[History, UltimatumConfig]) -> Iterator[Violati
 
 
 @RULES.rule("payoffs", "README", "accepted: the pie split as offered; otherwise nothing for both")
-def payoffs(audit: tuple[History, UltimatumConfig]) -> Iterator[Violation]:
-    history, config = audit
+def payoffs(audit: Audit) -> Iterator[Violation]:
+    history, config = audit.history, audit.config
     offers = [e.amount for _, e in history.each(OfferMade)]
     answers = [e for _, e in history.each(AnswerAccepted) if e.kind == "response"]
     for entry, event in history.each(PayoffsSet):
@@ -65,8 +54,4 @@ def all_rules() -> list[Rule]:
 
 
 def audit_protocol(history: History) -> ProtocolReport:
-    config = history.config
-    if not isinstance(config, UltimatumConfig):
-        return only_lifecycle(history)
-    audit: Any = (history, config)
-    return run_rules(history, all_rules(), audit)
+    return audits.audit_configured(history, RULES, UltimatumConfig)
