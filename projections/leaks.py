@@ -3,7 +3,7 @@ particular, such as a table not yet public) found in another agent's prompt."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -81,36 +81,92 @@ class TextIndex:
     (Aho–Corasick) instead of one scan per text: the leak audit stays linear in the run's
     length, where checking every private item against every prompt grew with its square.
 
-    The automaton holds the first ``PREFIX_CHARS`` characters of each text, and a text is
-    found where its beginning is and the rest follows: an automaton over whole texts takes a
-    node per character (every memory and reasoning of a long run, 100 MB and more), this
-    one at most ``PREFIX_CHARS`` per text, and finds the same texts (the automaton reports
-    every occurrence of every beginning, overlapping ones included)."""
+    The automaton holds the first line of each text's first ``PREFIX_CHARS`` characters,
+    and a text is found where that line is and the rest follows: an automaton over whole
+    texts takes a node per character (every memory and reasoning of a long run, 100 MB and
+    more), this one at most ``PREFIX_CHARS`` per text, and finds the same texts (the
+    automaton reports every occurrence of every beginning, overlapping ones included).
+
+    The automaton runs over a prompt's lines, each distinct line once (``_lines`` keeps what
+    it found in each, up to ``CACHE_CHARS`` characters of lines): a long run's prompts
+    repeat the discussion so far, so their text grows with the square of the run while
+    their distinct lines grow with it (32 × 40 Frohlich: about 2 GB of prompts; scanned
+    whole, each audit's pass took minutes)."""
 
     PREFIX_CHARS = 256
     """Long enough that few texts share a beginning (successive memories of an agent share
     their first 64 characters often: checking each of them at every hit cost 20% more time
     on 32 × 40), short enough to save most of the automaton (191 → 158 MB peak there)."""
 
+    CACHE_CHARS = 64_000_000
+    """The most characters of lines whose findings are kept (the cache then starts over)."""
+
     def __init__(self, texts: Iterable[str]) -> None:
         self._automaton = ahocorasick.Automaton()
-        by_prefix: dict[str, list[str]] = {}
+        # first line -> [(newlines before it, prefix length, {prefix: texts})]
+        groups: dict[str, dict[tuple[int, int], dict[str, list[str]]]] = {}
+        self._blank: list[str] = []  # texts of newlines alone: looked for with ``in``
         for text in sorted(set(texts)):
-            if text:
-                by_prefix.setdefault(text[: self.PREFIX_CHARS], []).append(text)
-        for prefix, whole in by_prefix.items():
-            self._automaton.add_word(prefix, (prefix, tuple(whole)))
+            if not text:
+                continue
+            prefix = text[: self.PREFIX_CHARS]
+            first = prefix.lstrip("\n")
+            lead = len(prefix) - len(first)
+            first = first.split("\n", 1)[0]
+            if not first:
+                self._blank.append(text)
+                continue
+            table = groups.setdefault(first, {}).setdefault((lead, len(prefix)), {})
+            table.setdefault(prefix, []).append(text)
+        self._groups = {
+            first: tuple(
+                (lead, length, {p: tuple(w) for p, w in table.items()})
+                for (lead, length), table in by_shape.items()
+            )
+            for first, by_shape in groups.items()
+        }
+        for first in self._groups:
+            self._automaton.add_word(first, first)
         self._empty = len(self._automaton) == 0
         if not self._empty:
             self._automaton.make_automaton()
+        self._lines: dict[str, tuple[tuple[int, str], ...]] = {}
+        self._cached = 0
+
+    def _line_hits(self, line: str) -> tuple[tuple[int, str], ...]:
+        hits = self._lines.get(line)
+        if hits is None:
+            hits = tuple((end - len(first) + 1, first) for end, first in self._automaton.iter(line))
+            if self._cached > self.CACHE_CHARS:
+                self._lines.clear()
+                self._cached = 0
+            self._lines[line] = hits
+            self._cached += len(line) + 64
+        return hits
+
+    def occurrences(self, prompt: str) -> Iterator[tuple[int, str]]:
+        """(start, text) of every occurrence of every text in ``prompt``, overlapping and
+        repeated ones included (texts of newlines alone excepted: see ``found_in``)."""
+        if self._empty:
+            return
+        offset = 0
+        for line in prompt.split("\n"):
+            for at, first in self._line_hits(line):
+                for lead, length, table in self._groups[first]:
+                    start = offset + at - lead
+                    if start < 0:
+                        continue
+                    whole = table.get(prompt[start : start + length])
+                    if whole is None:
+                        continue
+                    for text in whole:
+                        if prompt.startswith(text, start):
+                            yield start, text
+            offset += len(line) + 1
 
     def found_in(self, prompt: str) -> set[str]:
-        if self._empty:
-            return set()
-        found: set[str] = set()
-        for end, (prefix, whole) in self._automaton.iter(prompt):
-            start = end - len(prefix) + 1
-            found.update(t for t in whole if t not in found and prompt.startswith(t, start))
+        found = {text for text in self._blank if text in prompt}
+        found.update(text for _, text in self.occurrences(prompt))
         return found
 
 

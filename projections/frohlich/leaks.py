@@ -199,18 +199,36 @@ class _Said:
     MIN_SAID = 10
 
     def __init__(self, history: History) -> None:
-        self._when: dict[str, list[tuple[int, str | None]]] = defaultdict(list)
+        # text -> speaker (None: said in public) -> the first seq it was said at
+        self._first: dict[str, dict[str | None, int]] = defaultdict(dict)
         for entry, said in history.each(StatementMade):
-            self._when[said.text.strip()].append((entry.seq, None))
+            self._first[said.text.strip()].setdefault(None, entry.seq)
         for entry, done in history.each(ModelCallCompleted):
-            self._when[done.answer.text.strip()].append((entry.seq, done.agent))
-        self._index = TextIndex(t for t in self._when if len(t) >= self.MIN_SAID)
+            self._first[done.answer.text.strip()].setdefault(done.agent, entry.seq)
+        self._index = TextIndex(t for t in self._first if len(t) >= self.MIN_SAID)
 
     def set_aside(self, text: str, agent: str, seq: int) -> str:
-        for said in sorted(self._index.found_in(text), key=len, reverse=True):
-            if any(at < seq and owner in (None, agent) for at, owner in self._when[said]):
-                text = text.replace(said, "\n")
-        return text
+        """``text`` with each occurrence of what was said before ``seq`` (in public, or by
+        ``agent``) cut out, each stretch of them replaced by one line break. The stretches
+        are cut in one pass: replacing each said text in turn copied a long prompt once per
+        statement it quotes (minutes on a 32 × 40 run)."""
+        cuts: list[tuple[int, int]] = []
+        for start, said in self._index.occurrences(text):
+            first = self._first[said]
+            if min(first.get(None, seq), first.get(agent, seq)) < seq:
+                cuts.append((start, start + len(said)))
+        if not cuts:
+            return text
+        pieces: list[str] = []
+        kept = 0  # where the text not yet copied or cut starts
+        for start, end in sorted(cuts):
+            if end <= kept:
+                continue
+            if start >= kept:
+                pieces += [text[kept:start], "\n"]
+            kept = end
+        pieces.append(text[kept:])
+        return "".join(pieces)
 
 
 class _MemoryAt:

@@ -145,7 +145,7 @@ def run_part(request: Request, store: ViewStore) -> dict[str, Any]:
         "template": f"_part_{name}.html.j2",
     }
     if name == "audits":
-        found, failed = parts.findings(history)
+        found, failed = store.findings(info, history)
         context.update(findings=found, failed_audits=failed)
     elif name == "transcript":
         context["transcript"] = _transcript(history)

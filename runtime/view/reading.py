@@ -41,7 +41,7 @@ from maai.runtime.view.run_facts import (
     _upto,
     labels_of,
 )
-from maai.runtime.view.run_page import CALL_EVENTS, EventLine, event_line
+from maai.runtime.view.run_page import CALL_EVENTS, EventLine, Finding, event_line, findings
 from maai.runtime.view.studies import StudyPlan, queued_plan
 
 BUSY_TIMEOUT_S = 2.0
@@ -50,6 +50,9 @@ BUSY_TIMEOUT_S = 2.0
 
 HISTORIES_KEPT = 4
 """Decoded histories kept (each read through the store on demand for its prompts)."""
+
+KEPT_FINDINGS = 32
+"""How many runs' audit findings (by run and head) the viewer keeps."""
 
 SORT_KEYS = ("created", "updated", "id", "experiment", "status", "events")
 """The columns the runs page sorts by on the server (each read off the runs table, so a
@@ -124,6 +127,8 @@ class ViewStore:
         self._listed: tuple[tuple[Any, ...], list[RunInfo]] | None = None
         self._histories: dict[tuple[str, int, str, bool], History] = {}  # oldest first
         self._building: dict[tuple[str, int, str, bool], threading.Lock] = {}
+        # (run id, head seq, status) -> the audits' findings: computed once per head.
+        self._findings: dict[tuple[str, int, str], tuple[list[Finding], list[str]]] = {}
         self._serving = 0  # requests being answered: the background work waits for none
         self._serving_lock = threading.Lock()
         self.stopping = threading.Event()  # set at shutdown: the background work ends
@@ -389,6 +394,20 @@ class ViewStore:
     def info(self, run_id: str) -> RunInfo:
         """The run's row: its status and head seq, read together."""
         return self.store().get_run(run_id)
+
+    def findings(self, info: RunInfo, history: History) -> tuple[list[Finding], list[str]]:
+        """The audits' findings on ``history`` (read at ``info``'s head), kept by run and
+        head: a long run's audits take seconds, and its page is opened again and again."""
+        key = (info.run_id, info.head_seq, info.status)
+        with self._lock:
+            kept = self._findings.get(key)
+        if kept is None:
+            kept = findings(history)
+            with self._lock:
+                while len(self._findings) >= KEPT_FINDINGS:
+                    self._findings.pop(next(iter(self._findings)))
+                self._findings[key] = kept
+        return kept
 
     def history(self, info: RunInfo, experiment: Experiment | None = None) -> History:
         """The run's history up to ``info``'s head, its prompts left in the store (read on

@@ -14,6 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from maai.ledger import EventStore
+from maai.runtime.view import reading
 from maai.runtime.view.app import create_app
 from maai.runtime.view.reading import ViewStore
 from tests.projections.frohlich.recording import golden_history
@@ -72,3 +73,27 @@ def test_the_parts_of_a_page_decode_the_history_once_per_head(
     assert decoded == [("run", 150), ("run", 160)]
     assert "#e160" not in client.get("/runs/run/part/trails?head=150").text  # the old one kept
     assert len(decoded) == 2
+
+
+def test_a_runs_audits_run_once_per_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long run's audits take seconds: the page opened again at the same head shows the
+    # findings kept; an append (a new head) audits anew.
+    db = tmp_path / "ledger.db"
+    write_run(db, "run", upto=150)
+    audited: list[int] = []
+    original = reading.findings
+
+    def counting(history: Any) -> Any:
+        audited.append(len(history.entries))
+        return original(history)
+
+    monkeypatch.setattr(reading, "findings", counting)
+    client = TestClient(create_app(str(db)))
+    first = client.get("/runs/run/part/audits?head=150")
+    again = client.get("/runs/run/part/audits?head=150")
+    assert first.status_code == again.status_code == 200
+    assert first.text == again.text
+    assert audited == [150]
+    append_more(db, "run", [e.event for e in golden_history().entries[150:160]])
+    assert client.get("/runs/run/part/audits").status_code == 200
+    assert audited == [150, 160]
