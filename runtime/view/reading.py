@@ -20,18 +20,17 @@ from typing import Any
 from maai.domain import experiments
 from maai.domain.config import Price
 from maai.domain.costs import Usage
-from maai.domain.events import ModelCallCompleted, ModelCallRequested, RunStarted
+from maai.domain.events import ModelCallCompleted, RunStarted
 from maai.domain.experiment import Experiment, Summary
 from maai.domain.experiments import UnknownExperimentError
 from maai.ledger import EventStore, LedgerError, RunInfo, StoredEvent
 from maai.projections.build import modified_build_of
 from maai.projections.history import (
     History,
-    PromptText,
     UnreadableEventError,
     history_from_stored,
-    light_record,
 )
+from maai.runtime.view.head_source import HeadSource
 from maai.runtime.view.lineage import LineageCache, Link, RunLineage
 from maai.runtime.view.run_facts import (
     _models,
@@ -458,50 +457,6 @@ class ViewStore:
     def events_after(self, info: RunInfo, after: int) -> list[StoredEvent]:
         """The run's stored events after seq ``after`` up to its head (prompts whole)."""
         return list(HeadSource(self.store(), info.run_id, info.head_seq).read(after))
-
-
-class HeadSource:
-    """A run's events up to a head seq, read again whenever a projection asks
-    (``projections.history.RunSource``)."""
-
-    def __init__(self, store: EventStore, run_id: str, head: int) -> None:
-        self._store = store
-        self._run_id = run_id
-        self.head = head
-        self._texts: dict[int, tuple[str, str]] | None = None
-
-    def light(self) -> Iterator[StoredEvent]:
-        """Every event, requests without their prompts (read again on demand)."""
-        stream = self._store.read(self._run_id, keep_packed=(ModelCallRequested.TYPE,))
-        for record in _upto(stream, self.head):
-            light = light_record(record)
-            if light is None:  # packed where a light record cannot do without: read whole
-                light = light_record(self.whole(record.seq))
-                assert light is not None
-            yield light
-
-    def read(self, after: int = 0) -> Iterator[StoredEvent]:
-        return _upto(self._store.read(self._run_id, from_seq=after), self.head)
-
-    def whole(self, seq: int) -> StoredEvent:
-        return next(iter(self._store.read(self._run_id, from_seq=seq - 1)))
-
-    def texts(self, seq: int) -> tuple[PromptText, PromptText]:
-        # The first prompt asked for reads them all in one pass: a projection that shows
-        # one usually shows every one (one read each cost seconds on a 250-call run).
-        # Filled aside, then put in place: the parts of a page share one source across
-        # threads.
-        if self._texts is None:
-            texts = {}
-            for record in self.read():
-                if record.type == ModelCallRequested.TYPE:
-                    request = record.payload.get("request") or {}
-                    texts[record.seq] = (
-                        str(request.get("system", "")),
-                        str(request.get("input", "")),
-                    )
-            self._texts = texts
-        return self._texts[seq]
 
 
 __all__ = [
