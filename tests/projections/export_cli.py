@@ -11,7 +11,7 @@ from typer.testing import CliRunner, Result
 from maai.cli.export_commands import register
 from maai.domain.events import Event, RunStarted
 from maai.ledger import EventStore
-from maai.runtime.engine import to_new_event
+from maai.runtime.writer import to_new_event
 
 runner = CliRunner()
 
