@@ -98,8 +98,11 @@ class TextIndex:
     their first 64 characters often: checking each of them at every hit cost 20% more time
     on 32 × 40), short enough to save most of the automaton (191 → 158 MB peak there)."""
 
-    CACHE_CHARS = 64_000_000
-    """The most characters of lines whose findings are kept (the cache then starts over)."""
+    CACHE_CHARS = 1_000_000
+    """The most characters of lines whose findings are kept, with about 200 bytes a line for
+    the entry (the cache then starts over): a command holds one prompt at a time, not the
+    run's text (tests/projections/test_bounded_memory.py; at 64 M characters `maai audit
+    leaks` held 144 MB for a 32 MB ledger)."""
 
     def __init__(self, texts: Iterable[str]) -> None:
         self._automaton = ahocorasick.Automaton()
@@ -141,7 +144,7 @@ class TextIndex:
                 self._lines.clear()
                 self._cached = 0
             self._lines[line] = hits
-            self._cached += len(line) + 64
+            self._cached += len(line) + 200
         return hits
 
     def occurrences(self, prompt: str) -> Iterator[tuple[int, str]]:
