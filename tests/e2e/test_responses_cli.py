@@ -30,7 +30,7 @@ def test_a_run_on_the_responses_api_records_verifies_and_replays_offline(
     with loopback_server() as server:
         server.script(*[model.reply] * 1_000)
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-responses-0000000000")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-Q7vX2mK9pL4wZt8R")
         result = runner.invoke(app, ["run", str(config), "--db", db])
     assert result.exit_code == 0, result.output
     assert model.unknown == [] and model.answered > 10
